@@ -1,0 +1,15 @@
+//! Limina: a WASM-sandboxed skill host with hot-reloadable packages, spoken to over MCP.
+//!
+//! Layers, each using only those below it: `mcp` (JSON-RPC, sessions, transports) →
+//! `registry` (the call pipeline) → `policy`, `trace`, `sandbox`, `world`.
+
+pub mod limits;
+pub mod log;
+pub mod mcp;
+pub mod packages;
+pub mod policy;
+pub mod realm;
+pub mod registry;
+pub mod sandbox;
+pub mod trace;
+pub mod world;

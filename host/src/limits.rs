@@ -1,0 +1,43 @@
+//! Every limit and its default, in one place.
+
+/// Per-call limits of a package, from its manifest or these defaults.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PackageLimits {
+    /// Fuel (roughly wasm instructions) one call may burn.
+    pub fuel_per_call: u64,
+    /// Most linear memory the package's instance may hold, in bytes.
+    pub memory_bytes: u64,
+    /// Wall-clock budget of one call, in milliseconds (host time included).
+    pub timeout_ms: u64,
+}
+
+impl Default for PackageLimits {
+    fn default() -> Self {
+        PackageLimits {
+            fuel_per_call: 100_000_000,
+            memory_bytes: 32 << 20,
+            timeout_ms: 2_000,
+        }
+    }
+}
+
+/// Largest memory any package may ask for; also the pooling allocator's slot size.
+pub const MAX_PACKAGE_MEMORY_BYTES: u64 = 256 << 20;
+/// Most table elements an instance may hold.
+pub const MAX_TABLE_ELEMENTS: usize = 20_000;
+/// Largest output a skill may return, in bytes of JSON.
+pub const MAX_OUTPUT_BYTES: usize = 1 << 20;
+/// Wasm stack a call may use (deep recursion traps cleanly past it).
+pub const MAX_WASM_STACK_BYTES: usize = 1 << 20;
+/// Instances the pooling allocator keeps slots for.
+pub const POOLED_INSTANCES: u32 = 256;
+/// How often the epoch advances; call deadlines are counted in these.
+pub const EPOCH_TICK_MS: u64 = 2;
+/// Entities the world may hold at once.
+pub const MAX_ENTITIES: usize = 10_000;
+/// Simulation step length by default (60 Hz).
+pub const DEFAULT_TICK_MS: u64 = 16;
+/// Events the trace keeps in memory for hot queries.
+pub const TRACE_WINDOW: usize = 4_096;
+/// Tools per `tools/list` page.
+pub const TOOLS_PAGE_SIZE: usize = 100;

@@ -1,0 +1,56 @@
+//! Host logging: plain lines on stderr (stdout belongs to the protocol).
+
+use std::sync::atomic::{AtomicU8, Ordering};
+
+/// Severity, lowest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    Debug = 0,
+    Info = 1,
+    Warn = 2,
+    Error = 3,
+}
+
+static LEVEL: AtomicU8 = AtomicU8::new(Level::Info as u8);
+
+/// Only lines at `level` or above are written.
+pub fn set_level(level: Level) {
+    LEVEL.store(level as u8, Ordering::Relaxed);
+}
+
+/// Parses `debug|info|warn|error`.
+pub fn parse_level(s: &str) -> Option<Level> {
+    match s {
+        "debug" => Some(Level::Debug),
+        "info" => Some(Level::Info),
+        "warn" | "warning" => Some(Level::Warn),
+        "error" => Some(Level::Error),
+        _ => None,
+    }
+}
+
+/// Writes one line to stderr if `level` is enabled.
+pub fn write(level: Level, message: &str) {
+    if level as u8 >= LEVEL.load(Ordering::Relaxed) {
+        let tag = match level {
+            Level::Debug => "debug",
+            Level::Info => "info",
+            Level::Warn => "warn",
+            Level::Error => "error",
+        };
+        eprintln!("limina {tag}: {message}");
+    }
+}
+
+pub fn debug(message: &str) {
+    write(Level::Debug, message)
+}
+pub fn info(message: &str) {
+    write(Level::Info, message)
+}
+pub fn warn(message: &str) {
+    write(Level::Warn, message)
+}
+pub fn error(message: &str) {
+    write(Level::Error, message)
+}

@@ -1,0 +1,76 @@
+//! A session: the identity and permissions bound at `initialize`.
+
+use crate::policy::Profiles;
+use crate::registry::Caller;
+use serde_json::{Value, json};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Protocol versions this server speaks, newest first.
+pub const PROTOCOL_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+
+/// A bound session.
+#[derive(Debug, Clone)]
+pub struct Session {
+    pub caller: Caller,
+    pub protocol_version: String,
+}
+
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+fn generated(prefix: &str) -> String {
+    let n = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+    format!("{prefix}_{}_{n}", std::process::id())
+}
+
+/// The version to answer with: the requested one if supported, else the newest.
+pub fn negotiate(requested: Option<&str>) -> &'static str {
+    PROTOCOL_VERSIONS
+        .iter()
+        .find(|v| Some(**v) == requested)
+        .copied()
+        .unwrap_or(PROTOCOL_VERSIONS[0])
+}
+
+impl Session {
+    /// Binds a session from `initialize` params; the error names the bad field.
+    pub fn bind(
+        params: &Value,
+        profiles: &Profiles,
+        default_profile: &str,
+    ) -> Result<Session, String> {
+        let text = |key: &str| -> Result<Option<String>, String> {
+            match params.get(key) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) if !s.is_empty() && s.len() <= 128 => Ok(Some(s.clone())),
+                Some(_) => Err(format!(
+                    "`{key}` must be a non-empty string of at most 128 characters"
+                )),
+            }
+        };
+        let agent_id = text("agentId")?.unwrap_or_else(|| generated("agent"));
+        let session_id = text("sessionId")?.unwrap_or_else(|| generated("session"));
+        let profile_name = text("profile")?.unwrap_or_else(|| default_profile.to_string());
+        let profile = profiles.get(&profile_name)?;
+        let protocol_version =
+            negotiate(params.get("protocolVersion").and_then(Value::as_str)).to_string();
+        Ok(Session {
+            caller: Caller {
+                agent_id,
+                session_id,
+                profile: profile.name.clone(),
+                permissions: profile.permissions,
+            },
+            protocol_version,
+        })
+    }
+
+    /// The `session` object of the initialize result.
+    pub fn describe(&self) -> Value {
+        json!({
+            "agentId": self.caller.agent_id,
+            "sessionId": self.caller.session_id,
+            "profile": self.caller.profile,
+            "permissions": self.caller.permissions.names(),
+        })
+    }
+}

@@ -1,0 +1,176 @@
+//! `limina.toml`: what a package is, what it may touch and within which limits.
+
+use crate::limits::{MAX_PACKAGE_MEMORY_BYTES, PackageLimits};
+use crate::policy::Permissions;
+use serde::Deserialize;
+use std::fmt;
+
+/// A parsed, checked manifest.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Manifest {
+    /// Package name; its skills are all named `<name>.*`.
+    pub name: String,
+    /// Semver version.
+    pub version: String,
+    /// `core`, `skills`, …
+    pub kind: String,
+    pub description: String,
+    /// Range of host versions the package works with, e.g. `>=0.1.0`.
+    pub engine: String,
+    /// Component file, relative to the package folder.
+    pub component: String,
+    /// Permissions the package's imports may use (further narrowed by each session).
+    pub capabilities: Permissions,
+    pub limits: PackageLimits,
+}
+
+/// Why a manifest was refused; the message names the field and the fix.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ManifestError(pub String);
+
+impl fmt::Display for ManifestError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ManifestError {}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Raw {
+    name: String,
+    version: String,
+    #[serde(default = "default_kind")]
+    kind: String,
+    #[serde(default)]
+    description: String,
+    #[serde(default = "default_engine")]
+    engine: String,
+    component: Option<String>,
+    #[serde(default)]
+    capabilities: Vec<String>,
+    #[serde(default)]
+    limits: RawLimits,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawLimits {
+    fuel_per_call: Option<u64>,
+    memory_bytes: Option<u64>,
+    timeout_ms: Option<u64>,
+}
+
+fn default_kind() -> String {
+    "skills".into()
+}
+
+fn default_engine() -> String {
+    "*".into()
+}
+
+impl Manifest {
+    /// Parses and checks manifest text.
+    pub fn parse(text: &str) -> Result<Manifest, ManifestError> {
+        let raw: Raw =
+            toml::from_str(text).map_err(|e| ManifestError(format!("limina.toml: {e}")))?;
+        if !valid_name(&raw.name) {
+            return Err(ManifestError(format!(
+                "`name` must be lowercase letters, digits and '-', starting with a letter; got `{}`",
+                raw.name
+            )));
+        }
+        if !valid_semver(&raw.version) {
+            return Err(ManifestError(format!(
+                "`version` must be semver like `1.2.3`; got `{}`",
+                raw.version
+            )));
+        }
+        let capabilities = Permissions::parse(&raw.capabilities)
+            .map_err(|e| ManifestError(format!("`capabilities`: {e}")))?;
+        let defaults = PackageLimits::default();
+        let limits = PackageLimits {
+            fuel_per_call: raw.limits.fuel_per_call.unwrap_or(defaults.fuel_per_call),
+            memory_bytes: raw.limits.memory_bytes.unwrap_or(defaults.memory_bytes),
+            timeout_ms: raw.limits.timeout_ms.unwrap_or(defaults.timeout_ms),
+        };
+        if limits.memory_bytes == 0 || limits.memory_bytes > MAX_PACKAGE_MEMORY_BYTES {
+            return Err(ManifestError(format!(
+                "`limits.memory_bytes` must be > 0 and ≤ {MAX_PACKAGE_MEMORY_BYTES}; got {}",
+                limits.memory_bytes
+            )));
+        }
+        if limits.fuel_per_call == 0 || limits.timeout_ms == 0 {
+            return Err(ManifestError(
+                "`limits.fuel_per_call` and `limits.timeout_ms` must be > 0".into(),
+            ));
+        }
+        let component = raw
+            .component
+            .unwrap_or_else(|| format!("{}.wasm", raw.name));
+        Ok(Manifest {
+            name: raw.name,
+            version: raw.version,
+            kind: raw.kind,
+            description: raw.description,
+            engine: raw.engine,
+            component,
+            capabilities,
+            limits,
+        })
+    }
+}
+
+fn valid_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    matches!(chars.next(), Some('a'..='z'))
+        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+}
+
+fn valid_semver(v: &str) -> bool {
+    let core = v.split(['-', '+']).next().unwrap_or("");
+    let parts: Vec<_> = core.split('.').collect();
+    parts.len() == 3
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"
+name = "dice"
+version = "1.2.0"
+component = "dice.wasm"
+capabilities = ["scene.read"]
+[limits]
+fuel_per_call = 1000
+"#;
+
+    #[test]
+    fn a_good_manifest_parses_with_defaults_filled() {
+        let m = Manifest::parse(GOOD).unwrap();
+        assert_eq!(m.name, "dice");
+        assert_eq!(m.limits.fuel_per_call, 1000);
+        assert_eq!(m.limits.memory_bytes, PackageLimits::default().memory_bytes);
+        assert_eq!(m.capabilities.names(), vec!["scene.read"]);
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        let cases = [
+            (GOOD.replace("\"dice\"", "\"Dice\""), "`name`"),
+            (GOOD.replace("1.2.0", "1.2"), "`version`"),
+            (GOOD.replace("scene.read", "scene.fly"), "`capabilities`"),
+            (GOOD.replace("fuel_per_call", "fuel"), "fuel"),
+            (format!("{GOOD}memory_bytes = 0\n"), "`limits.memory_bytes`"),
+        ];
+        for (text, field) in cases {
+            let err = Manifest::parse(&text).unwrap_err().to_string();
+            assert!(err.contains(field), "{field} not in: {err}");
+        }
+    }
+}

@@ -1,0 +1,54 @@
+//! Packages: a folder holding a `limina.toml` manifest and a component. Core skills and
+//! third-party packages load through the same path.
+
+mod manifest;
+
+pub use manifest::{Manifest, ManifestError};
+
+use anyhow::{Context, Result};
+use std::path::{Path, PathBuf};
+
+/// A package read from disk, not yet compiled or admitted.
+#[derive(Debug, Clone)]
+pub struct PackageSource {
+    pub dir: PathBuf,
+    pub manifest: Manifest,
+    pub component: Vec<u8>,
+}
+
+impl PackageSource {
+    /// Reads `dir/limina.toml` and the component it names.
+    pub fn read(dir: &Path) -> Result<PackageSource> {
+        let manifest_path = dir.join("limina.toml");
+        let text = std::fs::read_to_string(&manifest_path)
+            .with_context(|| format!("reading {}", manifest_path.display()))?;
+        let manifest =
+            Manifest::parse(&text).with_context(|| format!("in {}", manifest_path.display()))?;
+        let component_path = dir.join(&manifest.component);
+        let component = std::fs::read(&component_path).with_context(|| {
+            format!(
+                "reading the component {} named by {} (build the package first)",
+                component_path.display(),
+                manifest_path.display()
+            )
+        })?;
+        Ok(PackageSource {
+            dir: dir.to_path_buf(),
+            manifest,
+            component,
+        })
+    }
+}
+
+/// Every package folder directly inside `dir` (those holding a `limina.toml`), sorted.
+pub fn package_dirs(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut dirs = Vec::new();
+    for entry in std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))? {
+        let path = entry?.path();
+        if path.join("limina.toml").is_file() {
+            dirs.push(path);
+        }
+    }
+    dirs.sort();
+    Ok(dirs)
+}

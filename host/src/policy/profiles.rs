@@ -1,0 +1,122 @@
+//! Named permission profiles a session runs under.
+
+use super::{Permission, Permissions};
+use std::collections::BTreeMap;
+
+/// A named allow-list of permissions.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Profile {
+    pub name: String,
+    pub permissions: Permissions,
+}
+
+/// The known profiles, by name.
+#[derive(Debug, Clone)]
+pub struct Profiles {
+    by_name: BTreeMap<String, Profile>,
+}
+
+/// The profile a session gets when neither it nor the server names one: least privilege.
+pub const DEFAULT_PROFILE: &str = "system.readonly";
+
+impl Default for Profiles {
+    /// The four built-in profiles of the catalog.
+    fn default() -> Self {
+        use Permission::*;
+        let builtin: [(&str, &[Permission]); 4] = [
+            (
+                "builder.readWrite",
+                &[
+                    SceneRead,
+                    SceneWrite,
+                    EcsRead,
+                    EcsModify,
+                    PhysicsRead,
+                    PhysicsWrite,
+                    AgentRead,
+                    AgentWrite,
+                    UiWrite,
+                    AudioPlay,
+                ],
+            ),
+            (
+                "player.limited",
+                &[
+                    SceneRead,
+                    EcsRead,
+                    PhysicsRead,
+                    PhysicsWrite,
+                    AgentRead,
+                    AgentWrite,
+                ],
+            ),
+            (
+                "social.actor",
+                &[
+                    SceneRead,
+                    EcsRead,
+                    PhysicsRead,
+                    AgentRead,
+                    AgentWrite,
+                    SocialAct,
+                    AudioPlay,
+                ],
+            ),
+            (
+                "system.readonly",
+                &[SceneRead, EcsRead, PhysicsRead, AgentRead],
+            ),
+        ];
+        let by_name = builtin
+            .into_iter()
+            .map(|(name, perms)| {
+                let profile = Profile {
+                    name: name.to_string(),
+                    permissions: perms.iter().copied().collect(),
+                };
+                (name.to_string(), profile)
+            })
+            .collect();
+        Profiles { by_name }
+    }
+}
+
+impl Profiles {
+    /// The profile named `name`; the error names the known ones.
+    pub fn get(&self, name: &str) -> Result<&Profile, String> {
+        self.by_name.get(name).ok_or_else(|| {
+            format!(
+                "unknown profile `{name}`; known profiles: {}",
+                self.names().join(", ")
+            )
+        })
+    }
+
+    /// Known profile names, sorted.
+    pub fn names(&self) -> Vec<&str> {
+        self.by_name.keys().map(String::as_str).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_profile_error_lists_the_known_ones() {
+        let err = Profiles::default().get("admin").unwrap_err();
+        assert!(err.contains("`admin`"), "{err}");
+        assert!(
+            err.contains("builder.readWrite") && err.contains("system.readonly"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn player_limited_cannot_write_the_scene() {
+        let profiles = Profiles::default();
+        let p = profiles.get("player.limited").unwrap();
+        assert!(!p.permissions.contains(Permission::SceneWrite));
+        assert!(p.permissions.contains(Permission::PhysicsWrite));
+    }
+}

@@ -1,0 +1,98 @@
+//! The wasmtime engine and linker every package shares.
+
+use super::CompileCache;
+use super::bindings::limina::skill as wit;
+use super::instance::{CompiledPackage, GuestState};
+use crate::limits::{
+    EPOCH_TICK_MS, MAX_PACKAGE_MEMORY_BYTES, MAX_WASM_STACK_BYTES, POOLED_INSTANCES,
+};
+use anyhow::{Context, Result};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+use wasmtime::component::{HasSelf, Linker};
+use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
+
+/// The engine, the linker with the host imports, and the compiled-component cache.
+pub struct Sandbox {
+    engine: Engine,
+    linker: Linker<GuestState>,
+    cache: CompileCache,
+    ticker_stop: Arc<AtomicBool>,
+}
+
+impl Sandbox {
+    /// An engine with fuel, epoch interruption and the pooling allocator; a background thread
+    /// advances the epoch every `EPOCH_TICK_MS`.
+    pub fn new(cache: CompileCache) -> Result<Self> {
+        let mut config = Config::new();
+        config.wasm_component_model(true);
+        config.consume_fuel(true);
+        config.epoch_interruption(true);
+        config.max_wasm_stack(MAX_WASM_STACK_BYTES);
+        let mut pool = PoolingAllocationConfig::default();
+        pool.total_component_instances(POOLED_INSTANCES);
+        pool.total_core_instances(POOLED_INSTANCES * 2);
+        pool.total_memories(POOLED_INSTANCES * 2);
+        pool.total_tables(POOLED_INSTANCES * 2);
+        pool.max_memory_size(MAX_PACKAGE_MEMORY_BYTES as usize);
+        config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
+        let engine = Engine::new(&config)
+            .map_err(anyhow::Error::from)
+            .context("creating the wasm engine")?;
+
+        let mut linker = Linker::new(&engine);
+        add_imports(&mut linker).context("linking host imports")?;
+
+        let ticker_stop = Arc::new(AtomicBool::new(false));
+        let (weak, stop) = (engine.weak(), ticker_stop.clone());
+        std::thread::Builder::new()
+            .name("limina-epoch".into())
+            .spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(EPOCH_TICK_MS));
+                    match weak.upgrade() {
+                        Some(engine) => engine.increment_epoch(),
+                        None => break,
+                    }
+                }
+            })
+            .context("starting the epoch thread")?;
+        Ok(Sandbox {
+            engine,
+            linker,
+            cache,
+            ticker_stop,
+        })
+    }
+
+    /// Compiles (or loads from cache) a component and resolves its imports against the host.
+    /// A component importing something the host does not provide is refused here.
+    pub fn compile(&self, bytes: &[u8], label: &str) -> Result<CompiledPackage> {
+        let component = self.cache.load(&self.engine, bytes, label)?;
+        CompiledPackage::new(&self.engine, &self.linker, &component, label)
+    }
+
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        self.ticker_stop.store(true, Ordering::Relaxed);
+    }
+}
+
+/// The host interfaces this host provides. Interfaces of the WIT package that are not linked
+/// here make a component that imports them fail to load, naming the import.
+fn add_imports(linker: &mut Linker<GuestState>) -> Result<()> {
+    type D = HasSelf<GuestState>;
+    wit::types::add_to_linker::<GuestState, D>(linker, |s| s)?;
+    wit::scene::add_to_linker::<GuestState, D>(linker, |s| s)?;
+    wit::ecs::add_to_linker::<GuestState, D>(linker, |s| s)?;
+    wit::trace::add_to_linker::<GuestState, D>(linker, |s| s)?;
+    wit::log::add_to_linker::<GuestState, D>(linker, |s| s)?;
+    wit::random::add_to_linker::<GuestState, D>(linker, |s| s)?;
+    Ok(())
+}

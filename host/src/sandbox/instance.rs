@@ -1,0 +1,233 @@
+//! A package's compiled component, and live instances of it that run calls.
+
+use super::bindings::{
+    CallContext, PackageDescription, SkillError, SkillPackage as Package,
+    SkillPackagePre as PackagePre,
+};
+use super::limiter::MemoryLimiter;
+use crate::limits::{EPOCH_TICK_MS, PackageLimits};
+use crate::policy::Permissions;
+use crate::realm::Realm;
+use anyhow::{Context, Result, anyhow};
+use std::sync::Arc;
+use wasmtime::component::{Component, Linker};
+use wasmtime::{Engine, Store, Trap};
+
+/// What a store carries: the limiter, whose package it is, and — only during a call — the
+/// realm on loan plus the call's identity and grants.
+pub struct GuestState {
+    pub(super) limiter: MemoryLimiter,
+    pub(super) package: Arc<str>,
+    pub(super) call: Option<ActiveCall>,
+}
+
+/// The state of the call in progress.
+pub(super) struct ActiveCall {
+    pub realm: Box<Realm>,
+    pub info: CallInfo,
+    /// Trace events the guest's imports emitted.
+    pub events: Vec<String>,
+}
+
+/// Who is calling, with what, and within which limits.
+#[derive(Debug, Clone)]
+pub struct CallInfo {
+    pub skill: String,
+    pub agent_id: String,
+    pub session_id: String,
+    pub profile: String,
+    pub invocation_id: String,
+    /// Session permissions ∩ package capabilities: what host imports allow.
+    pub grants: Permissions,
+    pub fuel: u64,
+    pub timeout_ms: u64,
+    pub tick: u64,
+}
+
+/// Why a call was cut short by the sandbox. The instance is discarded after any of them.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CallFailure {
+    /// The call burned its whole fuel allotment.
+    OutOfFuel { fuel: u64 },
+    /// The call ran past its wall-clock deadline.
+    Timeout { timeout_ms: u64 },
+    /// The guest tried to grow memory or a table past its limit.
+    Memory { limit_bytes: usize },
+    /// Any other trap (panic, unreachable, stack overflow, bad output encoding).
+    Trap(String),
+}
+
+/// The result of one call that ran.
+pub struct CallOutcome<T = String> {
+    /// The guest's own answer, or how the sandbox stopped it.
+    pub result: Result<Result<T, SkillError>, CallFailure>,
+    pub fuel_used: u64,
+    pub peak_memory_bytes: usize,
+    pub events: Vec<String>,
+}
+
+/// A compiled component with its imports resolved, ready to instantiate cheaply.
+#[derive(Clone)]
+pub struct CompiledPackage {
+    pre: PackagePre<GuestState>,
+}
+
+impl CompiledPackage {
+    pub(super) fn new(
+        _engine: &Engine,
+        linker: &Linker<GuestState>,
+        component: &Component,
+        label: &str,
+    ) -> Result<Self> {
+        let pre = linker
+            .instantiate_pre(component)
+            .map_err(|e| anyhow!("{label} imports something this host does not provide: {e}"))?;
+        let pre = PackagePre::new(pre).map_err(|e| {
+            anyhow!("{label} does not export the limina:skill/skill interface: {e}")
+        })?;
+        Ok(CompiledPackage { pre })
+    }
+
+    /// A fresh instance under `limits`. A start function that runs away is stopped by fuel.
+    pub fn instantiate(&self, package: &str, limits: &PackageLimits) -> Result<GuestInstance> {
+        let engine = self.pre.engine();
+        let mut store = Store::new(
+            engine,
+            GuestState {
+                limiter: MemoryLimiter::new(limits.memory_bytes),
+                package: package.into(),
+                call: None,
+            },
+        );
+        store.limiter(|s| &mut s.limiter);
+        store
+            .set_fuel(limits.fuel_per_call)
+            .map_err(anyhow::Error::from)?;
+        store.set_epoch_deadline(deadline_ticks(limits.timeout_ms));
+        let bindings = self
+            .pre
+            .instantiate(&mut store)
+            .map_err(|e| anyhow!("instantiating package `{package}` failed: {e}"))?;
+        Ok(GuestInstance { store, bindings })
+    }
+}
+
+/// A live instance of a package. Never shared across sessions; dropped after any trap.
+pub struct GuestInstance {
+    store: Store<GuestState>,
+    bindings: Package,
+}
+
+impl GuestInstance {
+    /// The package's self-description (skills, schemas, hooks).
+    pub fn describe(&mut self) -> Result<PackageDescription> {
+        self.bindings
+            .limina_skill_skill()
+            .call_describe(&mut self.store)
+            .map_err(anyhow::Error::from)
+            .context("the package's describe() failed")
+    }
+
+    /// Runs one skill. The realm is lent to the guest for the call and always handed back.
+    pub fn invoke(
+        &mut self,
+        realm: Box<Realm>,
+        info: CallInfo,
+        input: &str,
+    ) -> (Box<Realm>, CallOutcome) {
+        self.run(realm, info, |bindings, store, ctx, skill| {
+            bindings
+                .limina_skill_skill()
+                .call_invoke(store, skill, input, ctx)
+        })
+    }
+
+    /// Runs a hook the package declared.
+    pub fn run_hook(
+        &mut self,
+        realm: Box<Realm>,
+        info: CallInfo,
+        hook: &str,
+        payload: &str,
+    ) -> (Box<Realm>, CallOutcome<Option<String>>) {
+        self.run(realm, info, |bindings, store, ctx, skill| {
+            bindings
+                .limina_skill_skill()
+                .call_run_hook(store, hook, skill, payload, ctx)
+        })
+    }
+
+    fn run<T>(
+        &mut self,
+        realm: Box<Realm>,
+        info: CallInfo,
+        call: impl FnOnce(
+            &Package,
+            &mut Store<GuestState>,
+            &CallContext,
+            &str,
+        ) -> wasmtime::Result<Result<T, SkillError>>,
+    ) -> (Box<Realm>, CallOutcome<T>) {
+        let fuel = info.fuel;
+        let timeout_ms = info.timeout_ms;
+        let ctx = CallContext {
+            agent_id: info.agent_id.clone(),
+            session_id: info.session_id.clone(),
+            profile: info.profile.clone(),
+            tick: info.tick,
+            invocation_id: info.invocation_id.clone(),
+        };
+        let skill = info.skill.clone();
+        // Fuel and deadline are set per call; a store that cannot take fuel is a host bug.
+        let _ = self.store.set_fuel(fuel);
+        self.store.set_epoch_deadline(deadline_ticks(timeout_ms));
+        self.store.data_mut().limiter.reset_refusal();
+        self.store.data_mut().call = Some(ActiveCall {
+            realm,
+            info,
+            events: Vec::new(),
+        });
+        let raw = call(&self.bindings, &mut self.store, &ctx, &skill);
+        let active = self
+            .store
+            .data_mut()
+            .call
+            .take()
+            .expect("the active call is only taken here");
+        let fuel_used = fuel.saturating_sub(self.store.get_fuel().unwrap_or(0));
+        let limiter = &self.store.data().limiter;
+        let result = raw.map_err(|e| classify(e, fuel, timeout_ms, limiter));
+        let outcome = CallOutcome {
+            result,
+            fuel_used,
+            peak_memory_bytes: limiter.peak_bytes(),
+            events: active.events,
+        };
+        (active.realm, outcome)
+    }
+
+    /// Largest linear memory this instance has held.
+    pub fn peak_memory_bytes(&self) -> usize {
+        self.store.data().limiter.peak_bytes()
+    }
+}
+
+fn classify(
+    e: wasmtime::Error,
+    fuel: u64,
+    timeout_ms: u64,
+    limiter: &MemoryLimiter,
+) -> CallFailure {
+    match e.downcast_ref::<Trap>() {
+        Some(Trap::OutOfFuel) => CallFailure::OutOfFuel { fuel },
+        Some(Trap::Interrupt) => CallFailure::Timeout { timeout_ms },
+        _ if limiter.refused() => CallFailure::Memory {
+            limit_bytes: limiter.limit_bytes(),
+        },
+        _ => CallFailure::Trap(format!("{e:#}")),
+    }
+}
+
+fn deadline_ticks(timeout_ms: u64) -> u64 {
+    timeout_ms.div_ceil(EPOCH_TICK_MS) + 1
+}

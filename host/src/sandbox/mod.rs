@@ -1,0 +1,15 @@
+//! The wasm sandbox: one wasmtime engine (pooling allocator, fuel, epoch deadlines), an
+//! on-disk cache of compiled components, the host imports guests may call, and instances that
+//! run one call at a time under a memory limiter.
+
+pub mod bindings;
+mod cache;
+mod engine;
+mod imports;
+mod instance;
+mod limiter;
+
+pub use cache::{CompileCache, content_hash};
+pub use engine::Sandbox;
+pub use instance::{CallFailure, CallInfo, CallOutcome, CompiledPackage, GuestInstance};
+pub use limiter::MemoryLimiter;

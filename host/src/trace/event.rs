@@ -1,0 +1,124 @@
+//! The event shape, its id and its place in the hash chain.
+
+use super::NewEvent;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use std::time::SystemTime;
+
+/// A trace event as stored and served.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Event {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub actor_id: String,
+    pub thread_id: String,
+    pub parent_event_id: Option<String>,
+    pub caused_by: Vec<String>,
+    pub timestamp: String,
+    pub payload: Value,
+    pub integrity: Integrity,
+}
+
+/// The event's link in the chain.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Integrity {
+    pub hash: String,
+    pub previous_hash: Option<String>,
+}
+
+impl Event {
+    /// Gives a new event its id, timestamp and hash, chained after `previous_hash`.
+    pub(super) fn seal(seq: u64, new: NewEvent, previous_hash: Option<String>) -> Event {
+        let payload_json = canonical_json(&new.payload);
+        let id = format!(
+            "evt_{}_{seq:012}_{:016x}",
+            new.actor_id,
+            fnv1a(&[&seq.to_string(), &new.kind, &new.actor_id, &payload_json])
+        );
+        let mut event = Event {
+            id,
+            kind: new.kind,
+            actor_id: new.actor_id,
+            thread_id: new.thread_id,
+            parent_event_id: new.parent_event_id,
+            caused_by: new.caused_by,
+            timestamp: iso8601(SystemTime::now()),
+            payload: new.payload,
+            integrity: Integrity {
+                hash: String::new(),
+                previous_hash,
+            },
+        };
+        event.integrity.hash = event.compute_hash();
+        event
+    }
+
+    /// `sha256:` + hex of the canonical JSON without `integrity`, then the previous hash.
+    pub fn compute_hash(&self) -> String {
+        let mut body = serde_json::to_value(self).expect("events serialize");
+        if let Value::Object(map) = &mut body {
+            map.remove("integrity");
+        }
+        let mut hasher = Sha256::new();
+        hasher.update(canonical_json(&body).as_bytes());
+        if let Some(prev) = &self.integrity.previous_hash {
+            hasher.update(prev.as_bytes());
+        }
+        format!("sha256:{}", hex::encode(hasher.finalize()))
+    }
+}
+
+/// Object keys sorted by code point, no whitespace. serde_json's default map is ordered by
+/// key bytes, which for UTF-8 is code point order, so plain serialization is canonical.
+pub fn canonical_json(value: &Value) -> String {
+    serde_json::to_string(value).expect("JSON values serialize")
+}
+
+/// A stable 64-bit hash (FNV-1a) of the parts, separated so that ("ab","c") ≠ ("a","bc").
+fn fnv1a(parts: &[&str]) -> u64 {
+    let mut h: u64 = 0xcbf29ce484222325;
+    for part in parts {
+        for b in part.bytes().chain(std::iter::once(0x1f)) {
+            h ^= b as u64;
+            h = h.wrapping_mul(0x100000001b3);
+        }
+    }
+    h
+}
+
+/// UTC time as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+fn iso8601(t: SystemTime) -> String {
+    let d = t.duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default();
+    let secs = d.as_secs();
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    let (y, m, day) = civil_from_days(days as i64);
+    format!(
+        "{y:04}-{m:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60,
+        d.subsec_millis()
+    )
+}
+
+/// Days since 1970-01-01 → (year, month, day), proleptic Gregorian.
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+#[cfg(test)]
+pub(super) fn iso8601_for_test(secs: u64) -> String {
+    iso8601(SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(secs))
+}

@@ -1,0 +1,73 @@
+use super::*;
+use serde_json::json;
+
+fn new(kind: &str, payload: Value) -> NewEvent {
+    NewEvent {
+        kind: kind.into(),
+        actor_id: "agent1".into(),
+        thread_id: "s1".into(),
+        parent_event_id: None,
+        caused_by: vec![],
+        payload,
+    }
+}
+
+#[test]
+fn ids_carry_actor_and_twelve_digit_sequence() {
+    let mut t = Tracer::new(10);
+    let a = t.emit(new("x", json!({})));
+    let b = t.emit(new("x", json!({})));
+    assert!(a.starts_with("evt_agent1_000000000001_"), "{a}");
+    assert!(b.starts_with("evt_agent1_000000000002_"), "{b}");
+    assert_eq!(a.rsplit('_').next().unwrap().len(), 16);
+}
+
+#[test]
+fn hashes_chain_and_detect_tampering() {
+    let mut t = Tracer::new(10);
+    t.emit(new("a", json!({"k": 1})));
+    t.emit(new("b", json!({"k": 2})));
+    let events: Vec<_> = t.recent().cloned().collect();
+    assert_eq!(events[0].integrity.previous_hash, None);
+    assert_eq!(
+        events[1].integrity.previous_hash.as_deref(),
+        Some(events[0].integrity.hash.as_str())
+    );
+    for e in &events {
+        assert_eq!(e.compute_hash(), e.integrity.hash);
+    }
+    let mut tampered = events[1].clone();
+    tampered.payload = json!({"k": 3});
+    assert_ne!(tampered.compute_hash(), tampered.integrity.hash);
+}
+
+#[test]
+fn canonical_json_sorts_keys_without_whitespace() {
+    assert_eq!(
+        canonical_json(&json!({"b": 1, "a": [1, {"d": 2, "c": 3}]})),
+        r#"{"a":[1,{"c":3,"d":2}],"b":1}"#
+    );
+}
+
+#[test]
+fn window_keeps_only_the_newest_events() {
+    let mut t = Tracer::new(2);
+    for i in 0..5 {
+        t.emit(new("x", json!({ "i": i })));
+    }
+    let kept: Vec<_> = t
+        .recent()
+        .map(|e| e.payload["i"].as_i64().unwrap())
+        .collect();
+    assert_eq!(kept, vec![3, 4]);
+    assert_eq!(t.count(), 5);
+}
+
+#[test]
+fn timestamps_are_iso8601_utc() {
+    assert_eq!(event::iso8601_for_test(0), "1970-01-01T00:00:00.000Z");
+    assert_eq!(
+        event::iso8601_for_test(1_795_305_600),
+        "2026-11-21T00:00:00.000Z"
+    );
+}

@@ -1,0 +1,55 @@
+//! The undo log that makes a skill call atomic: each world mutation records its inverse, and
+//! a failed call replays them backwards.
+
+use super::World;
+use super::entity::{Removed, Transform};
+
+/// The inverse of one mutation.
+pub(super) enum Undo {
+    Create(u64),
+    Destroy(Box<Removed>),
+    Transform(u64, Transform),
+    AddTag(u64, String),
+    RemoveTag(u64, String),
+}
+
+/// Mutations made since the call began, newest last.
+#[derive(Default)]
+pub struct Journal {
+    undos: Vec<Undo>,
+}
+
+impl Journal {
+    pub(super) fn push(&mut self, undo: Undo) {
+        self.undos.push(undo);
+    }
+
+    /// Reverts every recorded mutation, newest first.
+    pub(super) fn undo(self, world: &mut World) {
+        for undo in self.undos.into_iter().rev() {
+            match undo {
+                Undo::Create(number) => {
+                    if let Some(entity) = world.entity_by_number(number) {
+                        world.remove(number, entity);
+                    }
+                }
+                Undo::Destroy(removed) => world.restore(*removed),
+                Undo::Transform(number, before) => {
+                    if let Some(entity) = world.entity_by_number(number) {
+                        world.write_transform(entity, before);
+                    }
+                }
+                Undo::AddTag(number, tag) => {
+                    if let Some(mut tags) = world.tags_mut(number) {
+                        tags.0.remove(&tag);
+                    }
+                }
+                Undo::RemoveTag(number, tag) => {
+                    if let Some(mut tags) = world.tags_mut(number) {
+                        tags.0.insert(tag);
+                    }
+                }
+            }
+        }
+    }
+}

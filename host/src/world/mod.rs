@@ -1,0 +1,131 @@
+//! The authoritative world: entities in a hecs ECS, bodies in rapier3d, advanced on a fixed
+//! timestep. It knows nothing about skills, sessions or guests; the sandbox's host imports
+//! call into it. Every mutation can be journaled so a failed call is rolled back whole.
+
+mod entity;
+mod journal;
+mod physics;
+
+pub use entity::{BodyKind, ColliderShape, EntityFilter, EntityInfo, EntitySpec, Shape, Transform};
+pub use journal::Journal;
+
+use hecs::Entity;
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// A world operation that could not be done; the world is unchanged.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WorldError {
+    /// An argument was out of range; the message names it.
+    Invalid(String),
+    /// A world limit was reached.
+    Capacity(String),
+}
+
+impl fmt::Display for WorldError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WorldError::Invalid(m) | WorldError::Capacity(m) => f.write_str(m),
+        }
+    }
+}
+
+/// World-wide settings.
+#[derive(Debug, Clone)]
+pub struct WorldSettings {
+    /// Most entities that may exist at once.
+    pub max_entities: usize,
+    /// Length of one simulation step, in seconds.
+    pub tick_seconds: f32,
+}
+
+/// The simulated world.
+pub struct World {
+    settings: WorldSettings,
+    ecs: hecs::World,
+    physics: physics::Physics,
+    /// `ent_<n>` → ECS entity; a BTreeMap keyed by number so queries come out in id order.
+    by_number: BTreeMap<u64, Entity>,
+    next_number: u64,
+    tick: u64,
+    journal: Option<Journal>,
+}
+
+impl World {
+    /// An empty world.
+    pub fn new(settings: WorldSettings) -> Self {
+        let physics = physics::Physics::new(settings.tick_seconds);
+        World {
+            settings,
+            ecs: hecs::World::new(),
+            physics,
+            by_number: BTreeMap::new(),
+            next_number: 1,
+            tick: 0,
+            journal: None,
+        }
+    }
+
+    /// Current tick (number of steps taken).
+    pub fn tick(&self) -> u64 {
+        self.tick
+    }
+
+    /// Number of live entities.
+    pub fn entity_count(&self) -> usize {
+        self.by_number.len()
+    }
+
+    /// Advances the simulation by one fixed step.
+    pub fn step(&mut self) {
+        self.physics.step();
+        // Dynamic bodies drive their entity's transform.
+        for (transform, body) in self.ecs.query_mut::<(&mut Transform, &entity::Body)>() {
+            if let Some((position, rotation)) = self.physics.pose(body.handle) {
+                transform.position = position;
+                transform.rotation = rotation;
+            }
+        }
+        self.tick += 1;
+    }
+
+    /// Starts recording undo information for the mutations that follow.
+    pub fn begin(&mut self) {
+        self.journal = Some(Journal::default());
+    }
+
+    /// Keeps every mutation since `begin`.
+    pub fn commit(&mut self) {
+        self.journal = None;
+    }
+
+    /// Undoes every mutation since `begin`.
+    pub fn rollback(&mut self) {
+        if let Some(journal) = self.journal.take() {
+            journal.undo(self);
+        }
+    }
+
+    fn record(&mut self, undo: journal::Undo) {
+        if let Some(journal) = &mut self.journal {
+            journal.push(undo);
+        }
+    }
+
+    fn lookup(&self, id: &str) -> Option<(u64, Entity)> {
+        let number = parse_entity_id(id)?;
+        self.by_number.get(&number).map(|e| (number, *e))
+    }
+}
+
+/// `ent_<n>` → n.
+fn parse_entity_id(id: &str) -> Option<u64> {
+    id.strip_prefix("ent_")?.parse().ok()
+}
+
+fn entity_id(number: u64) -> String {
+    format!("ent_{number}")
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,110 @@
+//! The Rust guest SDK for Limina skill packages.
+//!
+//! A package declares its skills with typed inputs and outputs; the SDK derives their draft-07
+//! JSON Schemas, answers the host's `describe`, and routes `invoke` to the right handler:
+//!
+//! ```ignore
+//! use limina_sdk::prelude::*;
+//!
+//! #[derive(Deserialize, JsonSchema)]
+//! struct RollInput { sides: u32 }
+//! #[derive(Serialize, JsonSchema)]
+//! struct RollOutput { value: u32 }
+//!
+//! fn roll(input: RollInput, _ctx: &CallContext) -> Result<RollOutput, SkillError> {
+//!     let value = (host::random::next_u64() % input.sides as u64) as u32 + 1;
+//!     Ok(RollOutput { value })
+//! }
+//!
+//! limina_sdk::export_package!(Package::new().skill(
+//!     Skill::new("dice.roll", "1.0.0", "Roll one die with the given number of sides.", roll)
+//! ));
+//! ```
+
+mod package;
+mod schema;
+
+/// Bindings generated from `wit/skill.wit`; the host interfaces live under `host`.
+pub mod bindings {
+    wit_bindgen::generate!({
+        path: "../wit",
+        world: "skill-package",
+        pub_export_macro: true,
+        export_macro_name: "__export_limina_world",
+        default_bindings_module: "limina_sdk::bindings",
+    });
+}
+
+/// The host interfaces a package may import (each checks the caller's permissions).
+pub mod host {
+    pub use crate::bindings::limina::skill::{
+        agents, assets, audio, ecs, log, physics, random, render, scene, trace,
+    };
+}
+
+pub use bindings::limina::skill::types::{
+    Annotations, CallContext, HookPhase, Quat, SkillError, Vec3, WorldError,
+};
+pub use package::{Hook, Package, Skill};
+
+/// Everything a package author usually needs in one import.
+pub mod prelude {
+    pub use crate::host;
+    pub use crate::{CallContext, Hook, HookPhase, Package, Skill, SkillError, WorldError};
+    pub use schemars::JsonSchema;
+    pub use serde::{Deserialize, Serialize};
+}
+
+/// A world error seen from a handler: the skill fails with the matching skill error.
+impl From<WorldError> for SkillError {
+    fn from(e: WorldError) -> Self {
+        match e {
+            WorldError::Forbidden(m) => SkillError::Forbidden(m),
+            WorldError::Invalid(m) => SkillError::InvalidInput(m),
+            WorldError::Capacity(m) => SkillError::CapacityExceeded(m),
+        }
+    }
+}
+
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::package::runtime;
+}
+
+/// Exports a package built by the given expression (a [`Package`]) as the component's `skill`
+/// interface. Call it once, at the crate root of a `cdylib`.
+#[macro_export]
+macro_rules! export_package {
+    ($build:expr) => {
+        struct __LiminaPackage;
+
+        fn __limina_package() -> &'static $crate::Package {
+            static PACKAGE: ::std::sync::OnceLock<$crate::Package> = ::std::sync::OnceLock::new();
+            PACKAGE.get_or_init(|| $build)
+        }
+
+        impl $crate::bindings::exports::limina::skill::skill::Guest for __LiminaPackage {
+            fn describe() -> $crate::bindings::limina::skill::types::PackageDescription {
+                $crate::__private::runtime::describe(__limina_package())
+            }
+            fn invoke(
+                name: ::std::string::String,
+                input: ::std::string::String,
+                ctx: $crate::CallContext,
+            ) -> ::std::result::Result<::std::string::String, $crate::SkillError> {
+                $crate::__private::runtime::invoke(__limina_package(), &name, &input, &ctx)
+            }
+            fn run_hook(
+                hook: ::std::string::String,
+                skill: ::std::string::String,
+                payload: ::std::string::String,
+                ctx: $crate::CallContext,
+            ) -> ::std::result::Result<::std::option::Option<::std::string::String>, $crate::SkillError>
+            {
+                $crate::__private::runtime::run_hook(__limina_package(), &hook, &skill, &payload, &ctx)
+            }
+        }
+
+        $crate::__export_limina_world!(__LiminaPackage with_types_in $crate::bindings);
+    };
+}

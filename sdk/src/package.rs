@@ -1,0 +1,168 @@
+//! Skills, hooks and the package that holds them.
+
+use crate::bindings::limina::skill::types::{
+    Annotations, CallContext, HookDescriptor, HookPhase, PackageDescription, SkillDescriptor,
+    SkillError,
+};
+use crate::schema::schema_json;
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+type Handler = Box<dyn Fn(&str, &CallContext) -> Result<String, SkillError> + Send + Sync>;
+type HookFn = Box<dyn Fn(&str, &str, &CallContext) -> Result<Option<String>, SkillError> + Send + Sync>;
+
+/// One skill: its contract and its handler.
+pub struct Skill {
+    descriptor: SkillDescriptor,
+    handler: Handler,
+}
+
+impl Skill {
+    /// A skill named `<package>.<name>` whose input and output schemas come from the handler's
+    /// types. The category defaults to the package part of the name; no permissions.
+    pub fn new<I, O, F>(name: &str, version: &str, description: &str, handler: F) -> Self
+    where
+        I: DeserializeOwned + JsonSchema,
+        O: Serialize + JsonSchema,
+        F: Fn(I, &CallContext) -> Result<O, SkillError> + Send + Sync + 'static,
+    {
+        let category = name.split('.').next().unwrap_or(name).to_string();
+        let handler: Handler = Box::new(move |input, ctx| {
+            // The host validated the input against our schema, so a failure here means the
+            // schema and the type disagree: still say which field.
+            let input: I = serde_json::from_str(input)
+                .map_err(|e| SkillError::InvalidInput(e.to_string()))?;
+            let output = handler(input, ctx)?;
+            serde_json::to_string(&output).map_err(|e| SkillError::HandlerError(e.to_string()))
+        });
+        Skill {
+            descriptor: SkillDescriptor {
+                name: name.to_string(),
+                version: version.to_string(),
+                category,
+                description: description.to_string(),
+                permissions: Vec::new(),
+                input_schema: schema_json::<I>(),
+                output_schema: schema_json::<O>(),
+                annotations: annotations_for(&[]),
+            },
+            handler,
+        }
+    }
+
+    /// Permissions a caller needs; the annotations follow (only `*.read` means read-only).
+    pub fn permissions(mut self, permissions: &[&str]) -> Self {
+        self.descriptor.permissions = permissions.iter().map(|p| p.to_string()).collect();
+        self.descriptor.annotations = annotations_for(permissions);
+        self
+    }
+
+    /// Overrides the catalog category.
+    pub fn category(mut self, category: &str) -> Self {
+        self.descriptor.category = category.to_string();
+        self
+    }
+
+    /// Overrides the derived annotations.
+    pub fn annotations(mut self, annotations: Annotations) -> Self {
+        self.descriptor.annotations = annotations;
+        self
+    }
+}
+
+fn annotations_for(permissions: &[&str]) -> Annotations {
+    let read_only = permissions.iter().all(|p| p.ends_with(".read"));
+    Annotations {
+        read_only,
+        destructive: !read_only,
+        idempotent: read_only,
+        open_world: false,
+    }
+}
+
+/// A hook run around the skills its patterns match.
+pub struct Hook {
+    descriptor: HookDescriptor,
+    run: HookFn,
+}
+
+impl Hook {
+    /// A hook; `run(skill, payload, ctx)` returns a replacement payload or `None` to keep it.
+    pub fn new<F>(name: &str, phase: HookPhase, skills: &[&str], run: F) -> Self
+    where
+        F: Fn(&str, &str, &CallContext) -> Result<Option<String>, SkillError> + Send + Sync + 'static,
+    {
+        Hook {
+            descriptor: HookDescriptor {
+                name: name.to_string(),
+                phase,
+                skills: skills.iter().map(|s| s.to_string()).collect(),
+            },
+            run: Box::new(run),
+        }
+    }
+}
+
+/// The skills and hooks a component exports.
+#[derive(Default)]
+pub struct Package {
+    skills: Vec<Skill>,
+    hooks: Vec<Hook>,
+}
+
+impl Package {
+    /// An empty package.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a skill.
+    pub fn skill(mut self, skill: Skill) -> Self {
+        self.skills.push(skill);
+        self
+    }
+
+    /// Adds a hook.
+    pub fn hook(mut self, hook: Hook) -> Self {
+        self.hooks.push(hook);
+        self
+    }
+}
+
+/// What the exported `skill` interface does; called from `export_package!`.
+pub mod runtime {
+    use super::*;
+
+    pub fn describe(package: &Package) -> PackageDescription {
+        PackageDescription {
+            skills: package.skills.iter().map(|s| s.descriptor.clone()).collect(),
+            hooks: package.hooks.iter().map(|h| h.descriptor.clone()).collect(),
+        }
+    }
+
+    pub fn invoke(
+        package: &Package,
+        name: &str,
+        input: &str,
+        ctx: &CallContext,
+    ) -> Result<String, SkillError> {
+        match package.skills.iter().find(|s| s.descriptor.name == name) {
+            Some(skill) => (skill.handler)(input, ctx),
+            None => Err(SkillError::NotFound(format!("this package has no skill `{name}`"))),
+        }
+    }
+
+    pub fn run_hook(
+        package: &Package,
+        hook: &str,
+        skill: &str,
+        payload: &str,
+        ctx: &CallContext,
+    ) -> Result<Option<String>, SkillError> {
+        match package.hooks.iter().find(|h| h.descriptor.name == hook) {
+            Some(h) => (h.run)(skill, payload, ctx),
+            None => Err(SkillError::NotFound(format!("this package has no hook `{hook}`"))),
+        }
+    }
+}
