@@ -82,3 +82,24 @@ pub fn describe(command: &Command) -> String {
     }
     text
 }
+
+#[cfg(test)]
+mod tests {
+    use super::run_with_timeout;
+    use std::process::Command;
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn kills_a_child_that_overruns_its_limit() {
+        let started = Instant::now();
+        let mut sleep = Command::new("sleep");
+        sleep.arg("30");
+        let outcome = run_with_timeout(&mut sleep, Duration::from_millis(200)).unwrap();
+        assert_eq!(outcome, None);
+        assert!(started.elapsed() < Duration::from_secs(10));
+        assert_eq!(
+            run_with_timeout(&mut Command::new("true"), Duration::from_secs(10)).unwrap(),
+            Some(true)
+        );
+    }
+}
