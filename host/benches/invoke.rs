@@ -1,1 +1,152 @@
-fn main() {}
+//! `cargo bench -p limina` (or `cargo xtask bench`): what a `scene.createEntity` costs as a
+//! WASM component against the same world operation done natively, and a fresh instance per
+//! call against an instance kept per (session, package). Prints medians and ratios measured
+//! in the same run; needs the core components from `cargo xtask build-guests`.
+
+use limina::limits::PackageLimits;
+use limina::packages::PackageSource;
+use limina::policy::{Permissions, Profiles};
+use limina::realm::{Realm, Rng};
+use limina::registry::{Caller, Registry};
+use limina::sandbox::{CallInfo, CompileCache, CompiledPackage, Sandbox};
+use limina::trace::Tracer;
+use limina::world::{BodyKind, EntitySpec, Shape, World, WorldSettings};
+use serde_json::json;
+use std::path::Path;
+use std::time::Instant;
+
+const SAMPLES: usize = 15;
+const BATCH: usize = 500;
+
+fn realm() -> Box<Realm> {
+    Box::new(Realm {
+        world: World::new(WorldSettings {
+            max_entities: usize::MAX,
+            tick_seconds: 1.0 / 60.0,
+        }),
+        tracer: Tracer::new(1024),
+        rng: Rng::seeded(1),
+    })
+}
+
+/// Median over samples of the mean time per operation in a batch, in microseconds.
+fn measure(mut op: impl FnMut()) -> f64 {
+    for _ in 0..BATCH {
+        op();
+    }
+    let mut samples: Vec<f64> = (0..SAMPLES)
+        .map(|_| {
+            let start = Instant::now();
+            for _ in 0..BATCH {
+                op();
+            }
+            start.elapsed().as_secs_f64() * 1e6 / BATCH as f64
+        })
+        .collect();
+    samples.sort_by(f64::total_cmp);
+    samples[SAMPLES / 2]
+}
+
+fn info(grants: Permissions, limits: &PackageLimits) -> CallInfo {
+    CallInfo {
+        skill: "scene.createEntity".into(),
+        agent_id: "bench".into(),
+        session_id: "bench".into(),
+        profile: "builder.readWrite".into(),
+        invocation_id: "evt_bench".into(),
+        grants,
+        fuel: limits.fuel_per_call,
+        timeout_ms: limits.timeout_ms,
+        tick: 0,
+    }
+}
+
+fn main() {
+    let core = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/core/scene");
+    let source =
+        PackageSource::read(&core).expect("build the guests first: cargo xtask build-guests");
+    let limits = source.manifest.limits;
+    let grants = Permissions::all();
+    let input = json!({"shape":"box","size":1.0,"color":16777215,"position":[1.0,2.0,3.0],"dynamic":false,"static":false,"friction":0.5,"restitution":0.0}).to_string();
+
+    // Native: the world operation alone.
+    let mut world = realm();
+    let spec = EntitySpec {
+        shape: Shape::Box,
+        collider: None,
+        size: 1.0,
+        color: 0xffffff,
+        position: [1.0, 2.0, 3.0],
+        body: BodyKind::None,
+        friction: 0.5,
+        restitution: 0.0,
+    };
+    let native = measure(|| {
+        world.world.begin();
+        world.world.create_entity(&spec).unwrap();
+        world.world.commit();
+    });
+
+    let sandbox = Sandbox::new(CompileCache::new(CompileCache::default_dir())).unwrap();
+    let compiled: CompiledPackage = sandbox.compile(&source.component, "scene").unwrap();
+
+    // WASM, instance kept across calls.
+    let mut instance = compiled.instantiate("scene", &limits).unwrap();
+    let mut lent = Some(realm());
+    let kept = measure(|| {
+        let (back, outcome) = instance.invoke(lent.take().unwrap(), info(grants, &limits), &input);
+        assert!(matches!(outcome.result, Ok(Ok(_))));
+        lent = Some(back);
+    });
+
+    // WASM, a fresh instance for every call.
+    let mut lent = Some(realm());
+    let fresh = measure(|| {
+        let mut instance = compiled.instantiate("scene", &limits).unwrap();
+        let (back, outcome) = instance.invoke(lent.take().unwrap(), info(grants, &limits), &input);
+        assert!(matches!(outcome.result, Ok(Ok(_))));
+        lent = Some(back);
+    });
+
+    // The whole pipeline: resolve, validate with defaults, policy, trace, WASM handler.
+    let mut registry = Registry::new(
+        Sandbox::new(CompileCache::new(CompileCache::default_dir())).unwrap(),
+        Profiles::default(),
+        *realm(),
+    );
+    registry.load(PackageSource::read(&core).unwrap()).unwrap();
+    let caller = Caller {
+        agent_id: "bench".into(),
+        session_id: "bench".into(),
+        profile: "builder.readWrite".into(),
+        permissions: Profiles::default()
+            .get("builder.readWrite")
+            .unwrap()
+            .permissions,
+    };
+    let pipeline = measure(|| {
+        let r = registry.invoke(
+            &caller,
+            "scene.createEntity",
+            json!({"position": [1, 2, 3]}),
+        );
+        assert!(r.success);
+    });
+
+    println!("scene.createEntity, median of {SAMPLES} samples x {BATCH} calls (µs per call)");
+    println!("  native world op               {native:>9.2}   1.00x");
+    println!(
+        "  wasm, kept instance           {kept:>9.2}   {:.2}x native",
+        kept / native
+    );
+    println!(
+        "  wasm, fresh instance per call {fresh:>9.2}   {:.2}x native, {:.2}x kept",
+        fresh / native,
+        fresh / kept
+    );
+    println!(
+        "  full pipeline (kept instance) {pipeline:>9.2}   {:.2}x native, {:.2}x wasm kept",
+        pipeline / native,
+        pipeline / kept
+    );
+}

@@ -105,6 +105,6 @@ macro_rules! export_package {
             }
         }
 
-        $crate::__export_limina_world!(__LiminaPackage with_types_in $crate::bindings);
+        $crate::bindings::__export_limina_world!(__LiminaPackage with_types_in $crate::bindings);
     };
 }

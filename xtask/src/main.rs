@@ -36,6 +36,10 @@ Commands:
   inspect <component.wasm>  print the WIT world a component imports and exports
   help, --help, -h          this text
 
+Examples:
+  cargo xtask test -- -p limina mcp -- --nocapture
+  cargo xtask run -- --mcp-stdio
+
 Environment:
   LIMINA_GUEST_TOOLCHAIN    a toolchain prefix (with bin/cargo) to build guests with
   LIMINA_CACHE_DIR          where the downloaded toolchain lives

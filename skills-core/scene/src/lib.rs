@@ -4,7 +4,7 @@ use limina_sdk::host::scene::{self, BodyKind, ColliderShape, EntityFilter, Entit
 use limina_sdk::prelude::*;
 use limina_sdk::Vec3;
 
-#[derive(Deserialize, JsonSchema, Clone, Copy, Default)]
+#[derive(Serialize, Deserialize, JsonSchema, Clone, Copy, Default)]
 #[serde(rename_all = "lowercase")]
 enum ShapeIn {
     #[default]
@@ -106,7 +106,7 @@ fn create_entity(
         friction: input.friction,
         restitution: input.restitution,
     };
-    let entity = scene::create_entity(&spec)?;
+    let entity = scene::create_entity(spec)?;
     Ok(CreateEntityOutput { entity })
 }
 

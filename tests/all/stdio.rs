@@ -1,0 +1,238 @@
+//! The stdio transport and the MCP / Limina method surface.
+
+use crate::support::Client;
+use serde_json::json;
+use std::time::Duration;
+
+#[test]
+fn initialize_list_call_round_trip() {
+    let mut c = Client::spawn(&[]);
+    let init = c.request(
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}, "profile": "builder.readWrite", "agentId": "alice", "sessionId": "s-1"}),
+    );
+    let r = &init["result"];
+    assert_eq!(r["protocolVersion"], "2025-06-18");
+    assert_eq!(r["serverInfo"]["name"], "limina");
+    assert_eq!(r["capabilities"]["tools"]["listChanged"], true);
+    assert_eq!(r["session"]["agentId"], "alice");
+    assert_eq!(r["session"]["sessionId"], "s-1");
+    assert_eq!(r["session"]["profile"], "builder.readWrite");
+    assert!(
+        r["session"]["permissions"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("scene.write"))
+    );
+
+    let list = c.request("tools/list", json!({}));
+    let tools = list["result"]["tools"].as_array().unwrap();
+    let names: Vec<_> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    for name in [
+        "scene.createEntity",
+        "scene.destroyEntity",
+        "scene.queryEntities",
+    ] {
+        assert!(names.contains(&name), "{name} missing from {names:?}");
+    }
+    for tool in tools {
+        assert_eq!(tool["inputSchema"]["type"], "object", "{tool}");
+        assert!(tool["description"].as_str().unwrap().len() > 20);
+    }
+    let create = tools
+        .iter()
+        .find(|t| t["name"] == "scene.createEntity")
+        .unwrap();
+    assert_eq!(create["annotations"]["readOnlyHint"], false);
+    assert_eq!(create["_meta"]["permissions"], json!(["scene.write"]));
+    let query = tools
+        .iter()
+        .find(|t| t["name"] == "scene.queryEntities")
+        .unwrap();
+    assert_eq!(query["annotations"]["readOnlyHint"], true);
+
+    let made = c.call("scene.createEntity", json!({}));
+    assert_eq!(made["isError"], false);
+    assert_eq!(made["structuredContent"]["entity"], "ent_1");
+    assert_eq!(made["content"][0]["type"], "text");
+    assert_eq!(made["content"][0]["text"], r#"{"entity":"ent_1"}"#);
+    assert!(made["_meta"]["executionTimeMs"].as_f64().unwrap() >= 0.0);
+    assert!(
+        !made["_meta"]["eventsEmitted"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+}
+
+#[test]
+fn protocol_version_is_echoed_when_supported_and_latest_otherwise() {
+    let mut c = Client::spawn(&[]);
+    let r = c.request("initialize", json!({"protocolVersion": "2025-11-25"}));
+    assert_eq!(r["result"]["protocolVersion"], "2025-11-25");
+    let r = c.request("initialize", json!({"protocolVersion": "1999-01-01"}));
+    assert_eq!(r["result"]["protocolVersion"], "2025-11-25");
+}
+
+#[test]
+fn a_session_without_profile_gets_the_servers_profile_least_privilege_by_default() {
+    let mut c = Client::spawn(&[]);
+    let r = c.request("initialize", json!({}));
+    assert_eq!(r["result"]["session"]["profile"], "system.readonly");
+    let mut c = Client::spawn(&["--profile", "builder.readWrite"]);
+    let r = c.request("initialize", json!({}));
+    assert_eq!(r["result"]["session"]["profile"], "builder.readWrite");
+}
+
+#[test]
+fn unknown_profile_is_an_error_naming_the_known_ones() {
+    let mut c = Client::spawn(&[]);
+    let r = c.request("initialize", json!({"profile": "root"}));
+    let msg = r["error"]["message"].as_str().unwrap();
+    assert_eq!(r["error"]["code"], -32602);
+    assert!(
+        msg.contains("root") && msg.contains("builder.readWrite") && msg.contains("player.limited"),
+        "{msg}"
+    );
+    // Still usable afterwards.
+    let r = c.request("initialize", json!({"profile": "player.limited"}));
+    assert_eq!(r["result"]["session"]["profile"], "player.limited");
+}
+
+#[test]
+fn unknown_server_profile_flag_exits_with_a_clear_error() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_limina"))
+        .args(["--mcp-stdio", "--profile", "nope"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("nope") && err.contains("system.readonly"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn tools_call_before_initialize_is_refused() {
+    let mut c = Client::spawn(&[]);
+    let r = c.request(
+        "tools/call",
+        json!({"name": "scene.createEntity", "arguments": {}}),
+    );
+    assert_eq!(r["error"]["code"], -32001);
+    assert_eq!(r["error"]["message"], "MCP session is not initialized");
+}
+
+#[test]
+fn unknown_methods_answer_method_not_found_even_before_initialize() {
+    let mut c = Client::spawn(&[]);
+    let r = c.request("server/discover", json!({}));
+    assert_eq!(r["error"]["code"], -32601);
+    let mut c = Client::session("builder.readWrite", &[]);
+    let r = c.request("resources/frobnicate", json!({}));
+    assert_eq!(r["error"]["code"], -32601);
+}
+
+#[test]
+fn malformed_json_is_a_parse_error_with_null_id_and_the_server_keeps_going() {
+    let mut c = Client::spawn(&[]);
+    c.send_line("{not json");
+    let r = c.read();
+    assert_eq!(r["error"]["code"], -32700);
+    assert_eq!(r["id"], serde_json::Value::Null);
+    c.send_line("[1,2]");
+    assert_eq!(c.read()["error"]["code"], -32600);
+    c.send_line(r#"{"jsonrpc":"1.0","id":9,"method":"ping"}"#);
+    let r = c.read();
+    assert_eq!(
+        (r["id"].clone(), r["error"]["code"].clone()),
+        (json!(9), json!(-32600))
+    );
+    assert_eq!(c.request("ping", json!({}))["result"], json!({}));
+}
+
+#[test]
+fn notifications_get_no_reply() {
+    let mut c = Client::spawn(&[]);
+    c.notify("notifications/initialized", json!({}));
+    c.notify("no/such/method", json!({}));
+    assert!(c.quiet_for(Duration::from_millis(300)));
+    assert_eq!(c.request("ping", json!({}))["result"], json!({}));
+}
+
+#[test]
+fn unknown_tool_is_invalid_params() {
+    let mut c = Client::session("builder.readWrite", &[]);
+    let r = c.request(
+        "tools/call",
+        json!({"name": "scene.teleport", "arguments": {}}),
+    );
+    assert_eq!(r["error"]["code"], -32602);
+    assert_eq!(r["error"]["message"], "Unknown tool: scene.teleport");
+}
+
+#[test]
+fn limina_aliases_keep_the_engine_shapes_and_error_codes() {
+    let mut c = Client::session("builder.readWrite", &[]);
+    let list = c.request("listTools", json!({}));
+    let tools = list["result"]["tools"].as_array().unwrap();
+    assert!(
+        tools
+            .iter()
+            .any(|t| t["name"] == "scene.createEntity" && t["input_schema"]["type"] == "object")
+    );
+
+    let ok = c.request(
+        "callTool",
+        json!({"tool": "scene.createEntity", "input": {"position": [1, 2, 3]}}),
+    );
+    assert_eq!(ok["result"]["success"], true);
+    assert_eq!(ok["result"]["result"]["entity"], "ent_1");
+    assert!(ok["result"]["metadata"]["executionTimeMs"].is_number());
+
+    let bad = c.request(
+        "callTool",
+        json!({"name": "scene.createEntity", "arguments": {"size": 0}}),
+    );
+    assert_eq!(bad["error"]["code"], -32602);
+    assert_eq!(bad["error"]["data"]["success"], false);
+    assert_eq!(bad["error"]["data"]["error"]["code"], "invalid_input");
+
+    let missing = c.request("callTool", json!({"name": "scene.nothing"}));
+    assert_eq!(missing["error"]["code"], -32601);
+    assert_eq!(missing["error"]["data"]["error"]["code"], "not_found");
+}
+
+#[test]
+fn a_context_in_the_request_never_overrides_the_bound_identity() {
+    let mut c = Client::session("player.limited", &[]);
+    let r = c.request(
+        "callTool",
+        json!({"name": "scene.createEntity", "input": {}, "context": {"agentId": "admin", "profile": "builder.readWrite"}}),
+    );
+    assert_eq!(r["error"]["code"], -32001);
+    assert_eq!(r["error"]["data"]["error"]["code"], "forbidden");
+}
+
+#[test]
+fn shutdown_clears_the_session() {
+    let mut c = Client::session("builder.readWrite", &[]);
+    assert_eq!(
+        c.request("shutdown", json!({}))["result"],
+        json!({"ok": true})
+    );
+    let r = c.request(
+        "tools/call",
+        json!({"name": "scene.queryEntities", "arguments": {}}),
+    );
+    assert_eq!(r["error"]["code"], -32001);
+}
+
+#[test]
+fn the_host_exits_cleanly_on_stdin_eof() {
+    let c = Client::session("builder.readWrite", &[]);
+    assert_eq!(c.close(), Some(0));
+}

@@ -1,0 +1,178 @@
+//! Test support: spawn the real `limina` binary and speak JSON-RPC over its stdio.
+
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::Duration;
+
+/// How long any single reply may take before the test fails instead of hanging.
+const REPLY_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The repository root.
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// A running `limina --mcp-stdio`.
+pub struct Client {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    next_id: u64,
+}
+
+impl Client {
+    /// Spawns `limina --mcp-stdio --manual-clock` with extra arguments.
+    pub fn spawn(args: &[&str]) -> Client {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_limina"))
+            .arg("--mcp-stdio")
+            .arg("--manual-clock")
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawning limina");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Client {
+            stdin: child.stdin.take(),
+            child,
+            lines: rx,
+            next_id: 1,
+        }
+    }
+
+    /// Spawns and initializes a session under `profile`.
+    pub fn session(profile: &str, args: &[&str]) -> Client {
+        let mut client = Client::spawn(args);
+        let reply = client.request(
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}, "profile": profile, "agentId": "tester"}),
+        );
+        assert!(reply.get("result").is_some(), "initialize failed: {reply}");
+        client.notify("notifications/initialized", json!({}));
+        client
+    }
+
+    /// Writes one raw line.
+    pub fn send_line(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// The next line the host writes, parsed; fails the test after a timeout.
+    pub fn read(&mut self) -> Value {
+        match self.lines.recv_timeout(REPLY_TIMEOUT) {
+            Ok(line) => serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("host wrote non-JSON `{line}`: {e}")),
+            Err(RecvTimeoutError::Timeout) => panic!("no reply within {REPLY_TIMEOUT:?}"),
+            Err(RecvTimeoutError::Disconnected) => panic!("the host closed stdout"),
+        }
+    }
+
+    /// Whether another line arrives within `wait`.
+    pub fn quiet_for(&mut self, wait: Duration) -> bool {
+        matches!(
+            self.lines.recv_timeout(wait),
+            Err(RecvTimeoutError::Timeout)
+        )
+    }
+
+    /// Sends a request and returns the whole reply message.
+    pub fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send_line(
+            &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string(),
+        );
+        let reply = self.read();
+        assert_eq!(reply["id"], json!(id), "reply out of order: {reply}");
+        reply
+    }
+
+    /// Sends a notification.
+    pub fn notify(&mut self, method: &str, params: Value) {
+        self.send_line(&json!({"jsonrpc": "2.0", "method": method, "params": params}).to_string());
+    }
+
+    /// `tools/call`, returning the `result` object (which may be an isError result).
+    pub fn call(&mut self, name: &str, arguments: Value) -> Value {
+        let reply = self.request("tools/call", json!({"name": name, "arguments": arguments}));
+        reply
+            .get("result")
+            .cloned()
+            .unwrap_or_else(|| panic!("tools/call {name} got no result: {reply}"))
+    }
+
+    /// `tools/call` that must succeed; returns `structuredContent`.
+    pub fn call_ok(&mut self, name: &str, arguments: Value) -> Value {
+        let result = self.call(name, arguments);
+        assert_eq!(result["isError"], json!(false), "{name} failed: {result}");
+        result["structuredContent"].clone()
+    }
+
+    /// Closes stdin and waits for the host to exit; returns its exit status code.
+    pub fn close(mut self) -> Option<i32> {
+        drop(self.stdin.take());
+        self.child.wait().unwrap().code()
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The error code and message of an isError result.
+pub fn error_of(result: &Value) -> (String, String) {
+    assert_eq!(
+        result["isError"],
+        json!(true),
+        "expected an error: {result}"
+    );
+    let err = &result["_meta"]["error"];
+    (
+        err["code"].as_str().unwrap().to_string(),
+        err["message"].as_str().unwrap().to_string(),
+    )
+}
+
+/// A folder holding the named test guests as packages (manifest + component), for
+/// `--packages`. The components come from `cargo xtask build-guests`.
+pub fn guest_packages(names: &[&str]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for name in names {
+        let src = repo().join("tests/guests").join(name);
+        let component = repo()
+            .join("target/components")
+            .join(format!("{name}.wasm"));
+        assert!(
+            component.exists(),
+            "{} is missing: build the guests first with `cargo xtask build-guests` (or run `cargo xtask test`)",
+            component.display()
+        );
+        let dest = dir.path().join(name);
+        std::fs::create_dir_all(&dest).unwrap();
+        std::fs::copy(src.join("limina.toml"), dest.join("limina.toml")).unwrap();
+        std::fs::copy(&component, dest.join(format!("{name}.wasm"))).unwrap();
+    }
+    dir
+}

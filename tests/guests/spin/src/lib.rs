@@ -1,0 +1,28 @@
+//! Hostile guest: `spin.forever` loops without end (fuel must stop it); `spin.ok` answers.
+
+use limina_sdk::prelude::*;
+
+#[derive(Deserialize, JsonSchema)]
+struct Empty {}
+
+#[derive(Serialize, JsonSchema)]
+struct Count {
+    n: u64,
+}
+
+fn forever(_: Empty, _: &CallContext) -> Result<Count, SkillError> {
+    let mut n: u64 = 0;
+    loop {
+        n = std::hint::black_box(n.wrapping_add(1));
+    }
+}
+
+fn ok(_: Empty, _: &CallContext) -> Result<Count, SkillError> {
+    Ok(Count { n: 1 })
+}
+
+limina_sdk::export_package!(
+    Package::new()
+        .skill(Skill::new("spin.forever", "0.1.0", "Loops forever.", forever))
+        .skill(Skill::new("spin.ok", "0.1.0", "Answers at once.", ok))
+);
