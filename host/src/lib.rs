@@ -3,6 +3,7 @@
 //! Layers, each using only those below it: `mcp` (JSON-RPC, sessions, transports) →
 //! `registry` (the call pipeline) → `policy`, `trace`, `sandbox`, `world`.
 
+pub mod config;
 pub mod limits;
 pub mod log;
 pub mod mcp;

@@ -1,8 +1,15 @@
 //! Who may do what: permissions, profiles and the decisions made from them. Pure: no I/O, no
 //! JSON-RPC, no wasm.
 
+mod budget;
+mod engine;
+pub mod glob;
 mod permissions;
 mod profiles;
+mod quota;
 
+pub use budget::{Budget, BudgetDimension, BudgetLimits, BudgetUsage};
+pub use engine::{CallRequest, PolicyConfig, PolicyEngine, Tally, Verdict};
 pub use permissions::{Permission, Permissions};
+pub use quota::{QuotaRule, QuotaSnapshot};
 pub use profiles::{DEFAULT_PROFILE, Profile, Profiles};

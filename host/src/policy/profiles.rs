@@ -8,6 +8,8 @@ use std::collections::BTreeMap;
 pub struct Profile {
     pub name: String,
     pub permissions: Permissions,
+    /// Glob patterns over skill names this profile may call; `None` allows every skill.
+    pub tools: Option<Vec<String>>,
 }
 
 /// The known profiles, by name.
@@ -73,6 +75,7 @@ impl Default for Profiles {
                 let profile = Profile {
                     name: name.to_string(),
                     permissions: perms.iter().copied().collect(),
+                    tools: None,
                 };
                 (name.to_string(), profile)
             })
@@ -90,6 +93,16 @@ impl Profiles {
                 self.names().join(", ")
             )
         })
+    }
+
+    /// Adds a profile or replaces the one with the same name.
+    pub fn insert(&mut self, profile: Profile) {
+        self.by_name.insert(profile.name.clone(), profile);
+    }
+
+    /// Every profile, sorted by name.
+    pub fn iter(&self) -> impl Iterator<Item = &Profile> {
+        self.by_name.values()
     }
 
     /// Known profile names, sorted.

@@ -1,0 +1,249 @@
+//! The configuration file (`--config FILE`, TOML): profiles with tool allow-lists, quotas,
+//! budgets, `maxSessions` and per-package limits. Every part has a default, so the host runs
+//! without one; a bad file is refused with its line and the reason.
+
+use crate::limits::PackageLimits;
+use crate::policy::{BudgetLimits, Permissions, PolicyConfig, Profile, Profiles, QuotaRule};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::path::Path;
+use toml::Spanned;
+
+/// The parsed configuration.
+#[derive(Debug, Clone, Default)]
+pub struct Config {
+    pub policy: PolicyConfig,
+    /// Limits that override a package's manifest, by package name.
+    pub package_limits: BTreeMap<String, PackageLimits>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct Raw {
+    max_sessions: Option<Spanned<i64>>,
+    #[serde(default)]
+    profiles: BTreeMap<String, Spanned<RawProfile>>,
+    #[serde(default)]
+    quotas: Vec<Spanned<RawQuota>>,
+    budgets: Option<Spanned<RawBudget>>,
+    #[serde(default)]
+    packages: BTreeMap<String, Spanned<RawPackage>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawProfile {
+    permissions: Vec<Spanned<String>>,
+    tools: Option<Vec<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawQuota {
+    cap: Option<String>,
+    #[serde(default = "yes")]
+    per_session: bool,
+    limit: i64,
+    window_ms: i64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawBudget {
+    calls: Option<i64>,
+    cpu_ms: Option<f64>,
+    mem_bytes: Option<i64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawPackage {
+    fuel_per_call: Option<i64>,
+    memory_bytes: Option<i64>,
+    timeout_ms: Option<i64>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Config {
+    /// Reads and parses a file; errors start with `path:line:`.
+    pub fn load(path: &Path) -> Result<Config, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("{}: cannot read the configuration: {e}", path.display()))?;
+        Config::parse(&text).map_err(|e| format!("{}:{e}", path.display()))
+    }
+
+    /// Parses configuration text; errors start with `line:`.
+    pub fn parse(text: &str) -> Result<Config, String> {
+        let raw: Raw = toml::from_str(text).map_err(|e| {
+            let line = e.span().map_or(1, |s| line_of(text, s.start));
+            format!("{line}: {}", e.message())
+        })?;
+        let at = |span: Range<usize>, msg: String| format!("{}: {msg}", line_of(text, span.start));
+
+        let mut profiles = Profiles::default();
+        for (name, spanned) in raw.profiles {
+            let span = spanned.span();
+            let p = spanned.into_inner();
+            let mut permissions = Permissions::NONE;
+            for perm in p.permissions {
+                let span = perm.span();
+                let parsed = crate::policy::Permission::parse(perm.get_ref())
+                    .map_err(|e| at(span, format!("profile `{name}`: {e}")))?;
+                permissions.insert(parsed);
+            }
+            if name.is_empty() {
+                return Err(at(span, "a profile name must not be empty".into()));
+            }
+            profiles.insert(Profile {
+                name,
+                permissions,
+                tools: p.tools,
+            });
+        }
+
+        let mut quotas = Vec::new();
+        for spanned in raw.quotas {
+            let span = spanned.span();
+            let q = spanned.into_inner();
+            if q.limit < 0 || q.window_ms <= 0 {
+                return Err(at(span, format!(
+                    "a quota needs `limit` ≥ 0 and `windowMs` > 0; got limit {} and windowMs {}",
+                    q.limit, q.window_ms
+                )));
+            }
+            quotas.push(QuotaRule {
+                cap: q.cap,
+                per_session: q.per_session,
+                limit: q.limit.min(u32::MAX as i64) as u32,
+                window_ms: q.window_ms as u64,
+            });
+        }
+
+        let mut budget = BudgetLimits::default();
+        if let Some(spanned) = raw.budgets {
+            let span = spanned.span();
+            let b = spanned.into_inner();
+            let negative = b.calls.is_some_and(|v| v < 0)
+                || b.cpu_ms.is_some_and(|v| v < 0.0 || !v.is_finite())
+                || b.mem_bytes.is_some_and(|v| v < 0);
+            if negative {
+                return Err(at(span, "budgets must be ≥ 0 (`calls`, `cpuMs`, `memBytes`)".into()));
+            }
+            budget = BudgetLimits {
+                calls: b.calls.map(|v| v as u64),
+                cpu_ms: b.cpu_ms,
+                mem_bytes: b.mem_bytes.map(|v| v as u64),
+            };
+        }
+
+        let max_sessions = match raw.max_sessions {
+            Some(m) if *m.get_ref() < 1 => {
+                return Err(at(m.span(), format!("`maxSessions` must be ≥ 1, got {}", m.get_ref())));
+            }
+            Some(m) => Some(*m.get_ref() as usize),
+            None => None,
+        };
+
+        let mut package_limits = BTreeMap::new();
+        for (name, spanned) in raw.packages {
+            let span = spanned.span();
+            let p = spanned.into_inner();
+            let d = PackageLimits::default();
+            let positive = |v: Option<i64>, field: &str, default: u64| -> Result<u64, String> {
+                match v {
+                    None => Ok(default),
+                    Some(v) if v > 0 => Ok(v as u64),
+                    Some(v) => Err(at(span.clone(), format!("package `{name}`: `{field}` must be > 0, got {v}"))),
+                }
+            };
+            let limits = PackageLimits {
+                fuel_per_call: positive(p.fuel_per_call, "fuelPerCall", d.fuel_per_call)?,
+                memory_bytes: positive(p.memory_bytes, "memoryBytes", d.memory_bytes)?,
+                timeout_ms: positive(p.timeout_ms, "timeoutMs", d.timeout_ms)?,
+            };
+            package_limits.insert(name, limits);
+        }
+
+        Ok(Config {
+            policy: PolicyConfig {
+                profiles,
+                quotas,
+                budget,
+                max_sessions,
+            },
+            package_limits,
+        })
+    }
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"
+maxSessions = 4
+
+[profiles.scout]
+permissions = ["scene.read"]
+tools = ["scene.query*", "skills.*"]
+
+[[quotas]]
+cap = "scene.createEntity"
+limit = 3
+windowMs = 1000
+
+[budgets]
+calls = 10
+cpuMs = 25.5
+
+[packages.dice]
+fuelPerCall = 1000
+"#;
+
+    #[test]
+    fn a_full_file_parses() {
+        let c = Config::parse(GOOD).unwrap();
+        assert_eq!(c.policy.max_sessions, Some(4));
+        let scout = c.policy.profiles.get("scout").unwrap();
+        assert_eq!(scout.permissions.names(), vec!["scene.read"]);
+        assert_eq!(scout.tools.as_ref().unwrap().len(), 2);
+        assert!(c.policy.profiles.get("builder.readWrite").is_ok(), "built-ins stay");
+        assert_eq!(c.policy.quotas[0].limit, 3);
+        assert!(c.policy.quotas[0].per_session);
+        assert_eq!(c.policy.budget.calls, Some(10));
+        assert_eq!(c.policy.budget.mem_bytes, None);
+        assert_eq!(c.package_limits["dice"].fuel_per_call, 1000);
+    }
+
+    #[test]
+    fn an_empty_file_is_all_defaults() {
+        let c = Config::parse("").unwrap();
+        assert_eq!(c.policy.budget, BudgetLimits::default());
+        assert_eq!(c.policy.max_sessions, None);
+    }
+
+    #[test]
+    fn errors_give_the_line_and_the_reason() {
+        let cases = [
+            (GOOD.replace("\"scene.read\"]", "\"scene.fly\"]"), "5:", "scene.fly"),
+            (GOOD.replace("limit = 3", "limit = -1"), "8:", "limit"),
+            (GOOD.replace("maxSessions = 4", "maxSessions = 0"), "2:", "maxSessions"),
+            (GOOD.replace("cpuMs", "cpuSeconds"), "", "cpuSeconds"),
+            (GOOD.replace("[budgets]", "[budgets"), "13:", "expected"),
+        ];
+        for (text, line, word) in cases {
+            let err = Config::parse(&text).unwrap_err();
+            assert!(err.starts_with(line), "expected line {line} in: {err}");
+            assert!(err.contains(word), "expected `{word}` in: {err}");
+            assert!(err.split(':').next().unwrap().parse::<usize>().is_ok(), "no line number: {err}");
+        }
+    }
+}

@@ -1,0 +1,301 @@
+//! The policy engine: every crossing is decided here, deny-overrides and fail-closed, the
+//! first matching rule wins. Pure state and arithmetic; the registry turns verdicts into trace
+//! events and wire errors.
+
+use super::budget::{Budget, BudgetLimits};
+use super::quota::{QuotaRule, QuotaSnapshot, Quotas};
+use super::{Permission, Permissions, Profile, Profiles, glob};
+use serde_json::Value;
+use std::collections::{BTreeMap, HashSet};
+
+/// Everything the engine is configured with.
+#[derive(Debug, Clone, Default)]
+pub struct PolicyConfig {
+    pub profiles: Profiles,
+    pub quotas: Vec<QuotaRule>,
+    /// Budget every session starts with.
+    pub budget: BudgetLimits,
+    /// Most sessions admitted at once.
+    pub max_sessions: Option<usize>,
+}
+
+/// One call to decide.
+#[derive(Debug, Clone, Copy)]
+pub struct CallRequest<'a> {
+    pub session_id: &'a str,
+    pub profile: &'a Profile,
+    pub skill: &'a str,
+    pub required: Permissions,
+    pub now_ms: u64,
+}
+
+/// The outcome of a decision.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verdict {
+    pub allow: bool,
+    /// The rule that decided, e.g. `profile.grant`, `budget.cpu`.
+    pub rule: &'static str,
+    pub reason: String,
+    /// For `profile.denied`: the first missing permission.
+    pub missing: Option<Permission>,
+    pub quota: Option<QuotaSnapshot>,
+    /// Budget snapshot after the decision.
+    pub budget: Option<Value>,
+}
+
+impl Verdict {
+    fn deny(rule: &'static str, reason: String) -> Verdict {
+        Verdict {
+            allow: false,
+            rule,
+            reason,
+            missing: None,
+            quota: None,
+            budget: None,
+        }
+    }
+}
+
+/// Allowed and denied counts for one (session, capability).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Tally {
+    pub allowed: u64,
+    pub denied: u64,
+}
+
+/// Policy state: sessions, budgets, quotas, revocations and tallies.
+#[derive(Debug, Default)]
+pub struct PolicyEngine {
+    config: PolicyConfig,
+    quotas: Quotas,
+    sessions: BTreeMap<String, SessionState>,
+    revoked_sessions: HashSet<String>,
+    revoked_caps: HashSet<(String, String)>,
+    revoked_packages: HashSet<String>,
+    tallies: BTreeMap<(String, String), Tally>,
+}
+
+#[derive(Debug, Clone)]
+struct SessionState {
+    budget: Budget,
+    last_quota: Option<QuotaSnapshot>,
+    /// Admitted through `admit_session` (and counted against `max_sessions`).
+    admitted: bool,
+}
+
+impl PolicyEngine {
+    pub fn new(config: PolicyConfig) -> Self {
+        PolicyEngine {
+            quotas: Quotas::new(config.quotas.clone()),
+            config,
+            ..PolicyEngine::default()
+        }
+    }
+
+    pub fn profiles(&self) -> &Profiles {
+        &self.config.profiles
+    }
+
+    /// Replaces the configuration (a `data` reload); budgets already spent stay spent.
+    pub fn reconfigure(&mut self, config: PolicyConfig) {
+        self.quotas = Quotas::new(config.quotas.clone());
+        for state in self.sessions.values_mut() {
+            state.budget.limits = config.budget;
+        }
+        self.config = config;
+    }
+
+    fn session(&mut self, session_id: &str) -> &mut SessionState {
+        let budget = self.config.budget;
+        self.sessions
+            .entry(session_id.to_string())
+            .or_insert_with(|| SessionState {
+                budget: Budget::new(budget),
+                last_quota: None,
+                admitted: false,
+            })
+    }
+
+    /// Session admission: revoked, unknown profile, `max_sessions` full, else admitted.
+    pub fn admit_session(&mut self, session_id: &str, profile: &str) -> Verdict {
+        if self.revoked_sessions.contains(session_id) {
+            return Verdict::deny("session.revoked", format!("session `{session_id}` was revoked"));
+        }
+        if let Err(reason) = self.config.profiles.get(profile) {
+            return Verdict::deny("profile.unknown", reason);
+        }
+        let already = self.sessions.get(session_id).is_some_and(|s| s.admitted);
+        let admitted = self.sessions.values().filter(|s| s.admitted).count();
+        if let Some(max) = self.config.max_sessions
+            && !already
+            && admitted >= max
+        {
+            return Verdict::deny(
+                "quota.exceeded",
+                format!("the server admits at most {max} sessions at once and all are in use; retry when one disconnects"),
+            );
+        }
+        let state = self.session(session_id);
+        state.admitted = true;
+        let budget = Some(state.budget.snapshot());
+        Verdict {
+            allow: true,
+            rule: "session.admitted",
+            reason: format!("session `{session_id}` admitted under `{profile}`"),
+            missing: None,
+            quota: None,
+            budget,
+        }
+    }
+
+    /// Frees a session's seat (disconnect). Its tallies and spending stay for audit.
+    pub fn release_session(&mut self, session_id: &str) {
+        if let Some(state) = self.sessions.get_mut(session_id) {
+            state.admitted = false;
+        }
+    }
+
+    /// Decides a registry call. Only an allow hits the quota and counts the call.
+    pub fn decide_call(&mut self, req: CallRequest<'_>) -> Verdict {
+        let verdict = self.evaluate(req);
+        let tally = self
+            .tallies
+            .entry((req.session_id.to_string(), req.skill.to_string()))
+            .or_default();
+        if verdict.allow {
+            tally.allowed += 1;
+        } else {
+            tally.denied += 1;
+        }
+        verdict
+    }
+
+    fn evaluate(&mut self, req: CallRequest<'_>) -> Verdict {
+        if self.revoked_sessions.contains(req.session_id) {
+            return Verdict::deny("session.revoked", format!("session `{}` was revoked", req.session_id));
+        }
+        if self.revoked_caps.contains(&(req.session_id.to_string(), req.skill.to_string())) {
+            return Verdict::deny("revoked", format!("`{}` was revoked for this session", req.skill));
+        }
+        if let Some(missing) = req.profile.permissions.first_missing(req.required) {
+            let mut v = Verdict::deny("profile.denied", format!("missing permission: {missing}"));
+            v.missing = Some(missing);
+            return v;
+        }
+        if let Some(tools) = &req.profile.tools
+            && !tools.iter().any(|p| glob::matches(p, req.skill))
+        {
+            return Verdict::deny(
+                "tool.denied",
+                format!("profile `{}` does not allow the tool `{}`", req.profile.name, req.skill),
+            );
+        }
+        let mut quota = self.quotas.check(req.skill, req.session_id, req.now_ms);
+        if let Some(q) = &quota
+            && q.remaining == 0
+        {
+            let mut v = Verdict::deny(
+                "quota.exceeded",
+                format!("quota `{}` allows {} calls per {} ms and all are used; retry later", q.key, q.limit, q.window_ms),
+            );
+            v.quota = quota.clone();
+            self.session(req.session_id).last_quota = quota;
+            return v;
+        }
+        let state = self.session(req.session_id);
+        if let Some((dimension, reason)) = state.budget.exhausted() {
+            let mut v = Verdict::deny(dimension.rule(), reason);
+            v.budget = Some(state.budget.snapshot());
+            v.quota = quota;
+            return v;
+        }
+        if let Some(q) = &mut quota {
+            self.quotas.hit(q, req.now_ms);
+        }
+        let state = self.session(req.session_id);
+        state.budget.used.calls += 1;
+        state.last_quota = quota.clone();
+        Verdict {
+            allow: true,
+            rule: "profile.grant",
+            reason: format!("profile `{}` grants it", req.profile.name),
+            missing: None,
+            quota,
+            budget: Some(state.budget.snapshot()),
+        }
+    }
+
+    /// Charges a finished call's measured CPU time and memory peak to its session.
+    pub fn charge(&mut self, session_id: &str, cpu_ms: f64, mem_peak_bytes: u64) {
+        let state = self.session(session_id);
+        state.budget.used.cpu_ms += cpu_ms;
+        state.budget.used.mem_bytes = state.budget.used.mem_bytes.max(mem_peak_bytes);
+    }
+
+    /// The session's budget (limits and spending).
+    pub fn budget(&mut self, session_id: &str) -> Budget {
+        self.session(session_id).budget
+    }
+
+    pub fn revoke_capability(&mut self, session_id: &str, skill: &str) {
+        self.revoked_caps.insert((session_id.to_string(), skill.to_string()));
+    }
+
+    pub fn restore_capability(&mut self, session_id: &str, skill: &str) {
+        self.revoked_caps.remove(&(session_id.to_string(), skill.to_string()));
+    }
+
+    pub fn revoke_session(&mut self, session_id: &str) {
+        self.revoked_sessions.insert(session_id.to_string());
+    }
+
+    pub fn revoke_package(&mut self, name: &str) {
+        self.revoked_packages.insert(name.to_string());
+    }
+
+    pub fn package_revoked(&self, name: &str) -> bool {
+        self.revoked_packages.contains(name)
+    }
+
+    /// Package admission: revoked, capabilities beyond the grant, else admitted.
+    pub fn admit_package(&self, name: &str, declared: Permissions, grant: Permissions) -> Verdict {
+        if self.revoked_packages.contains(name) {
+            return Verdict::deny("package.revoked", format!("package `{name}` was revoked"));
+        }
+        if let Some(p) = grant.first_missing(declared) {
+            return Verdict::deny(
+                "package.overclaim",
+                format!("package `{name}` declares `{p}`, which is not granted; remove it from `capabilities` or grant it"),
+            );
+        }
+        Verdict {
+            allow: true,
+            rule: "package.admitted",
+            reason: format!("package `{name}` admitted"),
+            missing: None,
+            quota: None,
+            budget: None,
+        }
+    }
+
+    /// Allowed/denied counts per (session, capability), optionally for one session.
+    pub fn tallies(&self, session_id: Option<&str>) -> Vec<(&str, &str, Tally)> {
+        self.tallies
+            .iter()
+            .filter(|((s, _), _)| session_id.is_none_or(|id| id == s))
+            .map(|((s, c), t)| (s.as_str(), c.as_str(), *t))
+            .collect()
+    }
+
+    /// Sessions known to the engine, with their latest quota snapshot and budget.
+    pub fn session_states(&self, session_id: Option<&str>) -> Vec<(&str, Option<&QuotaSnapshot>, Budget)> {
+        self.sessions
+            .iter()
+            .filter(|(s, _)| session_id.is_none_or(|id| id == s.as_str()))
+            .map(|(s, st)| (s.as_str(), st.last_quota.as_ref(), st.budget))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests;
