@@ -5,7 +5,7 @@
 
 use limina::limits::PackageLimits;
 use limina::packages::PackageSource;
-use limina::policy::{Permissions, Profiles};
+use limina::policy::{Permissions, PolicyConfig, Profiles};
 use limina::realm::{Realm, Rng};
 use limina::registry::{Caller, Registry};
 use limina::sandbox::{CallInfo, CompileCache, CompiledPackage, Sandbox};
@@ -56,6 +56,7 @@ fn info(grants: Permissions, limits: &PackageLimits) -> CallInfo {
         invocation_id: "evt_bench".into(),
         grants,
         fuel: limits.fuel_per_call,
+        memory_limit_bytes: limits.memory_bytes,
         timeout_ms: limits.timeout_ms,
         tick: 0,
     }
@@ -111,7 +112,7 @@ fn main() {
     // The whole pipeline: resolve, validate with defaults, policy, trace, WASM handler.
     let mut registry = Registry::new(
         Sandbox::new(CompileCache::new(CompileCache::default_dir())).unwrap(),
-        Profiles::default(),
+        PolicyConfig::default(),
         *realm(),
     );
     registry.load(PackageSource::read(&core).unwrap()).unwrap();

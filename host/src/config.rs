@@ -110,10 +110,13 @@ impl Config {
             let span = spanned.span();
             let q = spanned.into_inner();
             if q.limit < 0 || q.window_ms <= 0 {
-                return Err(at(span, format!(
-                    "a quota needs `limit` ≥ 0 and `windowMs` > 0; got limit {} and windowMs {}",
-                    q.limit, q.window_ms
-                )));
+                return Err(at(
+                    span,
+                    format!(
+                        "a quota needs `limit` ≥ 0 and `windowMs` > 0; got limit {} and windowMs {}",
+                        q.limit, q.window_ms
+                    ),
+                ));
             }
             quotas.push(QuotaRule {
                 cap: q.cap,
@@ -131,7 +134,10 @@ impl Config {
                 || b.cpu_ms.is_some_and(|v| v < 0.0 || !v.is_finite())
                 || b.mem_bytes.is_some_and(|v| v < 0);
             if negative {
-                return Err(at(span, "budgets must be ≥ 0 (`calls`, `cpuMs`, `memBytes`)".into()));
+                return Err(at(
+                    span,
+                    "budgets must be ≥ 0 (`calls`, `cpuMs`, `memBytes`)".into(),
+                ));
             }
             budget = BudgetLimits {
                 calls: b.calls.map(|v| v as u64),
@@ -142,7 +148,10 @@ impl Config {
 
         let max_sessions = match raw.max_sessions {
             Some(m) if *m.get_ref() < 1 => {
-                return Err(at(m.span(), format!("`maxSessions` must be ≥ 1, got {}", m.get_ref())));
+                return Err(at(
+                    m.span(),
+                    format!("`maxSessions` must be ≥ 1, got {}", m.get_ref()),
+                ));
             }
             Some(m) => Some(*m.get_ref() as usize),
             None => None,
@@ -157,7 +166,10 @@ impl Config {
                 match v {
                     None => Ok(default),
                     Some(v) if v > 0 => Ok(v as u64),
-                    Some(v) => Err(at(span.clone(), format!("package `{name}`: `{field}` must be > 0, got {v}"))),
+                    Some(v) => Err(at(
+                        span.clone(),
+                        format!("package `{name}`: `{field}` must be > 0, got {v}"),
+                    )),
                 }
             };
             let limits = PackageLimits {
@@ -215,7 +227,10 @@ fuelPerCall = 1000
         let scout = c.policy.profiles.get("scout").unwrap();
         assert_eq!(scout.permissions.names(), vec!["scene.read"]);
         assert_eq!(scout.tools.as_ref().unwrap().len(), 2);
-        assert!(c.policy.profiles.get("builder.readWrite").is_ok(), "built-ins stay");
+        assert!(
+            c.policy.profiles.get("builder.readWrite").is_ok(),
+            "built-ins stay"
+        );
         assert_eq!(c.policy.quotas[0].limit, 3);
         assert!(c.policy.quotas[0].per_session);
         assert_eq!(c.policy.budget.calls, Some(10));
@@ -233,9 +248,17 @@ fuelPerCall = 1000
     #[test]
     fn errors_give_the_line_and_the_reason() {
         let cases = [
-            (GOOD.replace("\"scene.read\"]", "\"scene.fly\"]"), "5:", "scene.fly"),
+            (
+                GOOD.replace("\"scene.read\"]", "\"scene.fly\"]"),
+                "5:",
+                "scene.fly",
+            ),
             (GOOD.replace("limit = 3", "limit = -1"), "8:", "limit"),
-            (GOOD.replace("maxSessions = 4", "maxSessions = 0"), "2:", "maxSessions"),
+            (
+                GOOD.replace("maxSessions = 4", "maxSessions = 0"),
+                "2:",
+                "maxSessions",
+            ),
             (GOOD.replace("cpuMs", "cpuSeconds"), "", "cpuSeconds"),
             (GOOD.replace("[budgets]", "[budgets"), "13:", "expected"),
         ];
@@ -243,7 +266,10 @@ fuelPerCall = 1000
             let err = Config::parse(&text).unwrap_err();
             assert!(err.starts_with(line), "expected line {line} in: {err}");
             assert!(err.contains(word), "expected `{word}` in: {err}");
-            assert!(err.split(':').next().unwrap().parse::<usize>().is_ok(), "no line number: {err}");
+            assert!(
+                err.split(':').next().unwrap().parse::<usize>().is_ok(),
+                "no line number: {err}"
+            );
         }
     }
 }

@@ -41,3 +41,7 @@ pub const DEFAULT_TICK_MS: u64 = 16;
 pub const TRACE_WINDOW: usize = 4_096;
 /// Tools per `tools/list` page.
 pub const TOOLS_PAGE_SIZE: usize = 100;
+/// Fuel one millisecond of guest CPU burns on this kind of machine, used to turn fuel consumed
+/// into the CPU-ms charged to budgets. Measured by `cargo bench -p limina --bench invoke`
+/// (the `fuel per ms` line: a busy guest loop on 2 cores, median of 15 runs).
+pub const FUEL_PER_MS: u64 = 1_000_000;

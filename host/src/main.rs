@@ -2,10 +2,11 @@
 
 use anyhow::{Context, Result, bail};
 use clap::Parser;
+use limina::config::Config;
 use limina::limits::{DEFAULT_TICK_MS, MAX_ENTITIES, TRACE_WINDOW};
 use limina::mcp::{Clock, Server, ServerConfig, stdio};
 use limina::packages::{PackageSource, package_dirs};
-use limina::policy::{DEFAULT_PROFILE, Profiles};
+use limina::policy::DEFAULT_PROFILE;
 use limina::realm::{Realm, Rng};
 use limina::registry::Registry;
 use limina::sandbox::{CompileCache, Sandbox};
@@ -22,6 +23,11 @@ struct Cli {
     /// Serve MCP as newline-delimited JSON-RPC on stdin/stdout (logs go to stderr).
     #[arg(long)]
     mcp_stdio: bool,
+
+    /// Configuration file (TOML): profiles and tool allow-lists, quotas, budgets, maxSessions,
+    /// per-package limits. Without it, built-in defaults apply.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
 
     /// Profile for sessions whose `initialize` names none (least privilege by default).
     #[arg(long, default_value = DEFAULT_PROFILE)]
@@ -86,8 +92,13 @@ fn run(cli: Cli) -> Result<()> {
     if !cli.mcp_stdio {
         bail!("choose a transport: `limina --mcp-stdio` (see `limina --help`)");
     }
-    let profiles = Profiles::default();
-    profiles
+    let config = match &cli.config {
+        Some(path) => Config::load(path).map_err(anyhow::Error::msg)?,
+        None => Config::default(),
+    };
+    config
+        .policy
+        .profiles
         .get(&cli.profile)
         .map_err(anyhow::Error::msg)
         .context("--profile")?;
@@ -106,7 +117,8 @@ fn run(cli: Cli) -> Result<()> {
         tracer: Tracer::new(TRACE_WINDOW),
         rng: cli.seed.map(Rng::seeded).unwrap_or_else(Rng::from_time),
     };
-    let mut registry = Registry::new(sandbox, profiles, realm);
+    let mut registry = Registry::new(sandbox, config.policy, realm);
+    registry.set_limit_overrides(config.package_limits);
 
     let core_dir = cli.core_dir.clone().unwrap_or_else(default_core_dir);
     let mut dirs = package_dirs(&core_dir).with_context(|| {

@@ -58,17 +58,35 @@ impl Budget {
         if let Some(limit) = self.limits.calls
             && self.used.calls >= limit
         {
-            return Some((BudgetDimension::Calls, format!("call budget spent: {} of {limit} calls used", self.used.calls)));
+            return Some((
+                BudgetDimension::Calls,
+                format!(
+                    "call budget spent: {} of {limit} calls used",
+                    self.used.calls
+                ),
+            ));
         }
         if let Some(limit) = self.limits.cpu_ms
             && self.used.cpu_ms >= limit
         {
-            return Some((BudgetDimension::Cpu, format!("CPU budget spent: {:.3} of {limit} ms used", self.used.cpu_ms)));
+            return Some((
+                BudgetDimension::Cpu,
+                format!(
+                    "CPU budget spent: {:.3} of {limit} ms used",
+                    self.used.cpu_ms
+                ),
+            ));
         }
         if let Some(limit) = self.limits.mem_bytes
             && self.used.mem_bytes >= limit
         {
-            return Some((BudgetDimension::Mem, format!("memory budget spent: peak {} of {limit} bytes", self.used.mem_bytes)));
+            return Some((
+                BudgetDimension::Mem,
+                format!(
+                    "memory budget spent: peak {} of {limit} bytes",
+                    self.used.mem_bytes
+                ),
+            ));
         }
         None
     }
@@ -87,13 +105,22 @@ impl Budget {
     pub fn snapshot(&self) -> Value {
         let mut out = serde_json::Map::new();
         if let Some(limit) = self.limits.calls {
-            out.insert("calls".into(), json!({"used": self.used.calls, "limit": limit}));
+            out.insert(
+                "calls".into(),
+                json!({"used": self.used.calls, "limit": limit}),
+            );
         }
         if let Some(limit) = self.limits.cpu_ms {
-            out.insert("cpuMs".into(), json!({"used": self.used.cpu_ms, "limit": limit}));
+            out.insert(
+                "cpuMs".into(),
+                json!({"used": self.used.cpu_ms, "limit": limit}),
+            );
         }
         if let Some(limit) = self.limits.mem_bytes {
-            out.insert("memBytes".into(), json!({"used": self.used.mem_bytes, "limit": limit}));
+            out.insert(
+                "memBytes".into(),
+                json!({"used": self.used.mem_bytes, "limit": limit}),
+            );
         }
         Value::Object(out)
     }

@@ -11,5 +11,5 @@ mod quota;
 pub use budget::{Budget, BudgetDimension, BudgetLimits, BudgetUsage};
 pub use engine::{CallRequest, PolicyConfig, PolicyEngine, Tally, Verdict};
 pub use permissions::{Permission, Permissions};
-pub use quota::{QuotaRule, QuotaSnapshot};
 pub use profiles::{DEFAULT_PROFILE, Profile, Profiles};
+pub use quota::{QuotaRule, QuotaSnapshot};

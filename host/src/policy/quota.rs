@@ -22,7 +22,10 @@ impl QuotaRule {
 
     fn key(&self, index: usize, session_id: &str) -> String {
         let scope = if self.per_session { session_id } else { "*" };
-        format!("quota[{index}]:{}:{scope}", self.cap.as_deref().unwrap_or("*"))
+        format!(
+            "quota[{index}]:{}:{scope}",
+            self.cap.as_deref().unwrap_or("*")
+        )
     }
 }
 
@@ -54,10 +57,17 @@ impl Quotas {
 
     /// The first rule matching `skill`, with its current state at `now_ms`.
     pub fn check(&mut self, skill: &str, session_id: &str, now_ms: u64) -> Option<QuotaSnapshot> {
-        let (index, rule) = self.rules.iter().enumerate().find(|(_, r)| r.applies_to(skill))?;
+        let (index, rule) = self
+            .rules
+            .iter()
+            .enumerate()
+            .find(|(_, r)| r.applies_to(skill))?;
         let key = rule.key(index, session_id);
         let window = self.windows.entry(key.clone()).or_default();
-        while window.front().is_some_and(|t| now_ms.saturating_sub(*t) >= rule.window_ms) {
+        while window
+            .front()
+            .is_some_and(|t| now_ms.saturating_sub(*t) >= rule.window_ms)
+        {
             window.pop_front();
         }
         let used = window.len() as u32;
@@ -72,7 +82,10 @@ impl Quotas {
 
     /// Counts one allowed call against the quota `snapshot` came from.
     pub fn hit(&mut self, snapshot: &mut QuotaSnapshot, now_ms: u64) {
-        self.windows.entry(snapshot.key.clone()).or_default().push_back(now_ms);
+        self.windows
+            .entry(snapshot.key.clone())
+            .or_default()
+            .push_back(now_ms);
         snapshot.used += 1;
         snapshot.remaining = snapshot.remaining.saturating_sub(1);
     }
@@ -95,10 +108,23 @@ mod tests {
             assert!(s.remaining > 0);
             q.hit(&mut s, t);
         }
-        assert_eq!(q.check("scene.createEntity", "s1", 500).unwrap().remaining, 0);
-        assert_eq!(q.check("scene.createEntity", "s2", 500).unwrap().remaining, 2, "per session");
-        assert_eq!(q.check("scene.createEntity", "s1", 1000).unwrap().remaining, 1);
-        assert_eq!(q.check("scene.createEntity", "s1", 1010).unwrap().remaining, 2);
+        assert_eq!(
+            q.check("scene.createEntity", "s1", 500).unwrap().remaining,
+            0
+        );
+        assert_eq!(
+            q.check("scene.createEntity", "s2", 500).unwrap().remaining,
+            2,
+            "per session"
+        );
+        assert_eq!(
+            q.check("scene.createEntity", "s1", 1000).unwrap().remaining,
+            1
+        );
+        assert_eq!(
+            q.check("scene.createEntity", "s1", 1010).unwrap().remaining,
+            2
+        );
         assert!(q.check("physics.raycast", "s1", 0).is_none());
     }
 }

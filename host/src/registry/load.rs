@@ -1,38 +1,99 @@
-//! Loading a package into the registry: compile, instantiate once to read its description,
-//! check every skill it declares, then register them all or none.
+//! Loading a package into the registry: admission by policy, compile, instantiate once to
+//! read its description, check every skill it declares, then register them all or none.
 
-use super::{Annotations, Package, Registry, Schema, Skill};
+use super::decision::{self, Crossing};
+use super::hooks::{GuestHook, HookPhase};
+use super::{Annotations, Caller, Handler, Package, Registry, Schema, Skill};
 use crate::packages::PackageSource;
 use crate::policy::Permissions;
 use crate::sandbox::bindings::{PackageDescription, SkillDescriptor};
 use crate::sandbox::content_hash;
+use crate::trace::NewEvent;
 use anyhow::{Result, anyhow, bail};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 impl Registry {
-    /// Loads a package and registers its skills. Nothing is registered if any check fails.
+    /// Loads a package at start-up (the host grants every permission a package may declare).
     pub fn load(&mut self, source: PackageSource) -> Result<Vec<String>> {
+        let host = Caller {
+            agent_id: "host".into(),
+            session_id: "host".into(),
+            profile: "host".into(),
+            permissions: Permissions::all(),
+        };
+        self.load_for(&host, source)
+    }
+
+    /// Loads a package on behalf of `caller`: its declared capabilities must be within the
+    /// caller's permissions. Nothing is registered if any check fails; each step is traced.
+    pub fn load_for(&mut self, caller: &Caller, source: PackageSource) -> Result<Vec<String>> {
         let name = source.manifest.name.clone();
         let label = format!("package `{name}` {}", source.manifest.version);
+        let verdict =
+            self.policy
+                .admit_package(&name, source.manifest.capabilities, caller.permissions);
+        let realm = self
+            .realm
+            .as_mut()
+            .expect("the realm is home between calls");
+        let crossing = Crossing {
+            boundary: "package",
+            cap: &name,
+            package: Some(&name),
+            required: source.manifest.capabilities.names(),
+        };
+        let admission = decision::record(realm, caller, crossing, &verdict);
+        let result = if verdict.allow {
+            self.register(source, &label)
+        } else {
+            Err(anyhow!(
+                "{label} was refused ({}): {}",
+                verdict.rule,
+                verdict.reason
+            ))
+        };
+        let (kind, payload) = match &result {
+            Ok(skills) => ("package.loaded", json!({"package": name, "skills": skills})),
+            Err(e) => (
+                "package.load.rejected",
+                json!({"package": name, "reason": format!("{e:#}")}),
+            ),
+        };
+        self.realm_mut().tracer.emit(NewEvent {
+            kind: kind.into(),
+            actor_id: caller.agent_id.clone(),
+            thread_id: caller.session_id.clone(),
+            parent_event_id: Some(admission.id.clone()),
+            caused_by: vec![admission.id],
+            payload,
+        });
+        result
+    }
+
+    fn register(&mut self, source: PackageSource, label: &str) -> Result<Vec<String>> {
+        let name = source.manifest.name.clone();
         if self.packages.iter().any(|p| p.manifest.name == name) {
             bail!("{label}: a package named `{name}` is already loaded");
         }
-        let compiled = self.sandbox.compile(&source.component, &label)?;
-        let description = compiled
-            .instantiate(&name, &source.manifest.limits)?
-            .describe()?;
+        let limits = self
+            .limit_overrides
+            .get(&name)
+            .copied()
+            .unwrap_or(source.manifest.limits);
+        let compiled = self.sandbox.compile(&source.component, label)?;
+        let description = compiled.instantiate(&name, &limits)?.describe()?;
         let index = self.packages.len();
-        let skills = check_description(&name, description, index)?;
-        for skill in &skills {
-            if self.skills.contains_key(&skill.name) {
-                bail!("{label}: skill `{}` is already registered", skill.name);
-            }
+        let (skills, hooks) = check_description(&name, description, index)?;
+        if let Some(taken) = skills.iter().find(|s| self.skills.contains_key(&s.name)) {
+            bail!("{label}: skill `{}` is already registered", taken.name);
         }
         let names: Vec<String> = skills.iter().map(|s| s.name.clone()).collect();
         self.packages.push(Package {
             content_hash: content_hash(&source.component),
             manifest: source.manifest,
+            limits,
             compiled,
+            hooks,
         });
         for skill in skills {
             self.skills.insert(skill.name.clone(), skill);
@@ -43,14 +104,36 @@ impl Registry {
     }
 }
 
-fn check_description(package: &str, d: PackageDescription, index: usize) -> Result<Vec<Skill>> {
+fn check_description(
+    package: &str,
+    d: PackageDescription,
+    index: usize,
+) -> Result<(Vec<Skill>, Vec<GuestHook>)> {
     if d.skills.is_empty() {
         bail!("package `{package}` declares no skills");
     }
-    d.skills
+    let skills = d
+        .skills
         .into_iter()
         .map(|s| check_skill(package, s, index))
-        .collect()
+        .collect::<Result<Vec<_>>>()?;
+    let hooks = d
+        .hooks
+        .into_iter()
+        .map(|h| GuestHook {
+            name: h.name,
+            phase: match h.phase {
+                crate::sandbox::bindings::limina::skill::types::HookPhase::Before => {
+                    HookPhase::Before
+                }
+                crate::sandbox::bindings::limina::skill::types::HookPhase::After => {
+                    HookPhase::After
+                }
+            },
+            skills: h.skills,
+        })
+        .collect();
+    Ok((skills, hooks))
 }
 
 fn check_skill(package: &str, s: SkillDescriptor, index: usize) -> Result<Skill> {
@@ -85,7 +168,7 @@ fn check_skill(package: &str, s: SkillDescriptor, index: usize) -> Result<Skill>
             idempotent: s.annotations.idempotent,
             open_world: s.annotations.open_world,
         },
-        package: index,
+        handler: Handler::Guest(index),
     })
 }
 

@@ -1,21 +1,28 @@
 //! The registry: every skill by name, the packages that provide them, and the one pipeline
-//! every call crosses (resolve → validate → policy → handler → output check → emit).
+//! every call crosses: resolve → validate → policy → before-hooks → handler → after-hooks →
+//! output check → emit.
 
+mod builtins;
+mod decision;
+mod guest_call;
+mod hooks;
 mod load;
 mod pipeline;
 mod response;
 mod schema;
 
+pub use hooks::{HookPhase, HostHook};
 pub use response::{ErrorCode, Failure, Metadata, Response};
 pub use schema::Schema;
 
 use crate::limits::PackageLimits;
 use crate::packages::Manifest;
-use crate::policy::{Permissions, Profiles};
+use crate::policy::{Permissions, PolicyConfig, PolicyEngine, Profiles};
 use crate::realm::Realm;
 use crate::sandbox::{CompiledPackage, GuestInstance, Sandbox};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
+use std::time::Instant;
 
 /// Who is calling: bound from the session, never from a payload.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,6 +42,15 @@ pub struct Annotations {
     pub open_world: bool,
 }
 
+/// What runs a skill.
+#[derive(Clone, Copy)]
+pub(crate) enum Handler {
+    /// A guest component: index into the registry's packages.
+    Guest(usize),
+    /// A host built-in that reads the host itself.
+    Builtin(builtins::Builtin),
+}
+
 /// A registered skill's contract.
 pub struct Skill {
     pub name: String,
@@ -45,44 +61,85 @@ pub struct Skill {
     pub input: Schema,
     pub output: Schema,
     pub annotations: Annotations,
-    /// Index into the registry's packages.
-    package: usize,
+    pub(crate) handler: Handler,
+}
+
+impl Skill {
+    /// The package providing it, or `None` for a host built-in.
+    pub fn package_index(&self) -> Option<usize> {
+        match self.handler {
+            Handler::Guest(i) => Some(i),
+            Handler::Builtin(_) => None,
+        }
+    }
 }
 
 /// A loaded package.
 pub struct Package {
     pub manifest: Manifest,
     pub content_hash: String,
+    /// Limits in force: the manifest's, unless the configuration overrides them.
+    pub limits: PackageLimits,
     compiled: CompiledPackage,
+    hooks: Vec<hooks::GuestHook>,
 }
 
-/// Skills, packages, the realm they act on, and live guest instances.
+/// Skills, packages, the policy engine, the realm they act on, and live guest instances.
 pub struct Registry {
     sandbox: Sandbox,
-    profiles: Profiles,
+    policy: PolicyEngine,
     packages: Vec<Package>,
     /// Sorted by name, so listings are stable.
     skills: BTreeMap<String, Skill>,
+    host_hooks: Vec<HostHook>,
     /// The realm; `None` only while lent to a guest call.
     realm: Option<Box<Realm>>,
     /// One instance per (session, package): never shared across sessions.
     instances: HashMap<(Arc<str>, usize), GuestInstance>,
+    /// Limits that override manifests, by package name.
+    limit_overrides: BTreeMap<String, PackageLimits>,
+    /// Where `trace.export` may write.
+    traces_dir: Option<std::path::PathBuf>,
     /// Bumped whenever the skill set changes, so callers can memoize listings.
     generation: u64,
+    started: Instant,
 }
 
 impl Registry {
-    /// An empty registry over `realm`.
-    pub fn new(sandbox: Sandbox, profiles: Profiles, realm: Realm) -> Self {
-        Registry {
+    /// A registry holding the built-in system skills, over `realm`.
+    pub fn new(sandbox: Sandbox, policy: PolicyConfig, realm: Realm) -> Self {
+        let mut registry = Registry {
             sandbox,
-            profiles,
+            policy: PolicyEngine::new(policy),
             packages: Vec::new(),
             skills: BTreeMap::new(),
+            host_hooks: Vec::new(),
             realm: Some(Box::new(realm)),
             instances: HashMap::new(),
+            limit_overrides: BTreeMap::new(),
+            traces_dir: None,
             generation: 0,
+            started: Instant::now(),
+        };
+        builtins::register(&mut registry);
+        registry
+    }
+
+    /// Limits that override package manifests, by package name (from the configuration).
+    pub fn set_limit_overrides(&mut self, overrides: BTreeMap<String, PackageLimits>) {
+        self.limit_overrides = overrides;
+        for p in &mut self.packages {
+            p.limits = self
+                .limit_overrides
+                .get(&p.manifest.name)
+                .copied()
+                .unwrap_or(p.manifest.limits);
         }
+    }
+
+    /// The folder `trace.export` writes into.
+    pub fn set_traces_dir(&mut self, dir: std::path::PathBuf) {
+        self.traces_dir = Some(dir);
     }
 
     /// All skills, sorted by name.
@@ -102,7 +159,17 @@ impl Registry {
 
     /// The profiles sessions may run under.
     pub fn profiles(&self) -> &Profiles {
-        &self.profiles
+        self.policy.profiles()
+    }
+
+    /// The policy engine (revocations, budgets, tallies).
+    pub fn policy(&self) -> &PolicyEngine {
+        &self.policy
+    }
+
+    /// The policy engine, for revoking and restoring.
+    pub fn policy_mut(&mut self) -> &mut PolicyEngine {
+        &mut self.policy
     }
 
     /// Changes whenever skills are registered, replaced or removed.
@@ -124,12 +191,46 @@ impl Registry {
             .expect("the realm is only lent out during a call")
     }
 
-    /// Drops a session's guest instances (on disconnect or shutdown).
-    pub fn end_session(&mut self, session_id: &str) {
-        self.instances.retain(|(s, _), _| &**s != session_id);
+    /// Adds a host hook run around every skill its patterns match.
+    pub fn add_hook(&mut self, hook: HostHook) {
+        self.host_hooks.push(hook);
     }
 
-    fn limits_of(&self, package: usize) -> PackageLimits {
-        self.packages[package].manifest.limits
+    /// Session admission through the policy engine, traced. The error is the reason to give
+    /// the client.
+    pub fn admit_session(&mut self, caller: &Caller) -> Result<(), String> {
+        let verdict = self
+            .policy
+            .admit_session(&caller.session_id, &caller.profile);
+        let realm = self
+            .realm
+            .as_mut()
+            .expect("the realm is home between calls");
+        let crossing = decision::Crossing {
+            boundary: "session",
+            cap: "session.admit",
+            package: None,
+            required: Vec::new(),
+        };
+        decision::record(realm, caller, crossing, &verdict);
+        if verdict.allow {
+            Ok(())
+        } else {
+            Err(format!(
+                "session refused ({}): {}",
+                verdict.rule, verdict.reason
+            ))
+        }
+    }
+
+    /// Drops a session's guest instances and frees its seat (on disconnect or shutdown).
+    pub fn end_session(&mut self, session_id: &str) {
+        self.instances.retain(|(s, _), _| &**s != session_id);
+        self.policy.release_session(session_id);
+    }
+
+    /// Milliseconds since the registry started: the policy engine's clock.
+    fn now_ms(&self) -> u64 {
+        self.started.elapsed().as_millis() as u64
     }
 }

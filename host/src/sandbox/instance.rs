@@ -40,6 +40,8 @@ pub struct CallInfo {
     /// Session permissions ∩ package capabilities: what host imports allow.
     pub grants: Permissions,
     pub fuel: u64,
+    /// Linear memory the instance may reach during this call.
+    pub memory_limit_bytes: u64,
     pub timeout_ms: u64,
     pub tick: u64,
 }
@@ -181,7 +183,9 @@ impl GuestInstance {
         // Fuel and deadline are set per call; a store that cannot take fuel is a host bug.
         let _ = self.store.set_fuel(fuel);
         self.store.set_epoch_deadline(deadline_ticks(timeout_ms));
-        self.store.data_mut().limiter.reset_refusal();
+        let limiter = &mut self.store.data_mut().limiter;
+        limiter.reset_refusal();
+        limiter.set_limit(info.memory_limit_bytes);
         self.store.data_mut().call = Some(ActiveCall {
             realm,
             info,

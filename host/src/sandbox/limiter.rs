@@ -36,6 +36,11 @@ impl MemoryLimiter {
         self.refused
     }
 
+    /// Sets the limit for the calls that follow (the package's, or less under a budget).
+    pub fn set_limit(&mut self, limit_bytes: u64) {
+        self.limit_bytes = limit_bytes as usize;
+    }
+
     /// Clears the refusal flag before a call.
     pub fn reset_refusal(&mut self) {
         self.refused = false;

@@ -4,7 +4,7 @@
 
 use super::budget::{Budget, BudgetLimits};
 use super::quota::{QuotaRule, QuotaSnapshot, Quotas};
-use super::{Permission, Permissions, Profile, Profiles, glob};
+use super::{Permission, Permissions, Profiles, glob};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashSet};
 
@@ -23,7 +23,8 @@ pub struct PolicyConfig {
 #[derive(Debug, Clone, Copy)]
 pub struct CallRequest<'a> {
     pub session_id: &'a str,
-    pub profile: &'a Profile,
+    /// The session's profile, by name (looked up now, so a reload takes effect at once).
+    pub profile: &'a str,
     pub skill: &'a str,
     pub required: Permissions,
     pub now_ms: u64,
@@ -119,7 +120,10 @@ impl PolicyEngine {
     /// Session admission: revoked, unknown profile, `max_sessions` full, else admitted.
     pub fn admit_session(&mut self, session_id: &str, profile: &str) -> Verdict {
         if self.revoked_sessions.contains(session_id) {
-            return Verdict::deny("session.revoked", format!("session `{session_id}` was revoked"));
+            return Verdict::deny(
+                "session.revoked",
+                format!("session `{session_id}` was revoked"),
+            );
         }
         if let Err(reason) = self.config.profiles.get(profile) {
             return Verdict::deny("profile.unknown", reason);
@@ -132,7 +136,9 @@ impl PolicyEngine {
         {
             return Verdict::deny(
                 "quota.exceeded",
-                format!("the server admits at most {max} sessions at once and all are in use; retry when one disconnects"),
+                format!(
+                    "the server admits at most {max} sessions at once and all are in use; retry when one disconnects"
+                ),
             );
         }
         let state = self.session(session_id);
@@ -172,31 +178,51 @@ impl PolicyEngine {
 
     fn evaluate(&mut self, req: CallRequest<'_>) -> Verdict {
         if self.revoked_sessions.contains(req.session_id) {
-            return Verdict::deny("session.revoked", format!("session `{}` was revoked", req.session_id));
+            return Verdict::deny(
+                "session.revoked",
+                format!("session `{}` was revoked", req.session_id),
+            );
         }
-        if self.revoked_caps.contains(&(req.session_id.to_string(), req.skill.to_string())) {
-            return Verdict::deny("revoked", format!("`{}` was revoked for this session", req.skill));
+        let profile = match self.config.profiles.get(req.profile) {
+            Ok(p) => p,
+            Err(reason) => return Verdict::deny("profile.unknown", reason),
+        };
+        if self
+            .revoked_caps
+            .contains(&(req.session_id.to_string(), req.skill.to_string()))
+        {
+            return Verdict::deny(
+                "revoked",
+                format!("`{}` was revoked for this session", req.skill),
+            );
         }
-        if let Some(missing) = req.profile.permissions.first_missing(req.required) {
+        if let Some(missing) = profile.permissions.first_missing(req.required) {
             let mut v = Verdict::deny("profile.denied", format!("missing permission: {missing}"));
             v.missing = Some(missing);
             return v;
         }
-        if let Some(tools) = &req.profile.tools
+        if let Some(tools) = &profile.tools
             && !tools.iter().any(|p| glob::matches(p, req.skill))
         {
             return Verdict::deny(
                 "tool.denied",
-                format!("profile `{}` does not allow the tool `{}`", req.profile.name, req.skill),
+                format!(
+                    "profile `{}` does not allow the tool `{}`",
+                    profile.name, req.skill
+                ),
             );
         }
+        let profile_name = profile.name.clone();
         let mut quota = self.quotas.check(req.skill, req.session_id, req.now_ms);
         if let Some(q) = &quota
             && q.remaining == 0
         {
             let mut v = Verdict::deny(
                 "quota.exceeded",
-                format!("quota `{}` allows {} calls per {} ms and all are used; retry later", q.key, q.limit, q.window_ms),
+                format!(
+                    "quota `{}` allows {} calls per {} ms and all are used; retry later",
+                    q.key, q.limit, q.window_ms
+                ),
             );
             v.quota = quota.clone();
             self.session(req.session_id).last_quota = quota;
@@ -218,7 +244,7 @@ impl PolicyEngine {
         Verdict {
             allow: true,
             rule: "profile.grant",
-            reason: format!("profile `{}` grants it", req.profile.name),
+            reason: format!("profile `{profile_name}` grants it"),
             missing: None,
             quota,
             budget: Some(state.budget.snapshot()),
@@ -238,11 +264,13 @@ impl PolicyEngine {
     }
 
     pub fn revoke_capability(&mut self, session_id: &str, skill: &str) {
-        self.revoked_caps.insert((session_id.to_string(), skill.to_string()));
+        self.revoked_caps
+            .insert((session_id.to_string(), skill.to_string()));
     }
 
     pub fn restore_capability(&mut self, session_id: &str, skill: &str) {
-        self.revoked_caps.remove(&(session_id.to_string(), skill.to_string()));
+        self.revoked_caps
+            .remove(&(session_id.to_string(), skill.to_string()));
     }
 
     pub fn revoke_session(&mut self, session_id: &str) {
@@ -265,7 +293,9 @@ impl PolicyEngine {
         if let Some(p) = grant.first_missing(declared) {
             return Verdict::deny(
                 "package.overclaim",
-                format!("package `{name}` declares `{p}`, which is not granted; remove it from `capabilities` or grant it"),
+                format!(
+                    "package `{name}` declares `{p}`, which is not granted; remove it from `capabilities` or grant it"
+                ),
             );
         }
         Verdict {
@@ -288,7 +318,10 @@ impl PolicyEngine {
     }
 
     /// Sessions known to the engine, with their latest quota snapshot and budget.
-    pub fn session_states(&self, session_id: Option<&str>) -> Vec<(&str, Option<&QuotaSnapshot>, Budget)> {
+    pub fn session_states(
+        &self,
+        session_id: Option<&str>,
+    ) -> Vec<(&str, Option<&QuotaSnapshot>, Budget)> {
         self.sessions
             .iter()
             .filter(|(s, _)| session_id.is_none_or(|id| id == s.as_str()))

@@ -1,5 +1,5 @@
 use super::*;
-use crate::policy::Permission;
+use crate::policy::{Permission, Profile};
 
 fn profile(name: &str, perms: &[Permission], tools: Option<&[&str]>) -> Profile {
     Profile {
@@ -9,10 +9,23 @@ fn profile(name: &str, perms: &[Permission], tools: Option<&[&str]>) -> Profile 
     }
 }
 
-fn req<'a>(p: &'a Profile, skill: &'a str, required: &[Permission], now_ms: u64) -> CallRequest<'a> {
+fn engine(config: PolicyConfig, profiles: &[Profile]) -> PolicyEngine {
+    let mut config = config;
+    for p in profiles {
+        config.profiles.insert(p.clone());
+    }
+    PolicyEngine::new(config)
+}
+
+fn req<'a>(
+    p: &'a Profile,
+    skill: &'a str,
+    required: &[Permission],
+    now_ms: u64,
+) -> CallRequest<'a> {
     CallRequest {
         session_id: "s1",
-        profile: p,
+        profile: &p.name,
         skill,
         required: required.iter().copied().collect(),
         now_ms,
@@ -21,24 +34,42 @@ fn req<'a>(p: &'a Profile, skill: &'a str, required: &[Permission], now_ms: u64)
 
 #[test]
 fn rules_apply_in_order_first_match_wins() {
-    let mut e = PolicyEngine::new(PolicyConfig::default());
     let p = profile("p", &[Permission::SceneRead], None);
+    let mut e = engine(PolicyConfig::default(), &[p.clone()]);
     e.revoke_session("s1");
     e.revoke_capability("s1", "scene.createEntity");
-    assert_eq!(e.decide_call(req(&p, "scene.createEntity", &[Permission::SceneWrite], 0)).rule, "session.revoked");
-    let mut e = PolicyEngine::new(PolicyConfig::default());
+    assert_eq!(
+        e.decide_call(req(&p, "scene.createEntity", &[Permission::SceneWrite], 0))
+            .rule,
+        "session.revoked"
+    );
+    let mut e = engine(PolicyConfig::default(), &[p.clone()]);
     e.revoke_capability("s1", "scene.createEntity");
-    assert_eq!(e.decide_call(req(&p, "scene.createEntity", &[Permission::SceneWrite], 0)).rule, "revoked");
+    assert_eq!(
+        e.decide_call(req(&p, "scene.createEntity", &[Permission::SceneWrite], 0))
+            .rule,
+        "revoked"
+    );
     let v = e.decide_call(req(&p, "scene.destroyEntity", &[Permission::SceneWrite], 0));
-    assert_eq!((v.rule, v.missing), ("profile.denied", Some(Permission::SceneWrite)));
+    assert_eq!(
+        (v.rule, v.missing),
+        ("profile.denied", Some(Permission::SceneWrite))
+    );
     assert_eq!(v.reason, "missing permission: scene.write");
-    assert!(e.decide_call(req(&p, "scene.queryEntities", &[Permission::SceneRead], 0)).allow);
+    assert!(
+        e.decide_call(req(&p, "scene.queryEntities", &[Permission::SceneRead], 0))
+            .allow
+    );
 }
 
 #[test]
 fn tool_allow_lists_match_globs() {
-    let mut e = PolicyEngine::new(PolicyConfig::default());
-    let p = profile("narrow", &[Permission::SceneRead], Some(&["scene.query*", "skills.*"]));
+    let p = profile(
+        "narrow",
+        &[Permission::SceneRead],
+        Some(&["scene.query*", "skills.*"]),
+    );
+    let mut e = engine(PolicyConfig::default(), &[p.clone()]);
     assert!(e.decide_call(req(&p, "scene.queryEntities", &[], 0)).allow);
     assert!(e.decide_call(req(&p, "skills.list", &[], 0)).allow);
     let v = e.decide_call(req(&p, "trace.tail", &[], 0));
@@ -48,11 +79,17 @@ fn tool_allow_lists_match_globs() {
 
 #[test]
 fn call_budget_allows_n_then_denies_and_denials_cost_nothing() {
-    let mut e = PolicyEngine::new(PolicyConfig {
-        budget: BudgetLimits { calls: Some(2), ..Default::default() },
-        ..Default::default()
-    });
     let p = profile("p", &[], None);
+    let mut e = engine(
+        PolicyConfig {
+            budget: BudgetLimits {
+                calls: Some(2),
+                ..Default::default()
+            },
+            ..Default::default()
+        },
+        &[p.clone()],
+    );
     assert!(e.decide_call(req(&p, "x.a", &[], 0)).allow);
     assert!(e.decide_call(req(&p, "x.a", &[], 0)).allow);
     for _ in 0..3 {
@@ -61,16 +98,33 @@ fn call_budget_allows_n_then_denies_and_denials_cost_nothing() {
     }
     assert_eq!(e.budget("s1").used.calls, 2);
     let t = e.tallies(Some("s1"));
-    assert_eq!(t, vec![("s1", "x.a", Tally { allowed: 2, denied: 3 })]);
+    assert_eq!(
+        t,
+        vec![(
+            "s1",
+            "x.a",
+            Tally {
+                allowed: 2,
+                denied: 3
+            }
+        )]
+    );
 }
 
 #[test]
 fn cpu_and_memory_budgets_deny_once_spent() {
-    let mut e = PolicyEngine::new(PolicyConfig {
-        budget: BudgetLimits { cpu_ms: Some(10.0), mem_bytes: Some(1000), ..Default::default() },
-        ..Default::default()
-    });
     let p = profile("p", &[], None);
+    let mut e = engine(
+        PolicyConfig {
+            budget: BudgetLimits {
+                cpu_ms: Some(10.0),
+                mem_bytes: Some(1000),
+                ..Default::default()
+            },
+            ..Default::default()
+        },
+        &[p.clone()],
+    );
     assert!(e.decide_call(req(&p, "x.a", &[], 0)).allow);
     e.charge("s1", 4.0, 500);
     assert!(e.decide_call(req(&p, "x.a", &[], 0)).allow);
@@ -78,21 +132,35 @@ fn cpu_and_memory_budgets_deny_once_spent() {
     let v = e.decide_call(req(&p, "x.a", &[], 0));
     assert_eq!(v.rule, "budget.cpu");
     assert_eq!(v.budget.unwrap()["cpuMs"]["used"], 10.5);
-    let mut e2 = PolicyEngine::new(PolicyConfig {
-        budget: BudgetLimits { mem_bytes: Some(1000), ..Default::default() },
-        ..Default::default()
-    });
+    let mut e2 = engine(
+        PolicyConfig {
+            budget: BudgetLimits {
+                mem_bytes: Some(1000),
+                ..Default::default()
+            },
+            ..Default::default()
+        },
+        &[p.clone()],
+    );
     e2.charge("s1", 0.0, 1000);
     assert_eq!(e2.decide_call(req(&p, "x.a", &[], 0)).rule, "budget.mem");
 }
 
 #[test]
 fn quota_is_hit_only_by_allowed_calls() {
-    let mut e = PolicyEngine::new(PolicyConfig {
-        quotas: vec![QuotaRule { cap: Some("x.*".into()), per_session: true, limit: 1, window_ms: 100 }],
-        ..Default::default()
-    });
     let p = profile("p", &[], None);
+    let mut e = engine(
+        PolicyConfig {
+            quotas: vec![QuotaRule {
+                cap: Some("x.*".into()),
+                per_session: true,
+                limit: 1,
+                window_ms: 100,
+            }],
+            ..Default::default()
+        },
+        &[p.clone()],
+    );
     let denied_by_profile = e.decide_call(req(&p, "x.a", &[Permission::SceneWrite], 0));
     assert_eq!(denied_by_profile.rule, "profile.denied");
     let v = e.decide_call(req(&p, "x.a", &[], 0));
@@ -105,33 +173,50 @@ fn quota_is_hit_only_by_allowed_calls() {
 
 #[test]
 fn restore_after_revoke_allows_again() {
-    let mut e = PolicyEngine::new(PolicyConfig::default());
     let p = profile("p", &[], None);
+    let mut e = engine(PolicyConfig::default(), &[p.clone()]);
     e.revoke_capability("s1", "x.a");
     assert_eq!(e.decide_call(req(&p, "x.a", &[], 0)).rule, "revoked");
-    assert!(e.decide_call(req(&p, "x.b", &[], 0)).allow, "other skills unaffected");
+    assert!(
+        e.decide_call(req(&p, "x.b", &[], 0)).allow,
+        "other skills unaffected"
+    );
     e.restore_capability("s1", "x.a");
     assert!(e.decide_call(req(&p, "x.a", &[], 0)).allow);
 }
 
 #[test]
 fn session_admission_respects_revocation_profiles_and_max_sessions() {
-    let mut e = PolicyEngine::new(PolicyConfig { max_sessions: Some(1), ..Default::default() });
+    let mut e = PolicyEngine::new(PolicyConfig {
+        max_sessions: Some(1),
+        ..Default::default()
+    });
     assert_eq!(e.admit_session("a", "nobody").rule, "profile.unknown");
     assert!(e.admit_session("a", "system.readonly").allow);
-    assert!(e.admit_session("a", "system.readonly").allow, "re-admitting the same session is fine");
-    assert_eq!(e.admit_session("b", "system.readonly").rule, "quota.exceeded");
+    assert!(
+        e.admit_session("a", "system.readonly").allow,
+        "re-admitting the same session is fine"
+    );
+    assert_eq!(
+        e.admit_session("b", "system.readonly").rule,
+        "quota.exceeded"
+    );
     e.release_session("a");
     assert!(e.admit_session("b", "system.readonly").allow);
     e.revoke_session("c");
-    assert_eq!(e.admit_session("c", "system.readonly").rule, "session.revoked");
+    assert_eq!(
+        e.admit_session("c", "system.readonly").rule,
+        "session.revoked"
+    );
 }
 
 #[test]
 fn package_admission_refuses_overclaim_and_revoked_packages() {
     let mut e = PolicyEngine::new(PolicyConfig::default());
     let read: Permissions = [Permission::SceneRead].into_iter().collect();
-    let write: Permissions = [Permission::SceneRead, Permission::SceneWrite].into_iter().collect();
+    let write: Permissions = [Permission::SceneRead, Permission::SceneWrite]
+        .into_iter()
+        .collect();
     assert!(e.admit_package("dice", read, write).allow);
     let v = e.admit_package("dice", write, read);
     assert_eq!(v.rule, "package.overclaim");

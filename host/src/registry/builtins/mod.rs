@@ -1,0 +1,84 @@
+//! The system skills: host built-ins that read the host itself (registry, trace, policy).
+//! Nothing to sandbox, but they cross the same pipeline as every guest skill.
+
+mod audit;
+mod catalog;
+
+use super::{Annotations, Caller, ErrorCode, Failure, Handler, Registry, Schema, Skill};
+use crate::policy::Permissions;
+use serde_json::Value;
+
+/// Which built-in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Builtin {
+    SkillsList,
+    SkillsDescribe,
+    AuditExplain,
+    AuditQuery,
+    AuditUsage,
+}
+
+impl Builtin {
+    /// Runs it on a validated input.
+    pub(crate) fn run(
+        self,
+        registry: &mut Registry,
+        caller: &Caller,
+        input: &mut Value,
+    ) -> Result<Value, Failure> {
+        match self {
+            Builtin::SkillsList => Ok(catalog::list(registry, caller)),
+            Builtin::SkillsDescribe => catalog::describe(registry, input),
+            Builtin::AuditExplain => audit::explain(registry, input),
+            Builtin::AuditQuery => Ok(audit::query(registry, input)),
+            Builtin::AuditUsage => Ok(audit::usage(registry, input)),
+        }
+    }
+}
+
+/// A built-in's contract.
+struct Spec {
+    builtin: Builtin,
+    name: &'static str,
+    description: &'static str,
+    input: Value,
+    output: Value,
+}
+
+/// Registers every built-in.
+pub(super) fn register(registry: &mut Registry) {
+    for spec in catalog::specs().into_iter().chain(audit::specs()) {
+        let skill = Skill {
+            name: spec.name.to_string(),
+            version: "1.0.0".into(),
+            category: "system".into(),
+            description: spec.description.into(),
+            permissions: Permissions::NONE,
+            input: Schema::compile(spec.input).expect("built-in input schemas are valid"),
+            output: Schema::compile(spec.output).expect("built-in output schemas are valid"),
+            annotations: Annotations {
+                read_only: true,
+                destructive: false,
+                idempotent: true,
+                open_world: false,
+            },
+            handler: Handler::Builtin(spec.builtin),
+        };
+        registry.skills.insert(skill.name.clone(), skill);
+    }
+    registry.generation += 1;
+}
+
+/// A draft-07 object schema with the given properties and required keys.
+fn object(properties: Value, required: &[&str]) -> Value {
+    serde_json::json!({
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "type": "object",
+        "properties": properties,
+        "required": required,
+    })
+}
+
+fn not_found(message: String) -> Failure {
+    Failure::new(ErrorCode::InvalidInput, message)
+}
