@@ -1,12 +1,20 @@
 //! The trace: every decision and effect as an event with causal links, chained by sha256 so
-//! any reader can verify the history end to end.
+//! any reader can verify the history end to end. A tracer keeps a bounded window in memory for
+//! hot queries and, when opened on a file, appends every event to a durable JSONL store.
 
 mod event;
+mod history;
+mod store;
+mod verify;
 
-pub use event::{Event, Integrity, canonical_json};
+pub use event::{Event, Integrity, canonical_json, seq_of_id};
+pub use history::{ExportNameError, check_export_name};
+pub use verify::{ChainBreak, VerifyError, VerifyReport, verify_file, verify_reader};
 
 use serde_json::Value;
 use std::collections::VecDeque;
+use std::path::Path;
+use store::Store;
 
 /// What a caller supplies for a new event; the tracer adds id, time and integrity.
 #[derive(Debug, Clone)]
@@ -19,36 +27,81 @@ pub struct NewEvent {
     pub payload: Value,
 }
 
-/// Issues events in sequence, chains their hashes and keeps a bounded recent window.
+/// Issues events in sequence, chains their hashes, keeps a bounded recent window and, when
+/// durable, appends every event to its file.
 pub struct Tracer {
     seq: u64,
     last_hash: Option<String>,
+    /// The newest events, with consecutive sequence numbers ending at `seq`.
     window: VecDeque<Event>,
     window_cap: usize,
+    store: Option<Store>,
+    /// `(seq, byte offset after its line)` of the last event a file page returned, so that
+    /// paging through the file reads on from there instead of from the start every time.
+    file_cursor: Option<(u64, u64)>,
 }
 
 impl Tracer {
-    /// A tracer keeping at most `window_cap` recent events in memory.
+    /// A tracer keeping at most `window_cap` recent events in memory, and nothing on disk.
     pub fn new(window_cap: usize) -> Self {
         Tracer {
             seq: 0,
             last_hash: None,
             window: VecDeque::new(),
             window_cap,
+            store: None,
+            file_cursor: None,
         }
     }
 
-    /// Appends an event and returns its id.
+    /// A durable tracer appending to the JSONL file at `path` (created with its folder if
+    /// missing), locked against other processes. An existing file is continued: a torn final
+    /// line is cut off with a warning, and the sequence and chain resume after the last
+    /// complete event. The window starts empty; older events are read from the file.
+    pub fn open(path: &Path, window_cap: usize) -> anyhow::Result<Tracer> {
+        let (store, resume) = Store::open(path)?;
+        let mut tracer = Tracer::new(window_cap);
+        if let Some(resume) = resume {
+            tracer.seq = resume.seq;
+            tracer.last_hash = Some(resume.hash);
+        }
+        tracer.store = Some(store);
+        Ok(tracer)
+    }
+
+    /// Appends an event and returns its id. Durable writes are buffered until [`flush`];
+    /// a write failure is logged and reported by the next flush.
+    ///
+    /// [`flush`]: Tracer::flush
     pub fn emit(&mut self, new: NewEvent) -> String {
         self.seq += 1;
         let event = Event::seal(self.seq, new, self.last_hash.take());
         self.last_hash = Some(event.integrity.hash.clone());
+        if let Some(store) = &mut self.store {
+            store.append(&event);
+        }
         let id = event.id.clone();
-        if self.window.len() == self.window_cap {
+        if self.window.len() >= self.window_cap {
             self.window.pop_front();
         }
-        self.window.push_back(event);
+        if self.window_cap > 0 {
+            self.window.push_back(event);
+        }
         id
+    }
+
+    /// Writes buffered events to the file; called once per message batch so writes are
+    /// batched. Does nothing for an in-memory tracer.
+    pub fn flush(&mut self) -> anyhow::Result<()> {
+        match &mut self.store {
+            Some(store) => store.flush(),
+            None => Ok(()),
+        }
+    }
+
+    /// The durable file, if the tracer has one.
+    pub fn path(&self) -> Option<&Path> {
+        self.store.as_ref().map(Store::path)
     }
 
     /// Recent events, oldest first.
@@ -56,11 +109,20 @@ impl Tracer {
         self.window.iter()
     }
 
-    /// Number of events issued so far.
+    /// Number of events issued so far (including those of earlier runs on the same file).
     pub fn count(&self) -> u64 {
         self.seq
     }
+
+    /// Sequence number of the oldest event in the window (`seq + 1` when it is empty).
+    fn first_kept(&self) -> u64 {
+        self.seq + 1 - self.window.len() as u64
+    }
 }
 
+#[cfg(test)]
+mod durable_tests;
+#[cfg(test)]
+mod history_tests;
 #[cfg(test)]
 mod tests;

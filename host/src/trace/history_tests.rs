@@ -1,0 +1,187 @@
+//! Reading history back: tail pages, lookups by id and children, and export.
+
+use super::*;
+use serde_json::json;
+use std::fs;
+
+fn new(actor: &str, kind: &str) -> NewEvent {
+    NewEvent {
+        kind: kind.into(),
+        actor_id: actor.into(),
+        thread_id: "s1".into(),
+        parent_event_id: None,
+        caused_by: vec![],
+        payload: json!({}),
+    }
+}
+
+fn seqs(events: &[Event]) -> Vec<u64> {
+    events.iter().map(|e| e.seq().unwrap()).collect()
+}
+
+/// A durable tracer with a window of 3 holding 10 events: odd seqs by actor `a` of type
+/// `x`, even ones by `b` of type `y`.
+fn ten_events(dir: &tempfile::TempDir) -> Tracer {
+    let mut t = Tracer::open(&dir.path().join("trace.jsonl"), 3).unwrap();
+    for i in 0..10 {
+        let (actor, kind) = if i % 2 == 0 { ("a", "x") } else { ("b", "y") };
+        t.emit(new(actor, kind));
+    }
+    t
+}
+
+#[test]
+fn tail_pages_through_the_file_and_then_the_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = ten_events(&dir);
+    let (page, next) = t.tail(-1, 4, None, None).unwrap();
+    assert_eq!((seqs(&page), next), (vec![1, 2, 3, 4], Some(4)));
+    let (page, next) = t.tail(4, 4, None, None).unwrap();
+    assert_eq!((seqs(&page), next), (vec![5, 6, 7, 8], Some(8)));
+    // Seqs 8..=10 are all in the window.
+    let (page, next) = t.tail(8, 4, None, None).unwrap();
+    assert_eq!((seqs(&page), next), (vec![9, 10], None));
+    let (page, next) = t.tail(10, 4, None, None).unwrap();
+    assert_eq!((seqs(&page), next), (vec![], None));
+    // A page read from the file equals the events as issued.
+    let from_window: Vec<_> = t.recent().cloned().collect();
+    let (page, _) = t.tail(7, 10, None, None).unwrap();
+    assert_eq!(page, from_window);
+}
+
+#[test]
+fn tail_filters_by_actor_and_type_across_file_and_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = ten_events(&dir);
+    let (page, next) = t.tail(-1, 2, Some("a"), None).unwrap();
+    assert_eq!((seqs(&page), next), (vec![1, 3], Some(3)));
+    let (page, next) = t.tail(3, 2, Some("a"), None).unwrap();
+    assert_eq!((seqs(&page), next), (vec![5, 7], Some(7)));
+    let (page, next) = t.tail(7, 2, Some("a"), None).unwrap();
+    assert_eq!((seqs(&page), next), (vec![9], None));
+    let (page, next) = t.tail(0, 10, Some("b"), Some("y")).unwrap();
+    assert_eq!((seqs(&page), next), (vec![2, 4, 6, 8, 10], None));
+    let (page, _) = t.tail(0, 10, Some("a"), Some("y")).unwrap();
+    assert!(page.is_empty());
+    // From the window alone: seqs 8..=10.
+    let (page, next) = t.tail(7, 10, None, Some("y")).unwrap();
+    assert_eq!((seqs(&page), next), (vec![8, 10], None));
+}
+
+#[test]
+fn tail_limit_zero_returns_nothing_but_keeps_the_cursor_when_more_follow() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = ten_events(&dir);
+    assert_eq!(t.tail(2, 0, None, None).unwrap(), (vec![], Some(2)));
+    assert_eq!(t.tail(10, 0, None, None).unwrap(), (vec![], None));
+}
+
+#[test]
+fn tail_reads_history_left_by_an_earlier_run() {
+    let dir = tempfile::tempdir().unwrap();
+    drop(ten_events(&dir));
+    let mut t = Tracer::open(&dir.path().join("trace.jsonl"), 2).unwrap();
+    t.emit(new("c", "z"));
+    let (page, next) = t.tail(-1, 100, None, None).unwrap();
+    assert_eq!((seqs(&page), next), ((1..=11).collect(), None));
+    let (page, _) = t.tail(-1, 100, Some("c"), None).unwrap();
+    assert_eq!(seqs(&page), vec![11]);
+}
+
+#[test]
+fn in_memory_tail_serves_what_the_window_holds() {
+    let mut t = Tracer::new(3);
+    for _ in 0..5 {
+        t.emit(new("a", "x"));
+    }
+    let (page, next) = t.tail(-1, 10, None, None).unwrap();
+    assert_eq!((seqs(&page), next), (vec![3, 4, 5], None));
+}
+
+#[test]
+fn get_and_children_find_events_that_left_the_window_before_a_flush() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = Tracer::open(&dir.path().join("trace.jsonl"), 2).unwrap();
+    let root = t.emit(new("a", "policy.decision"));
+    let caused = t.emit(NewEvent {
+        caused_by: vec![root.clone()],
+        ..new("a", "skill.executed")
+    });
+    let parented = t.emit(NewEvent {
+        parent_event_id: Some(root.clone()),
+        ..new("a", "host.import")
+    });
+    t.emit(new("b", "other"));
+    let grandchild = t.emit(NewEvent {
+        caused_by: vec![parented.clone()],
+        ..new("a", "deep")
+    });
+
+    assert_eq!(t.get(&root).unwrap().kind, "policy.decision");
+    assert_eq!(t.get(&grandchild).unwrap().kind, "deep");
+    let ids = |events: Vec<Event>| events.into_iter().map(|e| e.id).collect::<Vec<_>>();
+    assert_eq!(ids(t.children_of(&root)), vec![caused, parented.clone()]);
+    assert_eq!(ids(t.children_of(&parented)), vec![grandchild]);
+    // A right seq with a wrong hash, a seq not issued yet, and a foreign id.
+    assert_eq!(t.get("evt_a_000000000001_0000000000000000"), None);
+    assert_eq!(t.get("evt_a_000000000099_0000000000000000"), None);
+    assert_eq!(t.get("nope"), None);
+}
+
+#[test]
+fn export_rejects_names_that_could_leave_the_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = ten_events(&dir);
+    let out = dir.path().join("exports");
+    for name in ["../x", "a/b", "a\\b", ".hidden", "", "a..b", "x y"] {
+        let err = t.export(&out, name).err().unwrap();
+        assert!(err.to_string().contains("is not allowed"), "{name}: {err}");
+    }
+    assert_eq!(
+        check_export_name(".hidden").unwrap_err().rule,
+        "it must not start with `.`"
+    );
+    assert!(check_export_name("run-1_final.jsonl").is_ok());
+    assert!(!out.exists() || fs::read_dir(&out).unwrap().next().is_none());
+}
+
+#[test]
+fn export_writes_the_whole_trace_under_a_bare_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = ten_events(&dir);
+    let out = dir.path().join("exports");
+    let (events, bytes) = t.export(&out, "run-1.jsonl").unwrap();
+    let exported = out.join("run-1.jsonl");
+    assert_eq!(
+        (events, bytes),
+        (10, fs::metadata(&exported).unwrap().len())
+    );
+    assert_eq!(
+        fs::read(&exported).unwrap(),
+        fs::read(t.path().unwrap()).unwrap()
+    );
+    assert_eq!(verify_file(&exported).unwrap().events, 10);
+    // Only the export itself is left in the folder.
+    assert_eq!(fs::read_dir(&out).unwrap().count(), 1);
+    let err = t.export(dir.path(), "trace.jsonl").err().unwrap();
+    assert!(err.to_string().contains("live trace file"), "{err}");
+}
+
+#[test]
+fn in_memory_export_writes_the_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = Tracer::new(10);
+    for _ in 0..3 {
+        t.emit(new("a", "x"));
+    }
+    let (events, bytes) = t.export(dir.path(), "mem.jsonl").unwrap();
+    assert_eq!(events, 3);
+    assert_eq!(
+        bytes,
+        fs::metadata(dir.path().join("mem.jsonl")).unwrap().len()
+    );
+    assert_eq!(
+        verify_file(&dir.path().join("mem.jsonl")).unwrap().events,
+        3
+    );
+}
