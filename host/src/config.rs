@@ -147,10 +147,13 @@ impl Config {
         }
 
         let max_sessions = match raw.max_sessions {
-            Some(m) if *m.get_ref() < 1 => {
+            Some(m) if *m.get_ref() < 0 => {
                 return Err(at(
                     m.span(),
-                    format!("`maxSessions` must be ≥ 1, got {}", m.get_ref()),
+                    format!(
+                        "`maxSessions` must be ≥ 0 (0 admits no session), got {}",
+                        m.get_ref()
+                    ),
                 ));
             }
             Some(m) => Some(*m.get_ref() as usize),
@@ -239,6 +242,12 @@ fuelPerCall = 1000
     }
 
     #[test]
+    fn zero_max_sessions_admits_no_session() {
+        let c = Config::parse("maxSessions = 0\n").unwrap();
+        assert_eq!(c.policy.max_sessions, Some(0));
+    }
+
+    #[test]
     fn an_empty_file_is_all_defaults() {
         let c = Config::parse("").unwrap();
         assert_eq!(c.policy.budget, BudgetLimits::default());
@@ -255,7 +264,7 @@ fuelPerCall = 1000
             ),
             (GOOD.replace("limit = 3", "limit = -1"), "8:", "limit"),
             (
-                GOOD.replace("maxSessions = 4", "maxSessions = 0"),
+                GOOD.replace("maxSessions = 4", "maxSessions = -1"),
                 "2:",
                 "maxSessions",
             ),

@@ -57,6 +57,11 @@ struct Cli {
     #[arg(long, default_value_t = MAX_ENTITIES)]
     max_entities: usize,
 
+    /// Folder for the durable trace (`trace.jsonl`) and `trace.export` files
+    /// [default: $XDG_STATE_HOME/limina/traces or ~/.local/state/limina/traces].
+    #[arg(long, value_name = "DIR")]
+    trace_dir: Option<PathBuf>,
+
     /// Folder for compiled components [default: $LIMINA_CACHE_DIR/compiled or ~/.cache/limina/compiled].
     #[arg(long, value_name = "DIR")]
     cache_dir: Option<PathBuf>,
@@ -109,16 +114,18 @@ fn run(cli: Cli) -> Result<()> {
         CompileCache::new(cli.cache_dir.clone().or_else(CompileCache::default_dir))
     };
     let sandbox = Sandbox::new(cache)?;
+    let trace_dir = cli.trace_dir.clone().unwrap_or_else(default_trace_dir);
     let realm = Realm {
         world: World::new(WorldSettings {
             max_entities: cli.max_entities,
             tick_seconds: cli.tick_ms as f32 / 1000.0,
         }),
-        tracer: Tracer::new(TRACE_WINDOW),
+        tracer: open_trace(&trace_dir, cli.trace_dir.is_some())?,
         rng: cli.seed.map(Rng::seeded).unwrap_or_else(Rng::from_time),
     };
     let mut registry = Registry::new(sandbox, config.policy, realm);
     registry.set_limit_overrides(config.package_limits);
+    registry.set_traces_dir(trace_dir);
 
     let core_dir = cli.core_dir.clone().unwrap_or_else(default_core_dir);
     let mut dirs = package_dirs(&core_dir).with_context(|| {
@@ -161,6 +168,29 @@ fn run(cli: Cli) -> Result<()> {
     )
     .context("serving stdio")?;
     Ok(())
+}
+
+/// The durable trace in `dir`. When the default folder is already used by another host, the
+/// trace stays in memory (with a warning) rather than refusing to start; an explicit
+/// `--trace-dir` that cannot be used is an error.
+fn open_trace(dir: &std::path::Path, explicit: bool) -> Result<Tracer> {
+    match Tracer::open(&dir.join("trace.jsonl"), TRACE_WINDOW) {
+        Ok(tracer) => Ok(tracer),
+        Err(e) if !explicit => {
+            limina::log::warn(&format!("{e:#}; keeping this run's trace in memory only"));
+            Ok(Tracer::new(TRACE_WINDOW))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+fn default_trace_dir() -> PathBuf {
+    std::env::var_os("XDG_STATE_HOME")
+        .map(|d| PathBuf::from(d).join("limina/traces"))
+        .or_else(|| {
+            std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/state/limina/traces"))
+        })
+        .unwrap_or_else(|| PathBuf::from("limina-traces"))
 }
 
 /// `$LIMINA_CORE_DIR`, else the folder `cargo xtask build-guests` fills in this checkout.

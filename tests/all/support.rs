@@ -1,4 +1,6 @@
 //! Test support: spawn the real `limina` binary and speak JSON-RPC over its stdio.
+// Shared by several test binaries, each of which uses only part of it.
+#![allow(dead_code)]
 
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};
@@ -20,6 +22,8 @@ pub fn repo() -> PathBuf {
 
 /// A running `limina --mcp-stdio`.
 pub struct Client {
+    /// This host's own trace folder (unless the test chose one).
+    pub traces: Option<tempfile::TempDir>,
     child: Child,
     stdin: Option<ChildStdin>,
     lines: Receiver<String>,
@@ -29,10 +33,13 @@ pub struct Client {
 impl Client {
     /// Spawns `limina --mcp-stdio --manual-clock` with extra arguments.
     pub fn spawn(args: &[&str]) -> Client {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_limina"))
-            .arg("--mcp-stdio")
-            .arg("--manual-clock")
-            .args(args)
+        let traces = (!args.contains(&"--trace-dir")).then(|| tempfile::tempdir().unwrap());
+        let mut command = Command::new(env!("CARGO_BIN_EXE_limina"));
+        command.arg("--mcp-stdio").arg("--manual-clock").args(args);
+        if let Some(dir) = &traces {
+            command.arg("--trace-dir").arg(dir.path());
+        }
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -49,6 +56,7 @@ impl Client {
             }
         });
         Client {
+            traces,
             stdin: child.stdin.take(),
             child,
             lines: rx,

@@ -75,6 +75,13 @@ impl Server {
         }
     }
 
+    /// Writes buffered trace events out; transports call it when no input is waiting.
+    pub fn flush(&mut self) {
+        if let Err(e) = self.registry.realm_mut().tracer.flush() {
+            crate::log::error(&format!("writing the trace failed: {e:#}"));
+        }
+    }
+
     /// Ends a connection's session (transport closed).
     pub fn disconnect(&mut self, conn: &mut Connection) {
         if let Some(session) = conn.session.take() {
@@ -122,6 +129,9 @@ impl Server {
         )
         .map_err(|m| RpcError::new(jsonrpc::INVALID_PARAMS, m))?;
         self.disconnect(conn);
+        self.registry
+            .admit_session(&session.caller)
+            .map_err(|m| RpcError::new(jsonrpc::NOT_INITIALIZED, m))?;
         let reply = json!({
             "protocolVersion": session.protocol_version,
             "capabilities": {"tools": {"listChanged": true}, "logging": {}},

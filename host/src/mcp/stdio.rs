@@ -32,9 +32,11 @@ pub fn serve<R: Read, W: Write>(server: &mut Server, input: R, output: W) -> io:
             writer.write_all(b"\n")?;
         }
         if reader.buffer().is_empty() {
+            server.flush();
             writer.flush()?;
         }
     }
+    server.flush();
     writer.flush()?;
     server.disconnect(&mut conn);
     Ok(())

@@ -53,8 +53,9 @@ impl Budget {
         }
     }
 
-    /// The first spent dimension with a reason, if any.
-    pub fn exhausted(&self) -> Option<(BudgetDimension, String)> {
+    /// The first spent dimension with a reason, if any. Unmetered calls (host built-ins) are
+    /// only held to the call count.
+    pub fn exhausted(&self, metered: bool) -> Option<(BudgetDimension, String)> {
         if let Some(limit) = self.limits.calls
             && self.used.calls >= limit
         {
@@ -65,6 +66,9 @@ impl Budget {
                     self.used.calls
                 ),
             ));
+        }
+        if !metered {
+            return None;
         }
         if let Some(limit) = self.limits.cpu_ms
             && self.used.cpu_ms >= limit

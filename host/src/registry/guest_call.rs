@@ -71,10 +71,14 @@ impl Registry {
         let (realm, outcome) = f(instance, realm, info);
         self.realm = Some(realm);
         events.extend(outcome.events);
-        // Charged whatever happened: a call cut mid-way still used what it used.
+        // Charged whatever happened: a call cut mid-way still used what it used, and a call
+        // refused memory reached for at least the limit.
         let cpu_ms = outcome.fuel_used as f64 / FUEL_PER_MS as f64;
-        self.policy
-            .charge(&caller.session_id, cpu_ms, outcome.peak_memory_bytes as u64);
+        let mut peak = outcome.peak_memory_bytes as u64;
+        if matches!(outcome.result, Err(CallFailure::Memory { .. })) {
+            peak = peak.max(memory);
+        }
+        self.policy.charge(&caller.session_id, cpu_ms, peak);
         match outcome.result {
             Ok(Ok(value)) => Ok(value),
             Ok(Err(e)) => Err(from_guest(e)),

@@ -72,6 +72,7 @@ impl Registry {
             skill: name,
             required,
             now_ms,
+            metered: matches!(handler, Handler::Guest(_)),
         });
         let realm = self
             .realm

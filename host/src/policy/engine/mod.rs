@@ -28,6 +28,9 @@ pub struct CallRequest<'a> {
     pub skill: &'a str,
     pub required: Permissions,
     pub now_ms: u64,
+    /// Whether the call runs guest code. Host built-ins burn no fuel and hold no guest
+    /// memory, so only the call-count budget applies to them.
+    pub metered: bool,
 }
 
 /// The outcome of a decision.
@@ -229,7 +232,7 @@ impl PolicyEngine {
             return v;
         }
         let state = self.session(req.session_id);
-        if let Some((dimension, reason)) = state.budget.exhausted() {
+        if let Some((dimension, reason)) = state.budget.exhausted(req.metered) {
             let mut v = Verdict::deny(dimension.rule(), reason);
             v.budget = Some(state.budget.snapshot());
             v.quota = quota;

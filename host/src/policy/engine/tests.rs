@@ -9,11 +9,9 @@ fn profile(name: &str, perms: &[Permission], tools: Option<&[&str]>) -> Profile 
     }
 }
 
-fn engine(config: PolicyConfig, profiles: &[Profile]) -> PolicyEngine {
+fn engine(config: PolicyConfig, profile: &Profile) -> PolicyEngine {
     let mut config = config;
-    for p in profiles {
-        config.profiles.insert(p.clone());
-    }
+    config.profiles.insert(profile.clone());
     PolicyEngine::new(config)
 }
 
@@ -29,13 +27,14 @@ fn req<'a>(
         skill,
         required: required.iter().copied().collect(),
         now_ms,
+        metered: true,
     }
 }
 
 #[test]
 fn rules_apply_in_order_first_match_wins() {
     let p = profile("p", &[Permission::SceneRead], None);
-    let mut e = engine(PolicyConfig::default(), &[p.clone()]);
+    let mut e = engine(PolicyConfig::default(), &p);
     e.revoke_session("s1");
     e.revoke_capability("s1", "scene.createEntity");
     assert_eq!(
@@ -43,7 +42,7 @@ fn rules_apply_in_order_first_match_wins() {
             .rule,
         "session.revoked"
     );
-    let mut e = engine(PolicyConfig::default(), &[p.clone()]);
+    let mut e = engine(PolicyConfig::default(), &p);
     e.revoke_capability("s1", "scene.createEntity");
     assert_eq!(
         e.decide_call(req(&p, "scene.createEntity", &[Permission::SceneWrite], 0))
@@ -69,7 +68,7 @@ fn tool_allow_lists_match_globs() {
         &[Permission::SceneRead],
         Some(&["scene.query*", "skills.*"]),
     );
-    let mut e = engine(PolicyConfig::default(), &[p.clone()]);
+    let mut e = engine(PolicyConfig::default(), &p);
     assert!(e.decide_call(req(&p, "scene.queryEntities", &[], 0)).allow);
     assert!(e.decide_call(req(&p, "skills.list", &[], 0)).allow);
     let v = e.decide_call(req(&p, "trace.tail", &[], 0));
@@ -88,7 +87,7 @@ fn call_budget_allows_n_then_denies_and_denials_cost_nothing() {
             },
             ..Default::default()
         },
-        &[p.clone()],
+        &p,
     );
     assert!(e.decide_call(req(&p, "x.a", &[], 0)).allow);
     assert!(e.decide_call(req(&p, "x.a", &[], 0)).allow);
@@ -123,7 +122,7 @@ fn cpu_and_memory_budgets_deny_once_spent() {
             },
             ..Default::default()
         },
-        &[p.clone()],
+        &p,
     );
     assert!(e.decide_call(req(&p, "x.a", &[], 0)).allow);
     e.charge("s1", 4.0, 500);
@@ -140,7 +139,7 @@ fn cpu_and_memory_budgets_deny_once_spent() {
             },
             ..Default::default()
         },
-        &[p.clone()],
+        &p,
     );
     e2.charge("s1", 0.0, 1000);
     assert_eq!(e2.decide_call(req(&p, "x.a", &[], 0)).rule, "budget.mem");
@@ -159,7 +158,7 @@ fn quota_is_hit_only_by_allowed_calls() {
             }],
             ..Default::default()
         },
-        &[p.clone()],
+        &p,
     );
     let denied_by_profile = e.decide_call(req(&p, "x.a", &[Permission::SceneWrite], 0));
     assert_eq!(denied_by_profile.rule, "profile.denied");
@@ -174,7 +173,7 @@ fn quota_is_hit_only_by_allowed_calls() {
 #[test]
 fn restore_after_revoke_allows_again() {
     let p = profile("p", &[], None);
-    let mut e = engine(PolicyConfig::default(), &[p.clone()]);
+    let mut e = engine(PolicyConfig::default(), &p);
     e.revoke_capability("s1", "x.a");
     assert_eq!(e.decide_call(req(&p, "x.a", &[], 0)).rule, "revoked");
     assert!(

@@ -97,8 +97,17 @@ pub(super) fn specs() -> Vec<Spec> {
     ]
 }
 
-fn history(registry: &Registry) -> Vec<Event> {
-    registry.realm().tracer.recent().cloned().collect()
+/// Every event of the durable history (the window alone for an in-memory trace).
+fn history(registry: &mut Registry) -> Vec<Event> {
+    match registry.realm_mut().tracer.tail(-1, usize::MAX, None, None) {
+        Ok((events, _)) => events,
+        Err(e) => {
+            crate::log::warn(&format!(
+                "audit: reading the trace history failed, using the window: {e:#}"
+            ));
+            registry.realm().tracer.recent().cloned().collect()
+        }
+    }
 }
 
 fn is_decision(e: &Event) -> bool {
@@ -114,7 +123,7 @@ fn row(e: &Event) -> Value {
     })
 }
 
-pub(super) fn query(registry: &Registry, input: &Value) -> Value {
+pub(super) fn query(registry: &mut Registry, input: &Value) -> Value {
     let text = |k: &str| input.get(k).and_then(Value::as_str);
     let want = text("decision").unwrap_or("all");
     let limit = input["limit"].as_u64().unwrap_or(200) as usize;
@@ -177,7 +186,7 @@ pub(super) fn usage(registry: &Registry, input: &Value) -> Value {
     json!({"perSessionCap": per_cap, "quotas": quotas, "budgets": budgets})
 }
 
-pub(super) fn explain(registry: &Registry, input: &Value) -> Result<Value, Failure> {
+pub(super) fn explain(registry: &mut Registry, input: &Value) -> Result<Value, Failure> {
     let id = input["eventId"].as_str().unwrap_or_default();
     let events = history(registry);
     let by_id: HashMap<&str, &Event> = events.iter().map(|e| (e.id.as_str(), e)).collect();

@@ -3,6 +3,7 @@
 
 mod audit;
 mod catalog;
+mod trace;
 
 use super::{Annotations, Caller, ErrorCode, Failure, Handler, Registry, Schema, Skill};
 use crate::policy::Permissions;
@@ -16,6 +17,9 @@ pub(crate) enum Builtin {
     AuditExplain,
     AuditQuery,
     AuditUsage,
+    TraceTail,
+    TraceExplainEvent,
+    TraceExport,
 }
 
 impl Builtin {
@@ -32,6 +36,9 @@ impl Builtin {
             Builtin::AuditExplain => audit::explain(registry, input),
             Builtin::AuditQuery => Ok(audit::query(registry, input)),
             Builtin::AuditUsage => Ok(audit::usage(registry, input)),
+            Builtin::TraceTail => trace::tail(registry, input),
+            Builtin::TraceExplainEvent => trace::explain_event(registry, input),
+            Builtin::TraceExport => trace::export(registry, input),
         }
     }
 }
@@ -47,7 +54,11 @@ struct Spec {
 
 /// Registers every built-in.
 pub(super) fn register(registry: &mut Registry) {
-    for spec in catalog::specs().into_iter().chain(audit::specs()) {
+    for spec in catalog::specs()
+        .into_iter()
+        .chain(audit::specs())
+        .chain(trace::specs())
+    {
         let skill = Skill {
             name: spec.name.to_string(),
             version: "1.0.0".into(),

@@ -1,0 +1,112 @@
+//! `trace.tail`, `trace.explainEvent`, `trace.export`: the durable trace read back.
+
+use super::{Builtin, Spec, not_found, object};
+use crate::registry::{ErrorCode, Failure, Registry};
+use crate::trace::check_export_name;
+use serde_json::{Value, json};
+
+pub(super) fn specs() -> Vec<Spec> {
+    let events = json!({"type": "array", "items": {"type": "object"}});
+    vec![
+        Spec {
+            builtin: Builtin::TraceTail,
+            name: "trace.tail",
+            description: "Page through the durable trace after a sequence cursor, optionally only one actor's events or one event type; pass nextAfterSeq back to continue.",
+            input: object(
+                json!({
+                    "afterSeq": {"type": "integer", "minimum": -1, "description": "Return events after this sequence number; -1 (default) starts at the beginning."},
+                    "limit": {"type": "integer", "minimum": 0, "maximum": 1000, "description": "Most events to return (default 100)."},
+                    "actorId": {"type": "string"},
+                    "type": {"type": "string"}
+                }),
+                &[],
+            ),
+            output: object(
+                json!({"events": events, "nextAfterSeq": {"type": ["integer", "null"]}}),
+                &["events", "nextAfterSeq"],
+            ),
+        },
+        Spec {
+            builtin: Builtin::TraceExplainEvent,
+            name: "trace.explainEvent",
+            description: "Show one trace event with its causal parents and its children.",
+            input: object(json!({"eventId": {"type": "string"}}), &["eventId"]),
+            output: object(
+                json!({"event": {"type": "object"}, "parents": events, "children": events}),
+                &["event", "parents", "children"],
+            ),
+        },
+        Spec {
+            builtin: Builtin::TraceExport,
+            name: "trace.export",
+            description: "Write the whole trace as JSONL to a bare file name inside the host's traces folder; returns how many events and bytes were written.",
+            input: object(
+                json!({"name": {"type": "string", "minLength": 1, "description": "A bare file name such as run-1.jsonl: letters, digits, '.', '_', '-'."}}),
+                &["name"],
+            ),
+            output: object(
+                json!({"name": {"type": "string"}, "events": {"type": "integer"}, "bytes": {"type": "integer"}}),
+                &["name", "events", "bytes"],
+            ),
+        },
+    ]
+}
+
+fn internal(e: anyhow::Error) -> Failure {
+    Failure::new(
+        ErrorCode::HandlerError,
+        format!("reading the trace failed: {e:#}"),
+    )
+}
+
+pub(super) fn tail(registry: &mut Registry, input: &Value) -> Result<Value, Failure> {
+    let after = input.get("afterSeq").and_then(Value::as_i64).unwrap_or(-1);
+    let limit = input.get("limit").and_then(Value::as_u64).unwrap_or(100) as usize;
+    let actor = input.get("actorId").and_then(Value::as_str);
+    let kind = input.get("type").and_then(Value::as_str);
+    let (events, next) = registry
+        .realm_mut()
+        .tracer
+        .tail(after, limit, actor, kind)
+        .map_err(internal)?;
+    Ok(json!({"events": events, "nextAfterSeq": next}))
+}
+
+pub(super) fn explain_event(registry: &mut Registry, input: &Value) -> Result<Value, Failure> {
+    let id = input["eventId"].as_str().unwrap_or_default();
+    let tracer = &registry.realm().tracer;
+    let event = tracer
+        .get(id)
+        .ok_or_else(|| not_found(format!("`eventId`: no event `{id}` in the trace")))?;
+    let mut parent_ids: Vec<&String> = event.parent_event_id.iter().collect();
+    parent_ids.extend(
+        event
+            .caused_by
+            .iter()
+            .filter(|c| Some(*c) != event.parent_event_id.as_ref()),
+    );
+    let parents: Vec<_> = parent_ids
+        .into_iter()
+        .filter_map(|p| tracer.get(p))
+        .collect();
+    let children = tracer.children_of(id);
+    Ok(json!({"event": event, "parents": parents, "children": children}))
+}
+
+pub(super) fn export(registry: &mut Registry, input: &Value) -> Result<Value, Failure> {
+    let name = input["name"].as_str().unwrap_or_default().to_string();
+    check_export_name(&name)
+        .map_err(|e| Failure::new(ErrorCode::InvalidInput, format!("`name`: {e}")))?;
+    let dir = registry.traces_dir.clone().ok_or_else(|| {
+        Failure::new(
+            ErrorCode::HandlerError,
+            "this host has no traces folder; start it with --trace-dir",
+        )
+    })?;
+    let (events, bytes) = registry
+        .realm_mut()
+        .tracer
+        .export(&dir, &name)
+        .map_err(internal)?;
+    Ok(json!({"name": name, "events": events, "bytes": bytes}))
+}
