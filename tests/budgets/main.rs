@@ -4,4 +4,6 @@
 #[path = "../all/support.rs"]
 mod support;
 
+mod in_process;
 mod over_stdio;
+mod trace_file;

@@ -46,8 +46,7 @@ fn n_calls_are_allowed_and_the_next_is_denied_budget_calls() {
     let (code, message) = error_of(&r);
     assert_eq!(code, "forbidden");
     assert!(message.contains("call budget"), "{message}");
-    // The denied call created nothing and spent nothing; audit skills still answer? No: they
-    // cross the same pipeline, so they are budgeted too.
+    // Built-ins cross the same pipeline, so the call budget holds them too.
     let r = c.request("callTool", json!({"name": "audit.usage", "input": {}}));
     assert_eq!(r["error"]["data"]["error"]["code"], "forbidden");
 }

@@ -1,0 +1,4 @@
+//! The binary's commands: serving, and tools that work on files.
+
+pub mod serve;
+pub mod trace;
