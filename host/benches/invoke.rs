@@ -3,7 +3,7 @@
 //! call against an instance kept per (session, package). Prints medians and ratios measured
 //! in the same run; needs the core components from `cargo xtask build-guests`.
 
-use limina::limits::PackageLimits;
+use limina::limits::{FUEL_PER_MS, PackageLimits};
 use limina::packages::PackageSource;
 use limina::policy::{Permissions, PolicyConfig, Profiles};
 use limina::realm::{Realm, Rng};
@@ -60,6 +60,35 @@ fn info(grants: Permissions, limits: &PackageLimits) -> CallInfo {
         timeout_ms: limits.timeout_ms,
         tick: 0,
     }
+}
+
+/// Fuel burned per millisecond by a busy guest loop (`spin.burn`), the figure behind
+/// `limits::FUEL_PER_MS`.
+fn fuel_per_ms(sandbox: &Sandbox) -> Option<f64> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/components/spin.wasm");
+    let bytes = std::fs::read(path).ok()?;
+    let compiled = sandbox.compile(&bytes, "spin").unwrap();
+    let limits = PackageLimits {
+        fuel_per_call: 1_000_000_000,
+        ..PackageLimits::default()
+    };
+    let mut instance = compiled.instantiate("spin", &limits).unwrap();
+    let mut lent = Some(realm());
+    let input = r#"{"iterations":2000000}"#;
+    let mut run = || {
+        let mut call = info(Permissions::NONE, &limits);
+        call.skill = "spin.burn".into();
+        let start = Instant::now();
+        let (back, outcome) = instance.invoke(lent.take().unwrap(), call, input);
+        let ms = start.elapsed().as_secs_f64() * 1000.0;
+        assert!(matches!(outcome.result, Ok(Ok(_))));
+        lent = Some(back);
+        outcome.fuel_used as f64 / ms
+    };
+    run();
+    let mut rates: Vec<f64> = (0..SAMPLES).map(|_| run()).collect();
+    rates.sort_by(f64::total_cmp);
+    Some(rates[SAMPLES / 2])
 }
 
 fn main() {
@@ -134,6 +163,8 @@ fn main() {
         assert!(r.success);
     });
 
+    let fuel_per_ms = fuel_per_ms(&sandbox);
+
     println!("scene.createEntity, median of {SAMPLES} samples x {BATCH} calls (µs per call)");
     println!("  native world op               {native:>9.2}   1.00x");
     println!(
@@ -150,4 +181,10 @@ fn main() {
         pipeline / native,
         pipeline / kept
     );
+    match fuel_per_ms {
+        Some(f) => println!(
+            "fuel per ms of guest CPU (busy loop, median of {SAMPLES}): {f:.0} (limits::FUEL_PER_MS = {FUEL_PER_MS})"
+        ),
+        None => println!("fuel per ms: skipped (tests/guests not built)"),
+    }
 }

@@ -54,7 +54,7 @@ fn n_calls_are_allowed_and_the_next_is_denied_budget_calls() {
 #[test]
 fn a_busy_guest_spends_its_cpu_budget_by_fuel_and_is_then_denied_budget_cpu() {
     let pkgs = guest_packages(&["spin"]);
-    let cfg = config("[budgets]\ncpuMs = 40\n");
+    let cfg = config("[budgets]\ncpuMs = 2\n");
     let mut c = session_with(
         cfg.path().to_str().unwrap(),
         Some(pkgs.path().to_str().unwrap()),
@@ -108,7 +108,8 @@ fn a_busy_guest_spends_its_cpu_budget_by_fuel_and_is_then_denied_budget_cpu() {
 #[test]
 fn a_call_cut_mid_way_by_the_cpu_budget_is_capacity_exceeded_and_charged() {
     let pkgs = guest_packages(&["spin"]);
-    let cfg = config("[budgets]\ncpuMs = 2\n");
+    // 0.1 ms of fuel is less than the package's own cap, so the budget is what cuts the call.
+    let cfg = config("[budgets]\ncpuMs = 0.1\n");
     let mut c = session_with(
         cfg.path().to_str().unwrap(),
         Some(pkgs.path().to_str().unwrap()),
@@ -117,7 +118,7 @@ fn a_call_cut_mid_way_by_the_cpu_budget_is_capacity_exceeded_and_charged() {
     assert_eq!(code, "capacity_exceeded");
     assert!(message.contains("CPU budget"), "{message}");
     let spent = budget_of(&mut c);
-    assert!(spent["cpuMs"]["used"].as_f64().unwrap() >= 2.0, "{spent}");
+    assert!(spent["cpuMs"]["used"].as_f64().unwrap() >= 0.1, "{spent}");
     let (code, _) = error_of(&c.call("spin.ok", json!({})));
     assert_eq!(code, "forbidden");
 }

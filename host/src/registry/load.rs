@@ -6,6 +6,7 @@ use super::hooks::{GuestHook, HookPhase};
 use super::{Annotations, Caller, Handler, Package, Registry, Schema, Skill};
 use crate::packages::PackageSource;
 use crate::policy::Permissions;
+use crate::sandbox::bindings::limina::skill::types::{HookDescriptor, HookPhase as WitHookPhase};
 use crate::sandbox::bindings::{PackageDescription, SkillDescriptor};
 use crate::sandbox::content_hash;
 use crate::trace::NewEvent;
@@ -120,20 +121,43 @@ fn check_description(
     let hooks = d
         .hooks
         .into_iter()
-        .map(|h| GuestHook {
-            name: h.name,
-            phase: match h.phase {
-                crate::sandbox::bindings::limina::skill::types::HookPhase::Before => {
-                    HookPhase::Before
-                }
-                crate::sandbox::bindings::limina::skill::types::HookPhase::After => {
-                    HookPhase::After
-                }
-            },
-            skills: h.skills,
-        })
-        .collect();
+        .map(|h| check_hook(package, h))
+        .collect::<Result<Vec<_>>>()?;
     Ok((skills, hooks))
+}
+
+/// Namespaces of the host's built-ins, which guest hooks may not target.
+const SYSTEM_NAMESPACES: [&str; 6] = [
+    "skills.",
+    "trace.",
+    "audit.",
+    "inspector.",
+    "dev.",
+    "package.",
+];
+
+fn check_hook(package: &str, h: HookDescriptor) -> Result<GuestHook> {
+    if h.name.is_empty() || h.skills.is_empty() {
+        bail!("package `{package}`: every hook needs a name and at least one skill pattern");
+    }
+    if let Some(p) = h
+        .skills
+        .iter()
+        .find(|p| p.as_str() == "*" || SYSTEM_NAMESPACES.iter().any(|ns| p.starts_with(ns)))
+    {
+        bail!(
+            "package `{package}`: hook `{}` targets `{p}`; name the skills it wraps (the host's system skills cannot be hooked)",
+            h.name
+        );
+    }
+    Ok(GuestHook {
+        name: h.name,
+        phase: match h.phase {
+            WitHookPhase::Before => HookPhase::Before,
+            WitHookPhase::After => HookPhase::After,
+        },
+        skills: h.skills,
+    })
 }
 
 fn check_skill(package: &str, s: SkillDescriptor, index: usize) -> Result<Skill> {

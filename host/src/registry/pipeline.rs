@@ -91,8 +91,8 @@ impl Registry {
         }
         // 4. hooks and handler, as one transaction on the world
         realm.world.begin();
-        match self.hooks_and_handler(caller, name, handler, input.clone(), &decision.id, events) {
-            Ok(output) => {
+        match self.hooks_and_handler(caller, name, handler, input, &decision.id, events) {
+            Ok((input, output)) => {
                 let realm = self.realm_mut();
                 realm.world.commit();
                 // 6. emit, caused by the decision
@@ -114,6 +114,8 @@ impl Registry {
         }
     }
 
+    /// Before-hooks, handler, after-hooks and the output check. Returns the input the handler
+    /// ran (after any before-hook rewrote it) and the output.
     fn hooks_and_handler(
         &mut self,
         caller: &Caller,
@@ -122,7 +124,7 @@ impl Registry {
         input: Value,
         invocation_id: &str,
         events: &mut Vec<String>,
-    ) -> Result<Value, Failure> {
+    ) -> Result<(Value, Value), Failure> {
         let mut input = self.run_hooks(
             HookPhase::Before,
             caller,
@@ -132,8 +134,9 @@ impl Registry {
             events,
         )?;
         if let Some(problem) = self.skills[name].input.check(&input) {
+            // The caller's input was valid; a hook broke it.
             return Err(Failure::new(
-                ErrorCode::InvalidInput,
+                ErrorCode::HandlerError,
                 format!("a before-hook made the input of `{name}` invalid: {problem}"),
             ));
         }
@@ -167,11 +170,14 @@ impl Registry {
                 format!("`{name}` returned output that breaks its output schema: {problem}"),
             ));
         }
-        Ok(output)
+        Ok((input, output))
     }
 
     /// Runs every hook of `phase` covering `name` over `payload`: host hooks, then guest hooks
-    /// in package load order.
+    /// in package load order. Guest hooks never wrap host built-ins (they would let a package
+    /// rewrite what the trace and audit skills report), and run only where their package's
+    /// declared capabilities cover the skill's permissions, so a hook reaches no further than
+    /// its package could by calling the skill itself.
     fn run_hooks(
         &mut self,
         phase: HookPhase,
@@ -190,10 +196,16 @@ impl Registry {
                 payload = replaced;
             }
         }
+        let skill = &self.skills[name];
+        if matches!(skill.handler, Handler::Builtin(_)) {
+            return Ok(payload);
+        }
+        let required = skill.permissions;
         let guest_hooks: Vec<(usize, String)> = self
             .packages
             .iter()
             .enumerate()
+            .filter(|(_, p)| p.manifest.capabilities.first_missing(required).is_none())
             .flat_map(|(i, p)| {
                 p.hooks
                     .iter()
@@ -202,17 +214,34 @@ impl Registry {
             })
             .collect();
         for (package, hook) in guest_hooks {
+            let label = format!(
+                "{} `{hook}` of package `{}`",
+                match phase {
+                    HookPhase::Before => "before-hook",
+                    HookPhase::After => "after-hook",
+                },
+                self.packages[package].manifest.name
+            );
             let text = payload.to_string();
-            let replaced = self.guest_call(
-                caller,
-                package,
-                name,
-                invocation_id,
-                events,
-                Box::new(move |instance, realm, info| instance.run_hook(realm, info, &hook, &text)),
-            )?;
+            let replaced = self
+                .guest_call(
+                    caller,
+                    package,
+                    name,
+                    invocation_id,
+                    events,
+                    Box::new(move |instance, realm, info| {
+                        instance.run_hook(realm, info, &hook, &text)
+                    }),
+                )
+                .map_err(|f| Failure::new(f.code, format!("{label}: {}", f.message)))?;
             if let Some(text) = replaced {
-                payload = parse_output(name, &text)?;
+                payload = serde_json::from_str(&text).map_err(|e| {
+                    Failure::new(
+                        ErrorCode::HandlerError,
+                        format!("{label} returned a payload that is not JSON: {e}"),
+                    )
+                })?;
             }
         }
         Ok(payload)

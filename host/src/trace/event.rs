@@ -33,12 +33,13 @@ pub struct Integrity {
 impl Event {
     /// Gives a new event its id, timestamp and hash, chained after `previous_hash`.
     pub(super) fn seal(seq: u64, new: NewEvent, previous_hash: Option<String>) -> Event {
-        let payload_json = canonical_json(&new.payload);
-        let id = format!(
-            "evt_{}_{seq:012}_{:016x}",
-            new.actor_id,
-            fnv1a(&[&seq.to_string(), &new.kind, &new.actor_id, &payload_json])
-        );
+        let mut fnv = Fnv1a::default();
+        for part in [seq.to_string().as_str(), &new.kind, &new.actor_id] {
+            fnv.part(part.as_bytes());
+        }
+        serde_json::to_writer(&mut fnv, &new.payload).expect("JSON values serialize");
+        fnv.part(b"");
+        let id = format!("evt_{}_{seq:012}_{:016x}", new.actor_id, fnv.0);
         let mut event = Event {
             id,
             kind: new.kind,
@@ -59,11 +60,24 @@ impl Event {
 
     /// `sha256:` + hex of the canonical JSON without `integrity`, then the previous hash.
     pub fn compute_hash(&self) -> String {
-        let mut body = serde_json::to_value(self).expect("events serialize");
-        if let Value::Object(map) = &mut body {
-            map.remove("integrity");
+        // Streams the canonical form straight into the hasher: this runs for every event on
+        // the call path, so no intermediate `Value` or string is built.
+        let canonical = Canonical {
+            actor_id: &self.actor_id,
+            caused_by: &self.caused_by,
+            id: &self.id,
+            parent_event_id: &self.parent_event_id,
+            payload: &self.payload,
+            thread_id: &self.thread_id,
+            timestamp: &self.timestamp,
+            kind: &self.kind,
+        };
+        let mut hasher = HashWriter(Sha256::new());
+        serde_json::to_writer(&mut hasher, &canonical).expect("events serialize");
+        if let Some(prev) = &self.integrity.previous_hash {
+            hasher.0.update(prev.as_bytes());
         }
-        chain_hash(&body, self.integrity.previous_hash.as_deref())
+        format!("sha256:{}", hex::encode(hasher.0.finalize()))
     }
 
     /// The sequence number in the event's id, or `None` if the id is not ours.
@@ -103,16 +117,70 @@ pub fn canonical_json(value: &Value) -> String {
     serde_json::to_string(value).expect("JSON values serialize")
 }
 
-/// A stable 64-bit hash (FNV-1a) of the parts, separated so that ("ab","c") ≠ ("a","bc").
-fn fnv1a(parts: &[&str]) -> u64 {
-    let mut h: u64 = 0xcbf29ce484222325;
-    for part in parts {
-        for b in part.bytes().chain(std::iter::once(0x1f)) {
-            h ^= b as u64;
-            h = h.wrapping_mul(0x100000001b3);
+/// The event without `integrity`, fields in code-point order of their JSON names, so plain
+/// serialization is the canonical form (payload maps are already key-ordered).
+#[derive(Serialize)]
+struct Canonical<'a> {
+    #[serde(rename = "actorId")]
+    actor_id: &'a str,
+    #[serde(rename = "causedBy")]
+    caused_by: &'a [String],
+    id: &'a str,
+    #[serde(rename = "parentEventId")]
+    parent_event_id: &'a Option<String>,
+    payload: &'a Value,
+    #[serde(rename = "threadId")]
+    thread_id: &'a str,
+    timestamp: &'a str,
+    #[serde(rename = "type")]
+    kind: &'a str,
+}
+
+/// Feeds serialized bytes into sha256.
+struct HashWriter(Sha256);
+
+impl std::io::Write for HashWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.update(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A stable 64-bit hash (FNV-1a) over parts, each followed by a 0x1f separator so that
+/// ("ab","c") ≠ ("a","bc"). The payload is streamed in, then closed with `part(b"")`.
+struct Fnv1a(u64);
+
+impl Default for Fnv1a {
+    fn default() -> Self {
+        Fnv1a(0xcbf29ce484222325)
+    }
+}
+
+impl Fnv1a {
+    fn bytes(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 ^= *b as u64;
+            self.0 = self.0.wrapping_mul(0x100000001b3);
         }
     }
-    h
+
+    fn part(&mut self, bytes: &[u8]) {
+        self.bytes(bytes);
+        self.bytes(&[0x1f]);
+    }
+}
+
+impl std::io::Write for Fnv1a {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.bytes(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// UTC time as `YYYY-MM-DDTHH:MM:SS.mmmZ`.

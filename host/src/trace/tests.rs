@@ -71,3 +71,13 @@ fn timestamps_are_iso8601_utc() {
         "2026-11-21T00:00:00.000Z"
     );
 }
+
+#[test]
+fn the_streamed_hash_equals_the_hash_of_the_canonical_value() {
+    let mut t = Tracer::new(4);
+    t.emit(new("a", json!({"z": [1.5, {"y": null, "b": "é"}], "a": 1})));
+    let e = t.recent().next().unwrap().clone();
+    let mut body = serde_json::to_value(&e).unwrap();
+    body.as_object_mut().unwrap().remove("integrity");
+    assert_eq!(e.integrity.hash, event::chain_hash(&body, None));
+}

@@ -76,7 +76,8 @@ pub struct PolicyEngine {
     revoked_sessions: HashSet<String>,
     revoked_caps: HashSet<(String, String)>,
     revoked_packages: HashSet<String>,
-    tallies: BTreeMap<(String, String), Tally>,
+    /// session → capability → counts (nested so the hot path looks up by `&str`).
+    tallies: BTreeMap<String, BTreeMap<String, Tally>>,
 }
 
 #[derive(Debug, Clone)]
@@ -110,14 +111,16 @@ impl PolicyEngine {
     }
 
     fn session(&mut self, session_id: &str) -> &mut SessionState {
-        let budget = self.config.budget;
-        self.sessions
-            .entry(session_id.to_string())
-            .or_insert_with(|| SessionState {
-                budget: Budget::new(budget),
+        // Looked up by `&str` first: this runs on every call and should not allocate.
+        if !self.sessions.contains_key(session_id) {
+            let state = SessionState {
+                budget: Budget::new(self.config.budget),
                 last_quota: None,
                 admitted: false,
-            })
+            };
+            self.sessions.insert(session_id.to_string(), state);
+        }
+        self.sessions.get_mut(session_id).expect("inserted above")
     }
 
     /// Session admission: revoked, unknown profile, `max_sessions` full, else admitted.
@@ -167,10 +170,18 @@ impl PolicyEngine {
     /// Decides a registry call. Only an allow hits the quota and counts the call.
     pub fn decide_call(&mut self, req: CallRequest<'_>) -> Verdict {
         let verdict = self.evaluate(req);
-        let tally = self
+        if !self.tallies.contains_key(req.session_id) {
+            self.tallies
+                .insert(req.session_id.to_string(), BTreeMap::new());
+        }
+        let per_cap = self
             .tallies
-            .entry((req.session_id.to_string(), req.skill.to_string()))
-            .or_default();
+            .get_mut(req.session_id)
+            .expect("inserted above");
+        if !per_cap.contains_key(req.skill) {
+            per_cap.insert(req.skill.to_string(), Tally::default());
+        }
+        let tally = per_cap.get_mut(req.skill).expect("inserted above");
         if verdict.allow {
             tally.allowed += 1;
         } else {
@@ -315,8 +326,8 @@ impl PolicyEngine {
     pub fn tallies(&self, session_id: Option<&str>) -> Vec<(&str, &str, Tally)> {
         self.tallies
             .iter()
-            .filter(|((s, _), _)| session_id.is_none_or(|id| id == s))
-            .map(|((s, c), t)| (s.as_str(), c.as_str(), *t))
+            .filter(|(s, _)| session_id.is_none_or(|id| id == s.as_str()))
+            .flat_map(|(s, caps)| caps.iter().map(move |(c, t)| (s.as_str(), c.as_str(), *t)))
             .collect()
     }
 
