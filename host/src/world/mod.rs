@@ -2,12 +2,18 @@
 //! timestep. It knows nothing about skills, sessions or guests; the sandbox's host imports
 //! call into it. Every mutation can be journaled so a failed call is rolled back whole.
 
+mod agents;
+mod assets;
+mod audio;
 mod entity;
 mod journal;
 mod physics;
+mod render;
+mod ui;
 
 pub use entity::{BodyKind, ColliderShape, EntityFilter, EntityInfo, EntitySpec, Shape, Transform};
 pub use journal::Journal;
+pub use {agents::Agents, assets::Assets, audio::Mixer, render::RenderState, ui::UiState};
 
 use hecs::Entity;
 use std::collections::BTreeMap;
@@ -49,6 +55,11 @@ pub struct World {
     next_number: u64,
     tick: u64,
     journal: Option<Journal>,
+    pub(crate) render: RenderState,
+    pub(crate) ui: UiState,
+    pub(crate) audio: Mixer,
+    pub(crate) agents: Agents,
+    pub(crate) assets: Assets,
 }
 
 impl World {
@@ -63,6 +74,11 @@ impl World {
             next_number: 1,
             tick: 0,
             journal: None,
+            render: RenderState::default(),
+            ui: UiState::default(),
+            audio: Mixer::default(),
+            agents: Agents::default(),
+            assets: Assets::default(),
         }
     }
 

@@ -1,0 +1,68 @@
+//! The host imports: every one checks the call's grants (session ∩ package) before touching
+//! the realm, and a denial is traced and changes nothing. One file per WIT interface.
+
+mod ecs;
+mod log;
+mod random;
+mod scene;
+mod trace;
+
+use super::bindings::limina::skill::types::{Vec3, WorldError};
+use super::instance::{ActiveCall, GuestState};
+use crate::policy::Permission;
+use crate::trace::NewEvent;
+use crate::world;
+use serde_json::json;
+
+impl GuestState {
+    /// The call in progress, if it holds `needs`.
+    pub(super) fn active(&mut self, needs: Permission) -> Result<&mut ActiveCall, WorldError> {
+        let package = self.package.clone();
+        let Some(call) = self.call.as_mut() else {
+            return Err(WorldError::Forbidden(
+                "host imports are only available during a skill call".into(),
+            ));
+        };
+        if !call.info.grants.contains(needs) {
+            let id = call.realm.tracer.emit(NewEvent {
+                kind: "security.permission.denied".into(),
+                actor_id: call.info.agent_id.clone(),
+                thread_id: call.info.session_id.clone(),
+                parent_event_id: Some(call.info.invocation_id.clone()),
+                caused_by: vec![call.info.invocation_id.clone()],
+                payload: json!({
+                    "boundary": "host-import",
+                    "skill": call.info.skill,
+                    "package": &*package,
+                    "missing": needs.as_str(),
+                    "agentId": call.info.agent_id,
+                    "sessionId": call.info.session_id,
+                }),
+            });
+            call.events.push(id);
+            return Err(WorldError::Forbidden(format!(
+                "missing permission: {needs}"
+            )));
+        }
+        Ok(call)
+    }
+}
+
+pub(super) fn from_world(e: world::WorldError) -> WorldError {
+    match e {
+        world::WorldError::Invalid(m) => WorldError::Invalid(m),
+        world::WorldError::Capacity(m) => WorldError::Capacity(m),
+    }
+}
+
+pub(super) fn v3(v: Vec3) -> [f64; 3] {
+    [v.x, v.y, v.z]
+}
+
+pub(super) fn to_v3(a: [f64; 3]) -> Vec3 {
+    Vec3 {
+        x: a[0],
+        y: a[1],
+        z: a[2],
+    }
+}
