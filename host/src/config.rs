@@ -23,6 +23,10 @@ pub struct Config {
 struct Raw {
     max_sessions: Option<Spanned<i64>>,
     #[serde(default)]
+    require_signatures: bool,
+    #[serde(default)]
+    trusted_keys: Vec<String>,
+    #[serde(default)]
     profiles: BTreeMap<String, Spanned<RawProfile>>,
     #[serde(default)]
     quotas: Vec<Spanned<RawQuota>>,
@@ -189,6 +193,8 @@ impl Config {
                 quotas,
                 budget,
                 max_sessions,
+                require_signatures: raw.require_signatures,
+                trusted_keys: raw.trusted_keys,
             },
             package_limits,
         })

@@ -22,6 +22,20 @@ pub struct Manifest {
     /// Permissions the package's imports may use (further narrowed by each session).
     pub capabilities: Permissions,
     pub limits: PackageLimits,
+    /// `sha256:<hex>` of the component, pinned by `limina pkg build`.
+    pub content_hash: Option<String>,
+    /// An ed25519 signature over the content hash, added by `limina pkg sign`.
+    pub attestation: Option<Attestation>,
+}
+
+/// The `[attestation]` table.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Attestation {
+    /// Hex ed25519 public key.
+    pub public_key: String,
+    /// Hex ed25519 signature over the bytes of the content hash string.
+    pub signature: String,
 }
 
 /// Why a manifest was refused; the message names the field and the fix.
@@ -52,6 +66,8 @@ struct Raw {
     capabilities: Vec<String>,
     #[serde(default)]
     limits: RawLimits,
+    content_hash: Option<String>,
+    attestation: Option<Attestation>,
 }
 
 #[derive(Deserialize, Default)]
@@ -87,6 +103,21 @@ impl Manifest {
                 raw.version
             )));
         }
+        if let Err(e) = semver::VersionReq::parse(&raw.engine) {
+            return Err(ManifestError(format!(
+                "`engine` must be a semver range such as `>=0.1.0` or `^0.1`; got `{}` ({e})",
+                raw.engine
+            )));
+        }
+        if let Some(hash) = &raw.content_hash
+            && !(hash.len() == 71
+                && hash.starts_with("sha256:")
+                && hash[7..].chars().all(|c| c.is_ascii_hexdigit()))
+        {
+            return Err(ManifestError(format!(
+                "`content_hash` must be `sha256:` and 64 hex digits (run `limina pkg build` to write it); got `{hash}`"
+            )));
+        }
         let capabilities = Permissions::parse(&raw.capabilities)
             .map_err(|e| ManifestError(format!("`capabilities`: {e}")))?;
         let defaults = PackageLimits::default();
@@ -118,6 +149,8 @@ impl Manifest {
             component,
             capabilities,
             limits,
+            content_hash: raw.content_hash,
+            attestation: raw.attestation,
         })
     }
 }
@@ -167,6 +200,11 @@ fuel_per_call = 1000
             (GOOD.replace("scene.read", "scene.fly"), "`capabilities`"),
             (GOOD.replace("fuel_per_call", "fuel"), "fuel"),
             (format!("{GOOD}memory_bytes = 0\n"), "`limits.memory_bytes`"),
+            (format!("engine = \"one\"\n{GOOD}"), "`engine`"),
+            (
+                format!("content_hash = \"md5:x\"\n{GOOD}"),
+                "`content_hash`",
+            ),
         ];
         for (text, field) in cases {
             let err = Manifest::parse(&text).unwrap_err().to_string();

@@ -1,9 +1,11 @@
 //! Packages: a folder holding a `limina.toml` manifest and a component. Core skills and
 //! third-party packages load through the same path.
 
+mod attestation;
 mod manifest;
 
-pub use manifest::{Manifest, ManifestError};
+pub use attestation::{SignatureCheck, content_hash, sign, verify};
+pub use manifest::{Attestation, Manifest, ManifestError};
 
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
@@ -37,6 +39,29 @@ impl PackageSource {
             manifest,
             component,
         })
+    }
+}
+
+impl PackageSource {
+    /// The component's `sha256:<hex>`.
+    pub fn content_hash(&self) -> String {
+        content_hash(&self.component)
+    }
+
+    /// Whether the component still matches the hash its manifest pins (`None`: none pinned).
+    pub fn hash_matches(&self) -> Option<bool> {
+        self.manifest
+            .content_hash
+            .as_ref()
+            .map(|pinned| pinned.eq_ignore_ascii_case(&self.content_hash()))
+    }
+
+    /// The attestation, checked against the component as it is now.
+    pub fn signature(&self) -> SignatureCheck {
+        match &self.manifest.attestation {
+            None => SignatureCheck::Absent,
+            Some(a) => verify(&self.content_hash(), &a.public_key, &a.signature),
+        }
     }
 }
 

@@ -9,7 +9,7 @@ mod profiles;
 mod quota;
 
 pub use budget::{Budget, BudgetDimension, BudgetLimits, BudgetUsage};
-pub use engine::{CallRequest, PolicyConfig, PolicyEngine, Tally, Verdict};
+pub use engine::{CallRequest, PackageFacts, PolicyConfig, PolicyEngine, Tally, Verdict};
 pub use permissions::{Permission, Permissions};
 pub use profiles::{DEFAULT_PROFILE, Profile, Profiles};
 pub use quota::{QuotaRule, QuotaSnapshot};

@@ -5,7 +5,8 @@ use super::decision::{self, Crossing};
 use super::hooks::{GuestHook, HookPhase};
 use super::{Annotations, Caller, Handler, Package, Registry, Schema, Skill};
 use crate::packages::PackageSource;
-use crate::policy::Permissions;
+use crate::packages::SignatureCheck;
+use crate::policy::{PackageFacts, Permissions};
 use crate::sandbox::bindings::limina::skill::types::{HookDescriptor, HookPhase as WitHookPhase};
 use crate::sandbox::bindings::{PackageDescription, SkillDescriptor};
 use crate::sandbox::content_hash;
@@ -30,9 +31,9 @@ impl Registry {
     pub fn load_for(&mut self, caller: &Caller, source: PackageSource) -> Result<Vec<String>> {
         let name = source.manifest.name.clone();
         let label = format!("package `{name}` {}", source.manifest.version);
-        let verdict =
-            self.policy
-                .admit_package(&name, source.manifest.capabilities, caller.permissions);
+        let verdict = self
+            .policy
+            .admit_package(&package_facts(&source, caller.permissions));
         let realm = self
             .realm
             .as_mut()
@@ -102,6 +103,44 @@ impl Registry {
         self.generation += 1;
         crate::log::debug(&format!("loaded {label}: {}", names.join(", ")));
         Ok(names)
+    }
+}
+
+/// What admission needs to know, read off the package as it is on disk now.
+fn package_facts(source: &PackageSource, grant: Permissions) -> PackageFacts<'_> {
+    let m = &source.manifest;
+    let host =
+        semver::Version::parse(env!("CARGO_PKG_VERSION")).expect("the crate version is semver");
+    let engine_incompatible = semver::VersionReq::parse(&m.engine)
+        .ok()
+        .filter(|range| !range.matches(&host))
+        .map(|range| {
+            format!(
+                "package `{}` needs a host matching `{range}`; this host is {host}",
+                m.name
+            )
+        });
+    let mut integrity_problem = None;
+    if source.hash_matches() == Some(false) {
+        integrity_problem = Some(format!(
+            "the component does not match its manifest: `content_hash` pins {} but the file hashes to {}; rebuild with `limina pkg build` or restore the component",
+            m.content_hash.as_deref().unwrap_or(""),
+            source.content_hash()
+        ));
+    }
+    let mut signed_by = None;
+    match source.signature() {
+        SignatureCheck::Valid { public_key } => signed_by = Some(public_key),
+        SignatureCheck::Invalid(reason) => integrity_problem = integrity_problem.or(Some(reason)),
+        SignatureCheck::Absent => {}
+    }
+    PackageFacts {
+        name: &m.name,
+        declared: m.capabilities,
+        grant,
+        engine_incompatible,
+        integrity_problem,
+        signed_by,
     }
 }
 

@@ -17,6 +17,26 @@ pub struct PolicyConfig {
     pub budget: BudgetLimits,
     /// Most sessions admitted at once.
     pub max_sessions: Option<usize>,
+    /// Refuse packages without a valid signature.
+    pub require_signatures: bool,
+    /// When not empty, only signatures by these keys (hex) are accepted.
+    pub trusted_keys: Vec<String>,
+}
+
+/// What admission knows about a package.
+#[derive(Debug, Clone, Default)]
+pub struct PackageFacts<'a> {
+    pub name: &'a str,
+    /// Capabilities the manifest declares.
+    pub declared: Permissions,
+    /// What the loading party may grant.
+    pub grant: Permissions,
+    /// Why the package's engine range excludes this host, if it does.
+    pub engine_incompatible: Option<String>,
+    /// A pinned hash that does not match, or a signature that does not verify.
+    pub integrity_problem: Option<String>,
+    /// The key of a valid signature.
+    pub signed_by: Option<String>,
 }
 
 /// One call to decide.
@@ -299,18 +319,53 @@ impl PolicyEngine {
         self.revoked_packages.contains(name)
     }
 
-    /// Package admission: revoked, capabilities beyond the grant, else admitted.
-    pub fn admit_package(&self, name: &str, declared: Permissions, grant: Permissions) -> Verdict {
+    /// Package admission, first matching rule wins: revoked, engine incompatibility,
+    /// capabilities beyond the grant (`package.overclaim`), a bad signature or tampered
+    /// component, a missing signature when required or a key not trusted, else admitted.
+    pub fn admit_package(&self, facts: &PackageFacts<'_>) -> Verdict {
+        let name = facts.name;
         if self.revoked_packages.contains(name) {
             return Verdict::deny("package.revoked", format!("package `{name}` was revoked"));
         }
-        if let Some(p) = grant.first_missing(declared) {
+        if let Some(reason) = &facts.engine_incompatible {
+            return Verdict::deny("package.engine", reason.clone());
+        }
+        if let Some(p) = facts.grant.first_missing(facts.declared) {
             return Verdict::deny(
                 "package.overclaim",
                 format!(
                     "package `{name}` declares `{p}`, which is not granted; remove it from `capabilities` or grant it"
                 ),
             );
+        }
+        if let Some(reason) = &facts.integrity_problem {
+            return Verdict::deny("package.signature", reason.clone());
+        }
+        match &facts.signed_by {
+            None if self.config.require_signatures => {
+                return Verdict::deny(
+                    "package.signature",
+                    format!(
+                        "package `{name}` is not signed and this host requires signatures; sign it with `limina pkg sign`"
+                    ),
+                );
+            }
+            Some(key)
+                if !self.config.trusted_keys.is_empty()
+                    && !self
+                        .config
+                        .trusted_keys
+                        .iter()
+                        .any(|k| k.eq_ignore_ascii_case(key)) =>
+            {
+                return Verdict::deny(
+                    "package.signature",
+                    format!(
+                        "package `{name}` is signed by {key}, which is not among the trusted keys"
+                    ),
+                );
+            }
+            _ => {}
         }
         Verdict {
             allow: true,

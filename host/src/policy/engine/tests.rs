@@ -210,16 +210,62 @@ fn session_admission_respects_revocation_profiles_and_max_sessions() {
 }
 
 #[test]
-fn package_admission_refuses_overclaim_and_revoked_packages() {
+fn package_admission_rules_in_order() {
     let mut e = PolicyEngine::new(PolicyConfig::default());
     let read: Permissions = [Permission::SceneRead].into_iter().collect();
     let write: Permissions = [Permission::SceneRead, Permission::SceneWrite]
         .into_iter()
         .collect();
-    assert!(e.admit_package("dice", read, write).allow);
-    let v = e.admit_package("dice", write, read);
+    let facts = |declared, grant| PackageFacts {
+        name: "dice",
+        declared,
+        grant,
+        ..Default::default()
+    };
+    assert!(e.admit_package(&facts(read, write)).allow);
+    let v = e.admit_package(&facts(write, read));
     assert_eq!(v.rule, "package.overclaim");
     assert!(v.reason.contains("scene.write"));
+    let bad_hash = PackageFacts {
+        integrity_problem: Some("hash mismatch".into()),
+        ..facts(read, write)
+    };
+    assert_eq!(e.admit_package(&bad_hash).rule, "package.signature");
+    let old = PackageFacts {
+        engine_incompatible: Some("needs >=9".into()),
+        ..bad_hash.clone()
+    };
+    assert_eq!(e.admit_package(&old).rule, "package.engine");
     e.revoke_package("dice");
-    assert_eq!(e.admit_package("dice", read, write).rule, "package.revoked");
+    assert_eq!(e.admit_package(&old).rule, "package.revoked");
+}
+
+#[test]
+fn signatures_can_be_required_and_keys_restricted() {
+    let e = PolicyEngine::new(PolicyConfig {
+        require_signatures: true,
+        trusted_keys: vec!["AA".into()],
+        ..Default::default()
+    });
+    let unsigned = PackageFacts {
+        name: "dice",
+        ..Default::default()
+    };
+    let v = e.admit_package(&unsigned);
+    assert_eq!(v.rule, "package.signature");
+    assert!(v.reason.contains("not signed"));
+    let stranger = PackageFacts {
+        signed_by: Some("bb".into()),
+        ..unsigned.clone()
+    };
+    assert!(
+        e.admit_package(&stranger)
+            .reason
+            .contains("not among the trusted keys")
+    );
+    let trusted = PackageFacts {
+        signed_by: Some("aa".into()),
+        ..unsigned
+    };
+    assert!(e.admit_package(&trusted).allow);
 }
