@@ -46,3 +46,7 @@ pub const TOOLS_PAGE_SIZE: usize = 100;
 /// (the `fuel per ms` line, a busy guest loop, median of 15 runs): 17.3 million on the
 /// project's 2-core machines (2026-11-21).
 pub const FUEL_PER_MS: u64 = 17_000_000;
+/// Collision events kept for `physics.collisionEvents` between drains (oldest dropped first).
+pub const MAX_PENDING_COLLISION_EVENTS: usize = 1_024;
+/// Largest glTF/GLB file `three.loadGLTF` reads, in bytes.
+pub const MAX_ASSET_BYTES: u64 = 64 << 20;

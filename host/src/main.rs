@@ -49,6 +49,10 @@ pub struct Cli {
     #[arg(long)]
     seed: Option<u64>,
 
+    /// Folder `three.loadGLTF` reads glTF/GLB assets from; asset ids are paths inside it.
+    #[arg(long, value_name = "DIR", default_value = "./assets")]
+    assets_dir: PathBuf,
+
     /// Most entities the world may hold.
     #[arg(long, default_value_t = MAX_ENTITIES)]
     max_entities: usize,

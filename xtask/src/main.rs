@@ -4,20 +4,15 @@
 //! run and bench commands so that they always see fresh guests. Everything xtask prints goes to
 //! stderr: `cargo xtask run -- --mcp-stdio` must leave stdout to the host's MCP stream.
 
-mod components;
-mod files;
-mod guests;
 mod layout;
-mod packages;
-mod process;
-mod pypi;
 mod tasks;
-mod toolchain;
-mod unpack;
 
+use std::fs;
+use std::path::Path;
 use std::process::ExitCode;
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
+use limina_guest_build::{component, repo, toolchain};
 
 /// The text of `cargo xtask --help`.
 const HELP: &str = "\
@@ -47,6 +42,7 @@ Environment:
 ";
 
 fn main() -> ExitCode {
+    limina_guest_build::set_label("xtask");
     match dispatch(std::env::args().skip(1).collect()) {
         Ok(code) => code,
         Err(err) => {
@@ -76,7 +72,7 @@ fn dispatch(args: Vec<String>) -> Result<ExitCode> {
         }
         "build-guests" => {
             no_args("build-guests", rest)?;
-            guests::build_all(&toolchain::guest_toolchain()?)?;
+            repo::build_all(&layout::repo(), &toolchain::guest_toolchain()?)?;
             Ok(ExitCode::SUCCESS)
         }
         "test" => tasks::test(rest),
@@ -84,15 +80,15 @@ fn dispatch(args: Vec<String>) -> Result<ExitCode> {
         "run" => tasks::run(rest),
         "encode" => match rest {
             [module, output] => {
-                components::encode_if_stale(module.as_ref(), output.as_ref())?;
-                components::inspect(output.as_ref())?;
+                component::encode_if_stale(module.as_ref(), output.as_ref())?;
+                inspect(output.as_ref())?;
                 Ok(ExitCode::SUCCESS)
             }
             _ => bail!("usage: cargo xtask encode <module.wasm> <component.wasm>"),
         },
         "inspect" => match rest {
             [path] => {
-                components::inspect(path.as_ref())?;
+                inspect(path.as_ref())?;
                 Ok(ExitCode::SUCCESS)
             }
             _ => bail!("usage: cargo xtask inspect <component.wasm>"),
@@ -121,6 +117,22 @@ fn passthrough(args: &[String]) -> &[String] {
 fn no_args(command: &str, args: &[String]) -> Result<()> {
     if !args.is_empty() {
         bail!("{command}: unexpected arguments {args:?}");
+    }
+    Ok(())
+}
+
+/// Prints a component's imports and exports (to stderr, like everything xtask says).
+fn inspect(path: &Path) -> Result<()> {
+    let bytes = fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let world = component::world_of(&bytes)?;
+    eprintln!("{} ({} bytes)", path.display(), bytes.len());
+    for (label, entries) in [("import", world.imports), ("export", world.exports)] {
+        for entry in entries {
+            eprintln!("  {label} {}", entry.name);
+            for function in entry.functions {
+                eprintln!("      {function}");
+            }
+        }
     }
     Ok(())
 }

@@ -4,7 +4,9 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 
-use crate::{guests, process, toolchain};
+use limina_guest_build::{process, repo, toolchain};
+
+use crate::layout;
 
 /// `cargo test --workspace <extra>` (without `--workspace` when `extra` picks packages).
 pub fn test(extra: &[String]) -> Result<ExitCode> {
@@ -34,8 +36,8 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
 /// Sets up the guest toolchain, builds the guests, then runs the host's cargo
 /// `subcommand scope extra` and returns its exit code.
 fn with_guests(subcommand: &str, scope: &[&str], extra: &[String]) -> Result<ExitCode> {
-    guests::build_all(&toolchain::guest_toolchain()?)?;
-    let mut command = process::host_cargo();
+    repo::build_all(&layout::repo(), &toolchain::guest_toolchain()?)?;
+    let mut command = layout::host_cargo();
     command.arg(subcommand).args(scope).args(extra);
     let code = process::status_code(&mut command)?;
     Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))

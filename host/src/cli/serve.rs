@@ -44,11 +44,13 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
     };
     let sandbox = Sandbox::new(cache)?;
     let trace_dir = cli.trace_dir.clone().unwrap_or_else(default_trace_dir);
+    let mut world = World::new(WorldSettings {
+        max_entities: cli.max_entities,
+        tick_seconds: cli.tick_ms as f32 / 1000.0,
+    });
+    world.set_assets_dir(cli.assets_dir.clone());
     let realm = Realm {
-        world: World::new(WorldSettings {
-            max_entities: cli.max_entities,
-            tick_seconds: cli.tick_ms as f32 / 1000.0,
-        }),
+        world,
         tracer: open_trace(&trace_dir, cli.trace_dir.is_some())?,
         rng: cli.seed.map(Rng::seeded).unwrap_or_else(Rng::from_time),
     };

@@ -143,6 +143,9 @@ impl World {
         };
         let removed = self.remove(number, entity);
         self.record(Undo::Destroy(Box::new(removed)));
+        // Side tables keyed by the entity's number, journaled on their own.
+        self.forget_material(number);
+        self.forget_resource(number);
         true
     }
 

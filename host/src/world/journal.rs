@@ -2,7 +2,11 @@
 //! a failed call replays them backwards.
 
 use super::World;
+use super::assets::AssetUndo;
+use super::collisions::CollisionEvent;
 use super::entity::{Removed, Transform};
+use super::physics::PhysicsUndo;
+use super::render::RenderUndo;
 
 /// The inverse of one mutation.
 pub(super) enum Undo {
@@ -11,6 +15,14 @@ pub(super) enum Undo {
     Transform(u64, Transform),
     AddTag(u64, String),
     RemoveTag(u64, String),
+    /// A material or lighting change (`world/render.rs`).
+    Render(RenderUndo),
+    /// A velocity change (`world/physics.rs`).
+    Physics(PhysicsUndo),
+    /// Collision events drained (`world/collisions.rs`), to be put back.
+    Collisions(Vec<CollisionEvent>),
+    /// A loaded resource change (`world/assets.rs`).
+    Asset(AssetUndo),
 }
 
 /// Mutations made since the call began, newest last.
@@ -49,6 +61,10 @@ impl Journal {
                         tags.0.insert(tag);
                     }
                 }
+                Undo::Render(undo) => world.undo_render(undo),
+                Undo::Physics(undo) => world.undo_physics(undo),
+                Undo::Collisions(events) => world.undrain_collision_events(events),
+                Undo::Asset(undo) => world.undo_asset(undo),
             }
         }
     }

@@ -5,6 +5,7 @@
 mod agents;
 mod assets;
 mod audio;
+mod collisions;
 mod entity;
 mod journal;
 mod physics;
@@ -13,6 +14,10 @@ mod ui;
 
 pub use entity::{BodyKind, ColliderShape, EntityFilter, EntityInfo, EntitySpec, Shape, Transform};
 pub use journal::Journal;
+pub use assets::GltfResource;
+pub use collisions::CollisionEvent;
+pub use physics::RayHit;
+pub use render::{Lighting, Material, MaterialPatch};
 pub use {agents::Agents, assets::Assets, audio::Mixer, render::RenderState, ui::UiState};
 
 use hecs::Entity;
@@ -95,6 +100,7 @@ impl World {
     /// Advances the simulation by one fixed step.
     pub fn step(&mut self) {
         self.physics.step();
+        self.queue_collision_events();
         // Dynamic bodies drive their entity's transform.
         for (transform, body) in self.ecs.query_mut::<(&mut Transform, &entity::Body)>() {
             if let Some((position, rotation)) = self.physics.pose(body.handle) {

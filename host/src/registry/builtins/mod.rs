@@ -4,6 +4,7 @@
 mod audit;
 mod catalog;
 mod trace;
+mod world;
 
 use super::{Annotations, Caller, ErrorCode, Failure, Handler, Registry, Schema, Skill};
 use crate::policy::Permissions;
@@ -20,6 +21,7 @@ pub(crate) enum Builtin {
     TraceTail,
     TraceExplainEvent,
     TraceExport,
+    WorldStep,
 }
 
 impl Builtin {
@@ -39,6 +41,7 @@ impl Builtin {
             Builtin::TraceTail => trace::tail(registry, input),
             Builtin::TraceExplainEvent => trace::explain_event(registry, input),
             Builtin::TraceExport => trace::export(registry, input),
+            Builtin::WorldStep => Ok(world::step(registry, input)),
         }
     }
 }
@@ -58,6 +61,7 @@ pub(super) fn register(registry: &mut Registry) {
         .into_iter()
         .chain(audit::specs())
         .chain(trace::specs())
+        .chain(world::specs())
     {
         let skill = Skill {
             name: spec.name.to_string(),
@@ -68,9 +72,10 @@ pub(super) fn register(registry: &mut Registry) {
             input: Schema::compile(spec.input).expect("built-in input schemas are valid"),
             output: Schema::compile(spec.output).expect("built-in output schemas are valid"),
             annotations: Annotations {
-                read_only: true,
+                // Built-ins read the host, except `world.step`, which advances it.
+                read_only: spec.builtin != Builtin::WorldStep,
                 destructive: false,
-                idempotent: true,
+                idempotent: spec.builtin != Builtin::WorldStep,
                 open_world: false,
             },
             handler: Handler::Builtin(spec.builtin),

@@ -1,9 +1,12 @@
 //! The host imports: every one checks the call's grants (session ∩ package) before touching
 //! the realm, and a denial is traced and changes nothing. One file per WIT interface.
 
+mod assets;
 mod ecs;
 mod log;
+mod physics;
 mod random;
+mod render;
 mod scene;
 mod trace;
 

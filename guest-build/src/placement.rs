@@ -11,15 +11,14 @@ use std::path::{Component, PathBuf};
 use anyhow::{Context, Result, bail};
 
 use crate::files;
-use crate::guests::{Guest, Role};
-use crate::layout::core_package_dir;
+use crate::repo::{Guest, Repo, Role};
 
 /// The manifest file name of a package.
 pub const MANIFEST: &str = "limina.toml";
 
 /// Copies a guest's component to where its package is loaded from, when it is a package.
 /// Returns where the component went.
-pub fn place(guest: &Guest) -> Result<Option<PathBuf>> {
+pub fn place(repo: &Repo, guest: &Guest) -> Result<Option<PathBuf>> {
     let manifest_path = guest.crate_dir.join(MANIFEST);
     if guest.workspace.role == Role::Test || !manifest_path.is_file() {
         return Ok(None);
@@ -31,7 +30,7 @@ pub fn place(guest: &Guest) -> Result<Option<PathBuf>> {
         .with_context(|| format!("in {}", manifest_path.display()))?;
     let destination = match guest.workspace.role {
         Role::Core => {
-            let dir = core_package_dir().join(folder);
+            let dir = repo.core_package_dir().join(folder);
             files::write_if_changed(&dir.join(MANIFEST), manifest.as_bytes())?;
             dir.join(file)
         }
@@ -43,8 +42,8 @@ pub fn place(guest: &Guest) -> Result<Option<PathBuf>> {
 
 /// Removes folders of `target/core` that no current core guest produced (a removed or
 /// renamed core package must not keep loading).
-pub fn prune_core(guests: &[Guest]) -> Result<()> {
-    let dir = core_package_dir();
+pub fn prune_core(repo: &Repo, guests: &[Guest]) -> Result<()> {
+    let dir = repo.core_package_dir();
     let Ok(entries) = fs::read_dir(&dir) else {
         return Ok(());
     };
@@ -58,7 +57,7 @@ pub fn prune_core(guests: &[Guest]) -> Result<()> {
         let entry = entry?;
         let name = entry.file_name().to_string_lossy().into_owned();
         if entry.file_type()?.is_dir() && !keep.contains(&name) {
-            eprintln!("xtask: removing stale core package target/core/{name}");
+            crate::say!("removing stale core package target/core/{name}");
             fs::remove_dir_all(entry.path())?;
         }
     }
@@ -75,7 +74,7 @@ fn folder_name(guest: &Guest) -> Result<&str> {
 }
 
 /// The component path a manifest names (relative to the manifest), or `<folder>.wasm`.
-fn component_file(manifest: &str, folder: &str) -> Result<PathBuf> {
+pub fn component_file(manifest: &str, folder: &str) -> Result<PathBuf> {
     let Some(value) = component_key(manifest) else {
         return Ok(PathBuf::from(format!("{folder}.wasm")));
     };
@@ -103,13 +102,13 @@ fn component_key(manifest: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::{component_file, component_key, place};
-    use crate::guests::{Guest, Role, Workspace};
+    use crate::repo::{Guest, Repo, Role, Workspace};
     use std::fs;
     use std::path::Path;
 
     #[test]
     fn places_a_package_component_next_to_its_manifest() {
-        let dir = std::env::temp_dir().join(format!("xtask-place-{}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!("guest-build-place-{}", std::process::id()));
         let crate_dir = dir.join("dice");
         fs::create_dir_all(&crate_dir).unwrap();
         fs::write(
@@ -127,7 +126,7 @@ mod tests {
             },
             component: dir.join("built.wasm"),
         };
-        let placed = place(&guest).unwrap().unwrap();
+        let placed = place(&Repo::new(&dir), &guest).unwrap().unwrap();
         assert_eq!(placed, crate_dir.join("out/dice.wasm"));
         assert_eq!(fs::read(&placed).unwrap(), b"component bytes");
         fs::remove_dir_all(&dir).unwrap();

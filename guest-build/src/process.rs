@@ -1,20 +1,10 @@
-//! Running child processes: the host's cargo, timeouts, exit codes.
+//! Running child processes: quietly, with a timeout, or for their output.
 
 use std::process::{Command, ExitStatus, Stdio};
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-
-use crate::layout::repo_root;
-
-/// The cargo that runs xtask (`$CARGO`), in the repository root: the host's own toolchain.
-pub fn host_cargo() -> Command {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut command = Command::new(cargo);
-    command.current_dir(repo_root());
-    command
-}
 
 /// Runs a command to completion with stdout sent to our stderr, failing unless it succeeds.
 pub fn run_quietly(command: &mut Command) -> Result<()> {

@@ -1,5 +1,5 @@
-//! Turning guests' core wasm modules into components with `wit-component`, and showing what
-//! a component imports and exports.
+//! Turning guests' core wasm modules into components with `wit-component`, and reading what a
+//! component imports and exports.
 
 use std::fs;
 use std::path::Path;
@@ -10,6 +10,17 @@ use wit_parser::{Resolve, WorldItem, WorldKey};
 
 use crate::files;
 
+/// Encodes a core module (with the component-type section wit-bindgen embeds) as a
+/// validated component. `label` names the module in errors.
+pub fn encode(module: &[u8], label: &str) -> Result<Vec<u8>> {
+    ComponentEncoder::default()
+        .module(module)
+        .with_context(|| format!("{label} carries no usable component type section"))?
+        .validate(true)
+        .encode()
+        .with_context(|| format!("encoding {label} as a component"))
+}
+
 /// Encodes the core module at `module` as a component at `output`, unless `output` is already
 /// newer than the module. Returns whether it encoded.
 pub fn encode_if_stale(module: &Path, output: &Path) -> Result<bool> {
@@ -17,22 +28,13 @@ pub fn encode_if_stale(module: &Path, output: &Path) -> Result<bool> {
         return Ok(false);
     }
     let bytes = fs::read(module).with_context(|| format!("reading {}", module.display()))?;
-    let component = ComponentEncoder::default()
-        .module(&bytes)
-        .with_context(|| {
-            format!(
-                "{} carries no usable component type section",
-                module.display()
-            )
-        })?
-        .validate(true)
-        .encode()
-        .with_context(|| format!("encoding {} as a component", module.display()))?;
+    let component = encode(&bytes, &module.display().to_string())?;
     files::write_atomic(output, &component)?;
     Ok(true)
 }
 
 /// One imported or exported interface (or bare function) of a component.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WorldEntry {
     /// `limina:skill/scene@0.1.0`, or a plain name.
     pub name: String,
@@ -40,16 +42,26 @@ pub struct WorldEntry {
     pub functions: Vec<String>,
 }
 
+/// What a component imports and what it exports.
+#[derive(Debug, Clone, Default)]
+pub struct ComponentWorld {
+    /// Interfaces and functions the component needs from its host.
+    pub imports: Vec<WorldEntry>,
+    /// Interfaces and functions the component provides.
+    pub exports: Vec<WorldEntry>,
+}
+
 /// The imports and exports of a component, as decoded from its bytes.
-pub fn world_of(bytes: &[u8]) -> Result<(Vec<WorldEntry>, Vec<WorldEntry>)> {
-    let DecodedWasm::Component(resolve, world) = wit_component::decode(bytes)? else {
+pub fn world_of(bytes: &[u8]) -> Result<ComponentWorld> {
+    let decoded = wit_component::decode(bytes).context("not a wasm component")?;
+    let DecodedWasm::Component(resolve, world) = decoded else {
         bail!("this is a WIT package, not a component");
     };
     let world = &resolve.worlds[world];
-    Ok((
-        entries(&resolve, world.imports.iter()),
-        entries(&resolve, world.exports.iter()),
-    ))
+    Ok(ComponentWorld {
+        imports: entries(&resolve, world.imports.iter()),
+        exports: entries(&resolve, world.exports.iter()),
+    })
 }
 
 /// Names the interfaces and functions of one side of a world.
@@ -69,20 +81,4 @@ fn entries<'a>(
             },
         })
         .collect()
-}
-
-/// Prints a component's imports and exports (to stderr, like everything xtask says).
-pub fn inspect(path: &Path) -> Result<()> {
-    let bytes = fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    let (imports, exports) = world_of(&bytes)?;
-    eprintln!("{} ({} bytes)", path.display(), bytes.len());
-    for (label, entries) in [("import", imports), ("export", exports)] {
-        for entry in entries {
-            eprintln!("  {label} {}", entry.name);
-            for function in entry.functions {
-                eprintln!("      {function}");
-            }
-        }
-    }
-    Ok(())
 }

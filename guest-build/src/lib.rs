@@ -1,0 +1,50 @@
+//! Building Limina guests: everything between a guest crate's source and a component the host
+//! loads.
+//!
+//! - [`toolchain`]: a Rust toolchain able to build `wasm32-unknown-unknown` (rustup's, or a
+//!   pinned toolchain from PyPI unpacked into the user's cache);
+//! - [`cargo`]: running that toolchain's cargo on a guest crate and finding its core modules;
+//! - [`component`]: encoding a core module as a component with `wit-component`, and listing
+//!   what a component imports and exports;
+//! - [`package`]: building one package folder (`limina pkg build`);
+//! - [`repo`]: building every guest workspace of the Limina repository (`cargo xtask`).
+//!
+//! Progress goes to stderr, each line prefixed with the label set by [`set_label`], so that a
+//! caller's stdout stays its own (an MCP stream, or a command's report).
+
+pub mod cargo;
+pub mod component;
+pub mod files;
+pub mod layout;
+pub mod package;
+pub mod placement;
+pub mod process;
+mod pypi;
+pub mod repo;
+pub mod toolchain;
+mod unpack;
+
+pub use layout::GUEST_TARGET;
+pub use toolchain::GuestToolchain;
+
+use std::sync::OnceLock;
+
+static LABEL: OnceLock<&'static str> = OnceLock::new();
+
+/// Sets the prefix of progress lines (`xtask`, `limina`); the first call wins.
+pub fn set_label(label: &'static str) {
+    let _ = LABEL.set(label);
+}
+
+/// The prefix of progress lines.
+pub fn label() -> &'static str {
+    LABEL.get().copied().unwrap_or("limina-guest-build")
+}
+
+/// Prints one progress line on stderr, prefixed with [`label`].
+#[macro_export]
+macro_rules! say {
+    ($($arg:tt)*) => {
+        eprintln!("{}: {}", $crate::label(), format_args!($($arg)*))
+    };
+}
