@@ -105,6 +105,16 @@ macro_rules! export_package {
             }
         }
 
+        // Only a wasm build exports the component's functions: their `export_name`s (with
+        // `:` and `/`) would break a native cdylib link, and natively the package is built
+        // only to run its unit tests.
+        #[cfg(target_arch = "wasm32")]
         $crate::bindings::__export_limina_world!(__LiminaPackage with_types_in $crate::bindings);
+        // Natively, keep the package (and so its handlers) in use, without dead-code warnings.
+        #[cfg(not(target_arch = "wasm32"))]
+        const _: () = {
+            let _ = __limina_package;
+            let _ = <__LiminaPackage as $crate::bindings::exports::limina::skill::skill::Guest>::describe;
+        };
     };
 }
