@@ -33,9 +33,20 @@ pub struct Cli {
     #[arg(long, value_name = "DIR")]
     core_dir: Option<PathBuf>,
 
-    /// Load every package folder (one holding a limina.toml) inside DIR. Repeatable.
+    /// Load every package folder (one holding a limina.toml) inside DIR; when several hold the
+    /// same package, the highest version. Repeatable.
     #[arg(long, value_name = "DIR")]
     packages: Vec<PathBuf>,
+
+    /// Watch the --packages folders and hot-reload a package when its component or manifest
+    /// changes (compiled off the request path; a broken build keeps the old version).
+    #[arg(long)]
+    watch: bool,
+
+    /// A scene file (JSONL of skill calls: {"skill": ..., "input": {...}}) replayed at
+    /// start-up and by `dev.reload {target: "scene"}`.
+    #[arg(long, value_name = "FILE")]
+    scene: Option<PathBuf>,
 
     /// Length of one world step in milliseconds of real time.
     #[arg(long, default_value_t = DEFAULT_TICK_MS, value_name = "MS")]

@@ -1,8 +1,13 @@
 //! Integration tests: one binary, one module per feature. Most spawn the real `limina`
 //! binary and speak MCP over its stdio.
 
+mod agent_skills;
+mod audio_skills;
 mod hooks;
+mod hot_reload;
 mod sandbox_limits;
 mod scene;
+mod social_skills;
 mod stdio;
 mod support;
+mod ui_skills;

@@ -28,6 +28,8 @@ pub struct Client {
     stdin: Option<ChildStdin>,
     lines: Receiver<String>,
     next_id: u64,
+    /// Notifications that arrived while waiting for replies, oldest first.
+    pub notifications: Vec<Value>,
 }
 
 impl Client {
@@ -61,6 +63,7 @@ impl Client {
             child,
             lines: rx,
             next_id: 1,
+            notifications: Vec::new(),
         }
     }
 
@@ -74,6 +77,17 @@ impl Client {
         assert!(reply.get("result").is_some(), "initialize failed: {reply}");
         client.notify("notifications/initialized", json!({}));
         client
+    }
+
+    /// Re-initializes this connection as a new session of `agent_id` under `profile`: the same
+    /// host and world, seen by another caller.
+    pub fn rebind(&mut self, profile: &str, agent_id: &str) {
+        let reply = self.request(
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}, "profile": profile, "agentId": agent_id}),
+        );
+        assert!(reply.get("result").is_some(), "initialize failed: {reply}");
+        self.notify("notifications/initialized", json!({}));
     }
 
     /// Writes one raw line.
@@ -109,9 +123,36 @@ impl Client {
         self.send_line(
             &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string(),
         );
-        let reply = self.read();
-        assert_eq!(reply["id"], json!(id), "reply out of order: {reply}");
-        reply
+        loop {
+            let message = self.read();
+            if message.get("id").is_none() {
+                self.notifications.push(message);
+                continue;
+            }
+            assert_eq!(message["id"], json!(id), "reply out of order: {message}");
+            return message;
+        }
+    }
+
+    /// Waits up to `wait` for a notification named `method` (already received or new).
+    pub fn wait_notification(&mut self, method: &str, wait: Duration) -> Option<Value> {
+        let deadline = std::time::Instant::now() + wait;
+        loop {
+            if let Some(i) = self
+                .notifications
+                .iter()
+                .position(|n| n["method"] == method)
+            {
+                return Some(self.notifications.remove(i));
+            }
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => self
+                    .notifications
+                    .push(serde_json::from_str(&line).unwrap()),
+                Err(_) => return None,
+            }
+        }
     }
 
     /// Sends a notification.

@@ -68,11 +68,26 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
     for extra in &cli.packages {
         dirs.extend(package_dirs(extra)?);
     }
-    for dir in dirs {
-        let source = PackageSource::read(&dir)?;
+    for source in newest_versions(dirs)? {
+        let dir = source.dir.clone();
         registry
             .load(source)
             .with_context(|| format!("loading the package in {}", dir.display()))?;
+    }
+    registry.set_package_roots(cli.packages.clone());
+    if let Some(path) = &cli.config {
+        registry.set_config_path(path.clone());
+    }
+    if let Some(scene) = &cli.scene {
+        registry.set_scene_file(scene.clone());
+        let replayed = registry
+            .replay_scene(&scene_caller(), None)
+            .with_context(|| format!("replaying the scene {}", scene.display()))?;
+        limina::log::info(&format!(
+            "scene {}: {} calls replayed",
+            scene.display(),
+            replayed.len()
+        ));
     }
     limina::log::info(&format!(
         "{} skills from {} packages ready; serving MCP on stdio",
@@ -92,6 +107,13 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
             clock,
         },
     );
+    if cli.watch {
+        if cli.packages.is_empty() {
+            bail!("--watch needs at least one --packages DIR to watch");
+        }
+        server.watch(cli.packages.clone())?;
+        limina::log::info("watching the package folders for changes");
+    }
     stdio::serve(
         &mut server,
         std::io::stdin().lock(),
@@ -99,6 +121,37 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
     )
     .context("serving stdio")?;
     Ok(std::process::ExitCode::SUCCESS)
+}
+
+/// Every package read from `dirs`, keeping only the highest version of each name.
+fn newest_versions(dirs: Vec<PathBuf>) -> Result<Vec<PackageSource>> {
+    let mut newest: std::collections::BTreeMap<String, PackageSource> = Default::default();
+    for dir in dirs {
+        let source = PackageSource::read(&dir)?;
+        let version = |s: &PackageSource| semver::Version::parse(&s.manifest.version).ok();
+        let keep = match newest.get(&source.manifest.name) {
+            Some(current) => version(&source) > version(current),
+            None => true,
+        };
+        if keep {
+            newest.insert(source.manifest.name.clone(), source);
+        }
+    }
+    Ok(newest.into_values().collect())
+}
+
+/// Who replays the start-up scene: the host, as a builder.
+fn scene_caller() -> limina::registry::Caller {
+    let builder = limina::policy::Profiles::default();
+    let profile = builder
+        .get("builder.readWrite")
+        .expect("a built-in profile");
+    limina::registry::Caller {
+        agent_id: "host".into(),
+        session_id: "host".into(),
+        profile: profile.name.clone(),
+        permissions: profile.permissions,
+    }
 }
 
 /// The durable trace in `dir`. When the default folder is already used by another host, the

@@ -106,3 +106,8 @@ pub fn error(id: Value, code: i64, message: &str, data: Option<Value>) -> Value 
     }
     json!({"jsonrpc": "2.0", "id": id, "error": err})
 }
+
+/// A notification to the client.
+pub fn notification(method: &str, params: Value) -> Value {
+    json!({"jsonrpc": "2.0", "method": method, "params": params})
+}

@@ -4,6 +4,7 @@
 
 mod clock;
 mod jsonrpc;
+mod reload;
 mod server;
 mod session;
 pub mod stdio;

@@ -21,12 +21,15 @@ pub struct Server {
     registry: Registry,
     config: ServerConfig,
     tools: ToolCache,
+    pub(super) reloads: Option<super::reload::Reloads>,
 }
 
 /// One client's connection: its session, once bound.
 #[derive(Default)]
 pub struct Connection {
     pub session: Option<Session>,
+    /// The registry generation this client last saw (for `tools/list_changed`).
+    pub seen_generation: u64,
 }
 
 const INSTRUCTIONS: &str = "Limina hosts sandboxed skills acting on a shared 3D world. \
@@ -40,6 +43,7 @@ impl Server {
             registry,
             config,
             tools: ToolCache::default(),
+            reloads: None,
         }
     }
 
@@ -53,6 +57,7 @@ impl Server {
 
     /// Handles one message; returns the reply to send, if any.
     pub fn handle(&mut self, conn: &mut Connection, text: &str) -> Option<Value> {
+        self.apply_reloads();
         self.advance_clock();
         match jsonrpc::parse(text) {
             Incoming::Invalid(reply) => Some(reply),
@@ -89,7 +94,7 @@ impl Server {
         }
     }
 
-    fn advance_clock(&mut self) {
+    pub(super) fn advance_clock(&mut self) {
         for _ in 0..self.config.clock.due_steps() {
             self.registry.realm_mut().world.step();
         }
@@ -143,6 +148,7 @@ impl Server {
             "session {} bound: agent {}, profile {}",
             session.caller.session_id, session.caller.agent_id, session.caller.profile
         ));
+        conn.seen_generation = self.registry.generation();
         conn.session = Some(session);
         Ok(reply)
     }

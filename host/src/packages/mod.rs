@@ -3,6 +3,7 @@
 
 mod attestation;
 mod manifest;
+pub mod watch;
 
 pub use attestation::{SignatureCheck, content_hash, sign, verify};
 pub use manifest::{Attestation, Manifest, ManifestError};

@@ -9,7 +9,7 @@ use crate::packages::SignatureCheck;
 use crate::policy::{PackageFacts, Permissions};
 use crate::sandbox::bindings::limina::skill::types::{HookDescriptor, HookPhase as WitHookPhase};
 use crate::sandbox::bindings::{PackageDescription, SkillDescriptor};
-use crate::sandbox::content_hash;
+use crate::sandbox::{CompiledPackage, content_hash};
 use crate::trace::NewEvent;
 use anyhow::{Result, anyhow, bail};
 use serde_json::{Value, json};
@@ -17,20 +17,23 @@ use serde_json::{Value, json};
 impl Registry {
     /// Loads a package at start-up (the host grants every permission a package may declare).
     pub fn load(&mut self, source: PackageSource) -> Result<Vec<String>> {
-        let host = Caller {
-            agent_id: "host".into(),
-            session_id: "host".into(),
-            profile: "host".into(),
-            permissions: Permissions::all(),
-        };
-        self.load_for(&host, source)
+        self.load_for(&host_caller(), source, None)
     }
 
-    /// Loads a package on behalf of `caller`: its declared capabilities must be within the
-    /// caller's permissions. Nothing is registered if any check fails; each step is traced.
-    pub fn load_for(&mut self, caller: &Caller, source: PackageSource) -> Result<Vec<String>> {
+    /// Loads a package on behalf of `caller`, or replaces the loaded package of the same name
+    /// (hot reload): its declared capabilities must be within the caller's permissions.
+    /// `precompiled` is the component already compiled off the request path, if it was.
+    /// Nothing changes if any check fails; the old version keeps serving. Each step is
+    /// traced (`package.loaded` or `package.load.rejected`, caused by the admission).
+    pub fn load_for(
+        &mut self,
+        caller: &Caller,
+        source: PackageSource,
+        precompiled: Option<CompiledPackage>,
+    ) -> Result<Vec<String>> {
         let name = source.manifest.name.clone();
-        let label = format!("package `{name}` {}", source.manifest.version);
+        let version = source.manifest.version.clone();
+        let label = format!("package `{name}` {version}");
         let verdict = self
             .policy
             .admit_package(&package_facts(&source, caller.permissions));
@@ -45,8 +48,13 @@ impl Registry {
             required: source.manifest.capabilities.names(),
         };
         let admission = decision::record(realm, caller, crossing, &verdict);
+        let previous = self
+            .packages
+            .iter()
+            .find(|p| p.manifest.name == name)
+            .map(|p| p.manifest.version.clone());
         let result = if verdict.allow {
-            self.register(source, &label)
+            self.register(source, precompiled, &label)
         } else {
             Err(anyhow!(
                 "{label} was refused ({}): {}",
@@ -55,10 +63,13 @@ impl Registry {
             ))
         };
         let (kind, payload) = match &result {
-            Ok(skills) => ("package.loaded", json!({"package": name, "skills": skills})),
+            Ok(skills) => (
+                "package.loaded",
+                json!({"package": name, "version": version, "replaced": previous, "skills": skills}),
+            ),
             Err(e) => (
                 "package.load.rejected",
-                json!({"package": name, "reason": format!("{e:#}")}),
+                json!({"package": name, "version": version, "rule": verdict.rule, "reason": format!("{e:#}")}),
             ),
         };
         self.realm_mut().tracer.emit(NewEvent {
@@ -72,37 +83,73 @@ impl Registry {
         result
     }
 
-    fn register(&mut self, source: PackageSource, label: &str) -> Result<Vec<String>> {
+    /// Registers a new package or swaps a loaded one atomically: everything is checked
+    /// before anything changes. The package keeps its index, so skills point at it unchanged;
+    /// its live instances are dropped and the next call instantiates the new version.
+    fn register(
+        &mut self,
+        source: PackageSource,
+        precompiled: Option<CompiledPackage>,
+        label: &str,
+    ) -> Result<Vec<String>> {
         let name = source.manifest.name.clone();
-        if self.packages.iter().any(|p| p.manifest.name == name) {
-            bail!("{label}: a package named `{name}` is already loaded");
-        }
+        let existing = self.packages.iter().position(|p| p.manifest.name == name);
         let limits = self
             .limit_overrides
             .get(&name)
             .copied()
             .unwrap_or(source.manifest.limits);
-        let compiled = self.sandbox.compile(&source.component, label)?;
+        let compiled = match precompiled {
+            Some(c) => c,
+            None => self.sandbox.compile(&source.component, label)?,
+        };
         let description = compiled.instantiate(&name, &limits)?.describe()?;
-        let index = self.packages.len();
+        let index = existing.unwrap_or(self.packages.len());
         let (skills, hooks) = check_description(&name, description, index)?;
-        if let Some(taken) = skills.iter().find(|s| self.skills.contains_key(&s.name)) {
-            bail!("{label}: skill `{}` is already registered", taken.name);
+        if let Some(taken) = skills.iter().find(|s| {
+            self.skills
+                .get(&s.name)
+                .is_some_and(|t| t.package_index() != Some(index))
+        }) {
+            bail!(
+                "{label}: skill `{}` is already registered by another package",
+                taken.name
+            );
         }
         let names: Vec<String> = skills.iter().map(|s| s.name.clone()).collect();
-        self.packages.push(Package {
+        let package = Package {
             content_hash: content_hash(&source.component),
+            dir: source.dir,
             manifest: source.manifest,
             limits,
             compiled,
             hooks,
-        });
+        };
+        match existing {
+            Some(i) => {
+                self.skills.retain(|_, s| s.package_index() != Some(i));
+                self.instances.retain(|(_, p), _| *p != i);
+                self.packages[i] = package;
+            }
+            None => self.packages.push(package),
+        }
         for skill in skills {
             self.skills.insert(skill.name.clone(), skill);
         }
         self.generation += 1;
         crate::log::debug(&format!("loaded {label}: {}", names.join(", ")));
         Ok(names)
+    }
+}
+
+/// The host itself, loading packages at start-up or on a file change: it may grant every
+/// permission a package declares.
+pub(crate) fn host_caller() -> Caller {
+    Caller {
+        agent_id: "host".into(),
+        session_id: "host".into(),
+        profile: "host".into(),
+        permissions: Permissions::all(),
     }
 }
 

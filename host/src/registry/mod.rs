@@ -8,6 +8,7 @@ mod guest_call;
 mod hooks;
 mod load;
 mod pipeline;
+mod reload;
 mod response;
 mod schema;
 
@@ -80,13 +81,16 @@ pub struct Package {
     pub content_hash: String,
     /// Limits in force: the manifest's, unless the configuration overrides them.
     pub limits: PackageLimits,
+    /// The folder it was loaded from (reloads read it again).
+    pub dir: std::path::PathBuf,
     compiled: CompiledPackage,
     hooks: Vec<hooks::GuestHook>,
 }
 
 /// Skills, packages, the policy engine, the realm they act on, and live guest instances.
 pub struct Registry {
-    sandbox: Sandbox,
+    /// Shared so packages can be compiled off the request path (hot reload).
+    sandbox: Arc<Sandbox>,
     policy: PolicyEngine,
     packages: Vec<Package>,
     /// Sorted by name, so listings are stable.
@@ -100,6 +104,12 @@ pub struct Registry {
     limit_overrides: BTreeMap<String, PackageLimits>,
     /// Where `trace.export` may write.
     traces_dir: Option<std::path::PathBuf>,
+    /// What `dev.reload data` re-reads.
+    config_path: Option<std::path::PathBuf>,
+    /// What `dev.reload scene` replays.
+    scene_file: Option<std::path::PathBuf>,
+    /// Folders holding installed packages, where `package.load` resolves references.
+    package_roots: Vec<std::path::PathBuf>,
     /// Bumped whenever the skill set changes, so callers can memoize listings.
     generation: u64,
     started: Instant,
@@ -109,7 +119,7 @@ impl Registry {
     /// A registry holding the built-in system skills, over `realm`.
     pub fn new(sandbox: Sandbox, policy: PolicyConfig, realm: Realm) -> Self {
         let mut registry = Registry {
-            sandbox,
+            sandbox: Arc::new(sandbox),
             policy: PolicyEngine::new(policy),
             packages: Vec::new(),
             skills: BTreeMap::new(),
@@ -118,6 +128,9 @@ impl Registry {
             instances: HashMap::new(),
             limit_overrides: BTreeMap::new(),
             traces_dir: None,
+            config_path: None,
+            scene_file: None,
+            package_roots: Vec::new(),
             generation: 0,
             started: Instant::now(),
         };
@@ -150,6 +163,21 @@ impl Registry {
     /// One skill by name.
     pub fn skill(&self, name: &str) -> Option<&Skill> {
         self.skills.get(name)
+    }
+
+    /// Folders holding installed packages (`--packages`), where `package.load` resolves.
+    pub fn set_package_roots(&mut self, roots: Vec<std::path::PathBuf>) {
+        self.package_roots = roots;
+    }
+
+    /// The folders `package.load` resolves references in.
+    pub fn package_roots(&self) -> &[std::path::PathBuf] {
+        &self.package_roots
+    }
+
+    /// The sandbox, for compiling packages on another thread.
+    pub fn sandbox(&self) -> Arc<Sandbox> {
+        self.sandbox.clone()
     }
 
     /// The loaded packages.

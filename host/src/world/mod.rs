@@ -12,12 +12,15 @@ mod physics;
 mod render;
 mod ui;
 
+pub use agents::{ApproachTarget, Heard, Movement};
+pub use assets::GltfResource;
+pub use audio::{Bus, Sound, SoundKind, SoundSpec};
+pub use collisions::CollisionEvent;
 pub use entity::{BodyKind, ColliderShape, EntityFilter, EntityInfo, EntitySpec, Shape, Transform};
 pub use journal::Journal;
-pub use assets::GltfResource;
-pub use collisions::CollisionEvent;
 pub use physics::RayHit;
 pub use render::{Lighting, Material, MaterialPatch};
+pub use ui::{PANEL_KINDS, Panel};
 pub use {agents::Agents, assets::Assets, audio::Mixer, render::RenderState, ui::UiState};
 
 use hecs::Entity;
@@ -92,6 +95,11 @@ impl World {
         self.tick
     }
 
+    /// The settings the world was created with.
+    pub fn settings(&self) -> &WorldSettings {
+        &self.settings
+    }
+
     /// Number of live entities.
     pub fn entity_count(&self) -> usize {
         self.by_number.len()
@@ -109,6 +117,8 @@ impl World {
             }
         }
         self.tick += 1;
+        self.advance_agents();
+        self.advance_audio();
     }
 
     /// Starts recording undo information for the mutations that follow.

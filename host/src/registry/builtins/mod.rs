@@ -3,11 +3,13 @@
 
 mod audit;
 mod catalog;
+mod dev;
+mod packages;
 mod trace;
 mod world;
 
 use super::{Annotations, Caller, ErrorCode, Failure, Handler, Registry, Schema, Skill};
-use crate::policy::Permissions;
+use crate::policy::Permission;
 use serde_json::Value;
 
 /// Which built-in.
@@ -22,6 +24,9 @@ pub(crate) enum Builtin {
     TraceExplainEvent,
     TraceExport,
     WorldStep,
+    DevReload,
+    PackageList,
+    PackageLoad,
 }
 
 impl Builtin {
@@ -41,6 +46,9 @@ impl Builtin {
             Builtin::TraceTail => trace::tail(registry, input),
             Builtin::TraceExplainEvent => trace::explain_event(registry, input),
             Builtin::TraceExport => trace::export(registry, input),
+            Builtin::DevReload => dev::reload(registry, caller, input),
+            Builtin::PackageList => Ok(packages::list(registry, input)),
+            Builtin::PackageLoad => packages::load(registry, caller, input),
             Builtin::WorldStep => Ok(world::step(registry, input)),
         }
     }
@@ -62,13 +70,16 @@ pub(super) fn register(registry: &mut Registry) {
         .chain(audit::specs())
         .chain(trace::specs())
         .chain(world::specs())
+        .chain(dev::specs())
+        .chain(packages::specs())
     {
+        let (version, permissions) = contract(spec.name);
         let skill = Skill {
             name: spec.name.to_string(),
-            version: "1.0.0".into(),
+            version: version.into(),
             category: "system".into(),
             description: spec.description.into(),
-            permissions: Permissions::NONE,
+            permissions: permissions.iter().copied().collect(),
             input: Schema::compile(spec.input).expect("built-in input schemas are valid"),
             output: Schema::compile(spec.output).expect("built-in output schemas are valid"),
             annotations: Annotations {
@@ -83,6 +94,17 @@ pub(super) fn register(registry: &mut Registry) {
         registry.skills.insert(skill.name.clone(), skill);
     }
     registry.generation += 1;
+}
+
+/// Version and required permissions of a built-in, as the catalog gives them.
+fn contract(name: &str) -> (&'static str, &'static [Permission]) {
+    use Permission::*;
+    match name {
+        "dev.reload" => ("2.0.0", &[SceneRead]),
+        "package.load" => ("1.0.0", &[AgentWrite]),
+        "inspector.snapshot" => ("1.0.0", &[SceneRead, EcsRead, PhysicsRead, AgentRead]),
+        _ => ("1.0.0", &[]),
+    }
 }
 
 /// A draft-07 object schema with the given properties and required keys.

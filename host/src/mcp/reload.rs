@@ -1,0 +1,68 @@
+//! Hot reload at the protocol layer: packages rebuilt by the watcher are swapped in between
+//! messages, and clients hear `notifications/tools/list_changed`.
+
+use super::jsonrpc;
+use super::server::{Connection, Server};
+use crate::packages::watch::{Reload, Watcher};
+use anyhow::Result;
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use std::sync::mpsc::{Receiver, channel};
+
+/// The watcher and the channel its rebuilt packages arrive on.
+pub struct Reloads {
+    rx: Receiver<Reload>,
+    _watcher: Watcher,
+}
+
+impl Server {
+    /// Starts watching package folders (`--watch`).
+    pub fn watch(&mut self, roots: Vec<PathBuf>) -> Result<()> {
+        let (tx, rx) = channel();
+        let watcher = Watcher::start(roots, self.registry().sandbox(), tx)?;
+        self.reloads = Some(Reloads {
+            rx,
+            _watcher: watcher,
+        });
+        Ok(())
+    }
+
+    /// Swaps in every package the watcher has rebuilt since the last look. A package that
+    /// fails to read, build or be admitted leaves the old version serving.
+    pub(super) fn apply_reloads(&mut self) {
+        let Some(reloads) = &self.reloads else { return };
+        let pending: Vec<Reload> = reloads.rx.try_iter().collect();
+        for reload in pending {
+            let dir = reload.dir.display().to_string();
+            match self.registry_mut().reload(reload) {
+                Ok((package, skills)) => crate::log::info(&format!(
+                    "reloaded package `{package}` from {dir}: {}",
+                    skills.join(", ")
+                )),
+                Err(e) => crate::log::warn(&format!(
+                    "reload from {dir} failed, the previous version keeps serving: {e:#}"
+                )),
+            }
+        }
+    }
+
+    /// Notifications owed to this connection: `tools/list_changed` once the skill set changed
+    /// since it last listed or was told.
+    pub fn notifications(&mut self, conn: &mut Connection) -> Vec<Value> {
+        let generation = self.registry().generation();
+        if conn.session.is_none() || conn.seen_generation == generation {
+            return Vec::new();
+        }
+        conn.seen_generation = generation;
+        vec![jsonrpc::notification(
+            "notifications/tools/list_changed",
+            json!({}),
+        )]
+    }
+
+    /// Work done while no message is waiting: swap in rebuilt packages, keep the clock.
+    pub fn idle(&mut self) {
+        self.apply_reloads();
+        self.advance_clock();
+    }
+}

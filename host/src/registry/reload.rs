@@ -1,0 +1,152 @@
+//! Reloading without a restart: packages rebuilt on disk (by the watcher or `dev.reload`), the
+//! configuration (`data`) and the world from a scene file (`scene`). Each reload is traced as
+//! `dev.<target>.reload.completed` or `.failed`, honestly.
+
+use super::load::host_caller;
+use super::{Caller, Registry};
+use crate::config::Config;
+use crate::packages::PackageSource;
+use crate::packages::watch::Reload;
+use crate::trace::NewEvent;
+use crate::world::World;
+use anyhow::{Context, Result, anyhow, bail};
+use serde_json::{Value, json};
+use std::path::PathBuf;
+
+impl Registry {
+    /// The configuration file `data` reloads re-read.
+    pub fn set_config_path(&mut self, path: PathBuf) {
+        self.config_path = Some(path);
+    }
+
+    /// The scene file `scene` reloads replay (also replayed at start-up with `--scene`).
+    pub fn set_scene_file(&mut self, path: PathBuf) {
+        self.scene_file = Some(path);
+    }
+
+    /// Swaps in a package the watcher rebuilt; returns the package and its skills.
+    pub fn reload(&mut self, reload: Reload) -> Result<(String, Vec<String>)> {
+        let host = host_caller();
+        let outcome = match reload.result {
+            Ok((source, compiled)) => {
+                let name = source.manifest.name.clone();
+                self.load_for(&host, source, Some(compiled))
+                    .map(|skills| (name, skills))
+            }
+            Err(e) => Err(e),
+        };
+        let payload = match &outcome {
+            Ok((package, skills)) => {
+                json!({"dir": reload.dir, "package": package, "invalidated": skills})
+            }
+            Err(e) => json!({"dir": reload.dir, "reason": format!("{e:#}")}),
+        };
+        self.note(&host, "skill", outcome.is_ok(), payload);
+        outcome
+    }
+
+    /// Re-reads and reloads the named package from its folder (compiled on this thread).
+    pub fn reload_package(&mut self, caller: &Caller, package: &str) -> Result<Vec<String>> {
+        let dir = self
+            .packages
+            .iter()
+            .find(|p| p.manifest.name == package)
+            .map(|p| p.dir.clone())
+            .ok_or_else(|| anyhow!("no package named `{package}` is loaded"))?;
+        let source = PackageSource::read(&dir)?;
+        if source.manifest.name != package {
+            bail!(
+                "{} now holds package `{}`, not `{package}`",
+                dir.display(),
+                source.manifest.name
+            );
+        }
+        // Reloading re-admits with the host's grant, as at start-up; the caller only triggers.
+        let _ = caller;
+        self.load_for(&host_caller(), source, None)
+    }
+
+    /// Re-reads the configuration file and applies it: profiles, quotas, budgets, limits.
+    pub fn reload_data(&mut self) -> Result<Vec<String>> {
+        let path = self.config_path.clone().ok_or_else(|| {
+            anyhow!("this host was started without --config; there is no configuration to reload")
+        })?;
+        let config = Config::load(&path).map_err(anyhow::Error::msg)?;
+        let profiles = config
+            .policy
+            .profiles
+            .names()
+            .iter()
+            .map(|p| format!("profile:{p}"))
+            .collect();
+        self.policy.reconfigure(config.policy);
+        self.set_limit_overrides(config.package_limits);
+        self.generation += 1;
+        Ok(profiles)
+    }
+
+    /// Resets the world and replays the scene file as `caller`: one JSON object per line,
+    /// `{"skill": name, "input": {...}}` (or `name`/`arguments`). Stops at the first failure.
+    pub fn replay_scene(&mut self, caller: &Caller, file: Option<PathBuf>) -> Result<Vec<String>> {
+        let path = file.or_else(|| self.scene_file.clone()).ok_or_else(|| {
+            anyhow!("no scene file: start the host with --scene FILE or pass `name`")
+        })?;
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("reading {}", path.display()))?;
+        let settings = self.realm().world.settings().clone();
+        self.realm_mut().world = World::new(settings);
+        let mut done = Vec::new();
+        for (n, line) in text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+        {
+            let at = format!("{}:{}", path.display(), n + 1);
+            let call: Value =
+                serde_json::from_str(line).with_context(|| format!("{at}: not JSON"))?;
+            let skill = call
+                .get("skill")
+                .or(call.get("name"))
+                .and_then(Value::as_str)
+                .ok_or_else(|| anyhow!("{at}: each line needs a `skill` name"))?
+                .to_string();
+            let input = call
+                .get("input")
+                .or(call.get("arguments"))
+                .cloned()
+                .unwrap_or(Value::Null);
+            let response = self.invoke(caller, &skill, input);
+            if let Some(failure) = response.error {
+                bail!(
+                    "{at}: `{skill}` failed: {}: {}",
+                    failure.code,
+                    failure.message
+                );
+            }
+            done.push(skill);
+        }
+        Ok(done)
+    }
+
+    /// Records a reload's outcome as `dev.<target>.reload.completed` or `.failed`.
+    pub(super) fn note(
+        &mut self,
+        caller: &Caller,
+        target: &str,
+        ok: bool,
+        payload: Value,
+    ) -> String {
+        let kind = format!(
+            "dev.{target}.reload.{}",
+            if ok { "completed" } else { "failed" }
+        );
+        self.realm_mut().tracer.emit(NewEvent {
+            kind,
+            actor_id: caller.agent_id.clone(),
+            thread_id: caller.session_id.clone(),
+            parent_event_id: None,
+            caused_by: vec![],
+            payload,
+        })
+    }
+}
