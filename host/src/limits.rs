@@ -46,6 +46,14 @@ pub const TOOLS_PAGE_SIZE: usize = 100;
 /// (the `fuel per ms` line, a busy guest loop, median of 15 runs): 17.3 million on the
 /// project's 2-core machines (2026-11-21).
 pub const FUEL_PER_MS: u64 = 17_000_000;
+/// UI panels that may exist at once (creating more is `capacity_exceeded`).
+pub const MAX_UI_PANELS: usize = 1_000;
+/// Largest JSON spec one UI panel may hold, in bytes.
+pub const MAX_UI_PANEL_BYTES: usize = 16 << 10;
+/// Sounds the headless mixer may hold at once (starting more is `capacity_exceeded`).
+pub const MAX_SOUNDS: usize = 256;
+/// Signals and speech the world remembers for agents' perception (oldest forgotten first).
+pub const HEARD_WINDOW: usize = 64;
 /// Collision events kept for `physics.collisionEvents` between drains (oldest dropped first).
 pub const MAX_PENDING_COLLISION_EVENTS: usize = 1_024;
 /// Largest glTF/GLB file `three.loadGLTF` reads, in bytes.

@@ -97,5 +97,8 @@ fn add_imports(linker: &mut Linker<GuestState>) -> Result<()> {
     wit::render::add_to_linker::<GuestState, D>(linker, |s| s)?;
     wit::physics::add_to_linker::<GuestState, D>(linker, |s| s)?;
     wit::assets::add_to_linker::<GuestState, D>(linker, |s| s)?;
+    wit::agents::add_to_linker::<GuestState, D>(linker, |s| s)?;
+    wit::ui::add_to_linker::<GuestState, D>(linker, |s| s)?;
+    wit::audio::add_to_linker::<GuestState, D>(linker, |s| s)?;
     Ok(())
 }

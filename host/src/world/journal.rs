@@ -2,11 +2,14 @@
 //! a failed call replays them backwards.
 
 use super::World;
+use super::agents::AgentUndo;
 use super::assets::AssetUndo;
+use super::audio::AudioUndo;
 use super::collisions::CollisionEvent;
 use super::entity::{Removed, Transform};
 use super::physics::PhysicsUndo;
 use super::render::RenderUndo;
+use super::ui::UiUndo;
 
 /// The inverse of one mutation.
 pub(super) enum Undo {
@@ -23,6 +26,12 @@ pub(super) enum Undo {
     Collisions(Vec<CollisionEvent>),
     /// A loaded resource change (`world/assets.rs`).
     Asset(AssetUndo),
+    /// A UI panel change (`world/ui.rs`).
+    Ui(UiUndo),
+    /// A mixer change (`world/audio.rs`).
+    Audio(AudioUndo),
+    /// An agent-state change (`world/agents.rs`).
+    Agents(AgentUndo),
 }
 
 /// Mutations made since the call began, newest last.
@@ -65,6 +74,9 @@ impl Journal {
                 Undo::Physics(undo) => world.undo_physics(undo),
                 Undo::Collisions(events) => world.undrain_collision_events(events),
                 Undo::Asset(undo) => world.undo_asset(undo),
+                Undo::Ui(undo) => world.ui.undo(undo),
+                Undo::Audio(undo) => world.audio.undo(undo),
+                Undo::Agents(undo) => world.agents.undo(undo),
             }
         }
     }

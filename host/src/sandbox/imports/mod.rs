@@ -1,7 +1,9 @@
 //! The host imports: every one checks the call's grants (session ∩ package) before touching
 //! the realm, and a denial is traced and changes nothing. One file per WIT interface.
 
+mod agents;
 mod assets;
+mod audio;
 mod ecs;
 mod log;
 mod physics;
@@ -9,6 +11,7 @@ mod random;
 mod render;
 mod scene;
 mod trace;
+mod ui;
 
 use super::bindings::limina::skill::types::{Vec3, WorldError};
 use super::instance::{ActiveCall, GuestState};
