@@ -4,13 +4,14 @@ use crate::bindings::limina::skill::types::{
     Annotations, CallContext, HookDescriptor, HookPhase, PackageDescription, SkillDescriptor,
     SkillError,
 };
-use crate::schema::schema_json;
+use crate::schema::{Direction, schema_json};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 type Handler = Box<dyn Fn(&str, &CallContext) -> Result<String, SkillError> + Send + Sync>;
-type HookFn = Box<dyn Fn(&str, &str, &CallContext) -> Result<Option<String>, SkillError> + Send + Sync>;
+type HookFn =
+    Box<dyn Fn(&str, &str, &CallContext) -> Result<Option<String>, SkillError> + Send + Sync>;
 
 /// One skill: its contract and its handler.
 pub struct Skill {
@@ -31,8 +32,8 @@ impl Skill {
         let handler: Handler = Box::new(move |input, ctx| {
             // The host validated the input against our schema, so a failure here means the
             // schema and the type disagree: still say which field.
-            let input: I = serde_json::from_str(input)
-                .map_err(|e| SkillError::InvalidInput(e.to_string()))?;
+            let input: I =
+                serde_json::from_str(input).map_err(|e| SkillError::InvalidInput(e.to_string()))?;
             let output = handler(input, ctx)?;
             serde_json::to_string(&output).map_err(|e| SkillError::HandlerError(e.to_string()))
         });
@@ -43,8 +44,8 @@ impl Skill {
                 category,
                 description: description.to_string(),
                 permissions: Vec::new(),
-                input_schema: schema_json::<I>(),
-                output_schema: schema_json::<O>(),
+                input_schema: schema_json::<I>(Direction::Input),
+                output_schema: schema_json::<O>(Direction::Output),
                 annotations: annotations_for(&[]),
             },
             handler,
@@ -91,7 +92,10 @@ impl Hook {
     /// A hook; `run(skill, payload, ctx)` returns a replacement payload or `None` to keep it.
     pub fn new<F>(name: &str, phase: HookPhase, skills: &[&str], run: F) -> Self
     where
-        F: Fn(&str, &str, &CallContext) -> Result<Option<String>, SkillError> + Send + Sync + 'static,
+        F: Fn(&str, &str, &CallContext) -> Result<Option<String>, SkillError>
+            + Send
+            + Sync
+            + 'static,
     {
         Hook {
             descriptor: HookDescriptor {
@@ -136,7 +140,11 @@ pub mod runtime {
 
     pub fn describe(package: &Package) -> PackageDescription {
         PackageDescription {
-            skills: package.skills.iter().map(|s| s.descriptor.clone()).collect(),
+            skills: package
+                .skills
+                .iter()
+                .map(|s| s.descriptor.clone())
+                .collect(),
             hooks: package.hooks.iter().map(|h| h.descriptor.clone()).collect(),
         }
     }
@@ -149,7 +157,9 @@ pub mod runtime {
     ) -> Result<String, SkillError> {
         match package.skills.iter().find(|s| s.descriptor.name == name) {
             Some(skill) => (skill.handler)(input, ctx),
-            None => Err(SkillError::NotFound(format!("this package has no skill `{name}`"))),
+            None => Err(SkillError::NotFound(format!(
+                "this package has no skill `{name}`"
+            ))),
         }
     }
 
@@ -162,7 +172,9 @@ pub mod runtime {
     ) -> Result<Option<String>, SkillError> {
         match package.hooks.iter().find(|h| h.descriptor.name == hook) {
             Some(h) => (h.run)(skill, payload, ctx),
-            None => Err(SkillError::NotFound(format!("this package has no hook `{hook}`"))),
+            None => Err(SkillError::NotFound(format!(
+                "this package has no hook `{hook}`"
+            ))),
         }
     }
 }

@@ -5,13 +5,24 @@ use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde_json::Value;
 
-/// The draft-07 schema of `T` as JSON text, with every subschema inlined.
-pub fn schema_json<T: JsonSchema>() -> String {
+/// Whether a schema describes what callers send or what the skill returns.
+#[derive(Clone, Copy, PartialEq)]
+pub enum Direction {
+    Input,
+    Output,
+}
+
+/// The draft-07 schema of `T` as JSON text, with every subschema inlined. For inputs an
+/// optional field is optional by being absent, so `null` is not accepted for it; outputs keep
+/// `null`, which is how an absent `Option` serializes.
+pub fn schema_json<T: JsonSchema>(direction: Direction) -> String {
     let mut settings = SchemaSettings::draft07();
     settings.inline_subschemas = true;
     let schema = settings.into_generator().into_root_schema_for::<T>();
     let mut value = schema.to_value();
-    optional_means_absent(&mut value);
+    if direction == Direction::Input {
+        optional_means_absent(&mut value);
+    }
     serde_json::to_string(&value).expect("a generated schema is always serializable")
 }
 
@@ -21,7 +32,11 @@ fn optional_means_absent(schema: &mut Value) {
     let required: Vec<String> = schema
         .get("required")
         .and_then(Value::as_array)
-        .map(|r| r.iter().filter_map(|v| v.as_str().map(String::from)).collect())
+        .map(|r| {
+            r.iter()
+                .filter_map(|v| v.as_str().map(String::from))
+                .collect()
+        })
         .unwrap_or_default();
     let Some(props) = schema.get_mut("properties").and_then(Value::as_object_mut) else {
         return;

@@ -5,7 +5,6 @@ mod agent_skills;
 mod audio_skills;
 mod hooks;
 mod hot_reload;
-mod sandbox_limits;
 mod scene;
 mod social_skills;
 mod stdio;

@@ -59,20 +59,35 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
     registry.set_traces_dir(trace_dir);
 
     let core_dir = cli.core_dir.clone().unwrap_or_else(default_core_dir);
-    let mut dirs = package_dirs(&core_dir).with_context(|| {
+    let core = package_dirs(&core_dir).with_context(|| {
         format!(
             "the core packages were not found in {} — build them with `cargo xtask build-guests` or point --core-dir at them",
             core_dir.display()
         )
     })?;
-    for extra in &cli.packages {
-        dirs.extend(package_dirs(extra)?);
-    }
-    for source in newest_versions(dirs)? {
+    // The core must load; a third-party package that cannot is refused (and traced) while
+    // the host starts without it.
+    for source in newest_versions(core)? {
         let dir = source.dir.clone();
         registry
             .load(source)
-            .with_context(|| format!("loading the package in {}", dir.display()))?;
+            .with_context(|| format!("loading the core package in {}", dir.display()))?;
+    }
+    let mut extras = Vec::new();
+    for root in &cli.packages {
+        extras.extend(package_dirs(root)?);
+    }
+    for dir in extras.clone() {
+        if let Err(e) = PackageSource::read(&dir) {
+            limina::log::error(&format!("skipping the package in {}: {e:#}", dir.display()));
+            extras.retain(|d| d != &dir);
+        }
+    }
+    for source in newest_versions(extras)? {
+        let dir = source.dir.clone();
+        if let Err(e) = registry.load(source) {
+            limina::log::error(&format!("refused the package in {}: {e:#}", dir.display()));
+        }
     }
     registry.set_package_roots(cli.packages.clone());
     if let Some(path) = &cli.config {

@@ -85,12 +85,24 @@ impl Registry {
         Ok(profiles)
     }
 
-    /// Resets the world and replays the scene file as `caller`: one JSON object per line,
+    /// Resets the world and replays a scene file as `caller`: one JSON object per line,
     /// `{"skill": name, "input": {...}}` (or `name`/`arguments`). Stops at the first failure.
-    pub fn replay_scene(&mut self, caller: &Caller, file: Option<PathBuf>) -> Result<Vec<String>> {
-        let path = file.or_else(|| self.scene_file.clone()).ok_or_else(|| {
-            anyhow!("no scene file: start the host with --scene FILE or pass `name`")
-        })?;
+    /// `name` picks another scene by bare file name in the `--scene` file's folder; paths are
+    /// refused, so a session cannot make the host read files elsewhere.
+    pub fn replay_scene(&mut self, caller: &Caller, name: Option<&str>) -> Result<Vec<String>> {
+        let configured = self.scene_file.clone();
+        let path = match (name, configured) {
+            (None, Some(path)) => path,
+            (None, None) => bail!("no scene file: start the host with --scene FILE"),
+            (Some(name), configured) => {
+                crate::trace::check_export_name(name).map_err(|e| anyhow!("`name`: {e}"))?;
+                let folder = configured
+                    .as_deref()
+                    .and_then(|p| p.parent())
+                    .ok_or_else(|| anyhow!("`name`: scenes are read from the --scene file's folder, and this host has none"))?;
+                folder.join(name)
+            }
+        };
         let text = std::fs::read_to_string(&path)
             .with_context(|| format!("reading {}", path.display()))?;
         let settings = self.realm().world.settings().clone();

@@ -3,7 +3,6 @@
 use super::{Builtin, Spec, object};
 use crate::registry::{Caller, ErrorCode, Failure, Registry};
 use serde_json::{Value, json};
-use std::path::PathBuf;
 
 pub(super) fn specs() -> Vec<Spec> {
     vec![Spec {
@@ -13,7 +12,7 @@ pub(super) fn specs() -> Vec<Spec> {
         input: object(
             json!({
                 "target": {"type": "string", "enum": ["skill", "package", "scene", "data"]},
-                "name": {"type": "string", "minLength": 1, "description": "The skill (target skill), the package (target package) or a scene file path (target scene; default: the --scene file)."},
+                "name": {"type": "string", "minLength": 1, "description": "The skill (target skill), the package (target package) or a scene file name in the --scene file's folder (target scene; default: the --scene file itself)."},
                 "reason": {"type": "string", "maxLength": 200, "description": "Why, for the trace."}
             }),
             &["target"],
@@ -78,7 +77,7 @@ pub(super) fn reload(
             }
             registry.reload_package(caller, &package)
         }
-        "scene" => registry.replay_scene(caller, name.clone().map(PathBuf::from)),
+        "scene" => registry.replay_scene(caller, name.as_deref()),
         "data" => registry.reload_data(),
         other => {
             return Err(Failure::new(

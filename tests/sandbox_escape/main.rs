@@ -1,0 +1,11 @@
+//! The sandbox-escape suite (`cargo test --test sandbox_escape`): hostile guests, each doing
+//! one bad thing, built from `tests/guests`. Every test also checks that the host answers the
+//! next call normally.
+
+#[path = "../all/support.rs"]
+mod support;
+
+mod admission;
+mod boundaries;
+mod identity;
+mod limits;
