@@ -54,3 +54,35 @@ pub fn warn(message: &str) {
 pub fn error(message: &str) {
     write(Level::Error, message)
 }
+
+/// A log line from a guest, kept for the client (`notifications/message`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LogLine {
+    pub level: Level,
+    /// The package that wrote it.
+    pub logger: String,
+    pub message: String,
+}
+
+impl Level {
+    /// The MCP name of the level.
+    pub fn mcp_name(self) -> &'static str {
+        match self {
+            Level::Debug => "debug",
+            Level::Info => "info",
+            Level::Warn => "warning",
+            Level::Error => "error",
+        }
+    }
+
+    /// Parses an MCP logging level (`debug` … `emergency`) onto ours.
+    pub fn from_mcp(name: &str) -> Option<Level> {
+        Some(match name {
+            "debug" => Level::Debug,
+            "info" | "notice" => Level::Info,
+            "warning" => Level::Warn,
+            "error" | "critical" | "alert" | "emergency" => Level::Error,
+            _ => return None,
+        })
+    }
+}

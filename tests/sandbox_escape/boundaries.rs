@@ -101,3 +101,37 @@ fn a_session_narrower_than_the_package_is_denied_at_the_import() {
     let (mut c, _p) = host(&["narrow"], "builder.readWrite");
     c.call_ok("narrow.create", json!({}));
 }
+
+#[test]
+fn guest_logs_reach_the_client_by_level_and_are_bounded_per_call() {
+    let (mut c, _p) = host(&["abuse"], "builder.readWrite");
+    c.call_ok("abuse.chatty", json!({"lines": 5}));
+    let messages: Vec<_> = c
+        .notifications
+        .drain(..)
+        .filter(|n| n["method"] == "notifications/message")
+        .collect();
+    assert_eq!(
+        messages.len(),
+        1,
+        "only warnings and worse by default: {messages:?}"
+    );
+    assert_eq!(messages[0]["params"]["level"], "error");
+    assert_eq!(messages[0]["params"]["logger"], "abuse");
+
+    assert_eq!(
+        c.request("logging/setLevel", json!({"level": "info"}))["result"],
+        json!({})
+    );
+    c.call_ok("abuse.chatty", json!({"lines": 500}));
+    c.call_ok("scene.queryEntities", json!({}));
+    let count = c
+        .notifications
+        .iter()
+        .filter(|n| n["method"] == "notifications/message")
+        .count();
+    assert_eq!(count, 100, "at most 100 lines per call reach the client");
+    let bad = c.request("logging/setLevel", json!({"level": "loud"}));
+    assert_eq!(bad["error"]["code"], -32602);
+    still_answers(&mut c);
+}

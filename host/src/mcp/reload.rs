@@ -46,18 +46,31 @@ impl Server {
         }
     }
 
-    /// Notifications owed to this connection: `tools/list_changed` once the skill set changed
-    /// since it last listed or was told.
+    /// Notifications owed to this connection: guest log lines at or above its level, and
+    /// `tools/list_changed` once the skill set changed since it last listed or was told.
     pub fn notifications(&mut self, conn: &mut Connection) -> Vec<Value> {
+        let threshold = conn.log_level.unwrap_or(crate::log::Level::Warn);
+        let mut out: Vec<Value> = self
+            .registry_mut()
+            .take_logs()
+            .into_iter()
+            .filter(|line| line.level >= threshold && conn.session.is_some())
+            .map(|line| {
+                jsonrpc::notification(
+                    "notifications/message",
+                    json!({"level": line.level.mcp_name(), "logger": line.logger, "data": line.message}),
+                )
+            })
+            .collect();
         let generation = self.registry().generation();
-        if conn.session.is_none() || conn.seen_generation == generation {
-            return Vec::new();
+        if conn.session.is_some() && conn.seen_generation != generation {
+            conn.seen_generation = generation;
+            out.push(jsonrpc::notification(
+                "notifications/tools/list_changed",
+                json!({}),
+            ));
         }
-        conn.seen_generation = generation;
-        vec![jsonrpc::notification(
-            "notifications/tools/list_changed",
-            json!({}),
-        )]
+        out
     }
 
     /// Work done while no message is waiting: swap in rebuilt packages, keep the clock.

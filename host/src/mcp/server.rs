@@ -30,6 +30,8 @@ pub struct Connection {
     pub session: Option<Session>,
     /// The registry generation this client last saw (for `tools/list_changed`).
     pub seen_generation: u64,
+    /// The least severe guest log level passed on (`logging/setLevel`); warnings by default.
+    pub log_level: Option<crate::log::Level>,
 }
 
 const INSTRUCTIONS: &str = "Limina hosts sandboxed skills acting on a shared 3D world. \
@@ -110,7 +112,20 @@ impl Server {
             "initialize" => self.initialize(conn, &params),
             "notifications/initialized" | "notifications/cancelled" => Ok(Value::Null),
             "ping" => Ok(json!({})),
-            "logging/setLevel" => Ok(json!({})),
+            "logging/setLevel" => {
+                let name = params
+                    .get("level")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                let level = crate::log::Level::from_mcp(name).ok_or_else(|| {
+                    RpcError::new(
+                        jsonrpc::INVALID_PARAMS,
+                        format!("`level` must be one of debug, info, notice, warning, error, critical, alert, emergency; got `{name}`"),
+                    )
+                })?;
+                conn.log_level = Some(level);
+                Ok(json!({}))
+            }
             "shutdown" => {
                 self.disconnect(conn);
                 Ok(json!({"ok": true}))

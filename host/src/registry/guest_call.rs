@@ -71,6 +71,7 @@ impl Registry {
         let (realm, outcome) = f(instance, realm, info);
         self.realm = Some(realm);
         events.extend(outcome.events);
+        self.logs.extend(outcome.logs);
         // Charged whatever happened: a call cut mid-way still used what it used, and a call
         // refused memory reached for at least the limit.
         let cpu_ms = outcome.fuel_used as f64 / FUEL_PER_MS as f64;

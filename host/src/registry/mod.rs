@@ -113,6 +113,8 @@ pub struct Registry {
     /// Bumped whenever the skill set changes, so callers can memoize listings.
     generation: u64,
     started: Instant,
+    /// Guest log lines not yet passed on to clients.
+    logs: Vec<crate::log::LogLine>,
 }
 
 impl Registry {
@@ -133,6 +135,7 @@ impl Registry {
             package_roots: Vec::new(),
             generation: 0,
             started: Instant::now(),
+            logs: Vec::new(),
         };
         builtins::register(&mut registry);
         registry
@@ -217,6 +220,11 @@ impl Registry {
         self.realm
             .as_mut()
             .expect("the realm is only lent out during a call")
+    }
+
+    /// Guest log lines written since the last call, oldest first.
+    pub fn take_logs(&mut self) -> Vec<crate::log::LogLine> {
+        std::mem::take(&mut self.logs)
     }
 
     /// Adds a host hook run around every skill its patterns match.

@@ -27,6 +27,8 @@ pub(super) struct ActiveCall {
     pub info: CallInfo,
     /// Trace events the guest's imports emitted.
     pub events: Vec<String>,
+    /// Log lines the guest wrote.
+    pub logs: Vec<crate::log::LogLine>,
 }
 
 /// Who is calling, with what, and within which limits.
@@ -66,6 +68,7 @@ pub struct CallOutcome<T = String> {
     pub fuel_used: u64,
     pub peak_memory_bytes: usize,
     pub events: Vec<String>,
+    pub logs: Vec<crate::log::LogLine>,
 }
 
 /// A compiled component with its imports resolved, ready to instantiate cheaply.
@@ -190,6 +193,7 @@ impl GuestInstance {
             realm,
             info,
             events: Vec::new(),
+            logs: Vec::new(),
         });
         let raw = call(&self.bindings, &mut self.store, &ctx, &skill);
         let active = self
@@ -206,6 +210,7 @@ impl GuestInstance {
             fuel_used,
             peak_memory_bytes: limiter.peak_bytes(),
             events: active.events,
+            logs: active.logs,
         };
         (active.realm, outcome)
     }

@@ -1,7 +1,7 @@
 //! Hostile guest: each skill does one bad thing.
 
 use limina_sdk::Vec3;
-use limina_sdk::host::{random, scene};
+use limina_sdk::host::{log, random, scene};
 use limina_sdk::prelude::*;
 
 #[derive(Deserialize, JsonSchema)]
@@ -118,6 +118,22 @@ fn sneaky_create(_: Empty, _: &CallContext) -> Result<Out, SkillError> {
     })
 }
 
+#[derive(Deserialize, JsonSchema)]
+struct Lines {
+    lines: u32,
+}
+
+/// Logs `lines` info lines and one error: more than the host passes on per call.
+fn chatty(input: Lines, _: &CallContext) -> Result<Out, SkillError> {
+    for i in 0..input.lines {
+        log::log(log::Level::Info, &format!("line {i}"));
+    }
+    log::log(log::Level::Error, "something went wrong");
+    Ok(Out {
+        value: "done".into(),
+    })
+}
+
 limina_sdk::export_package!(
     Package::new()
         .skill(Skill::new(
@@ -144,6 +160,7 @@ limina_sdk::export_package!(
             "Returns invalid UTF-8.",
             bad_utf8
         ))
+        .skill(Skill::new("abuse.chatty", "0.1.0", "Logs a lot.", chatty))
         .skill(Skill::new(
             "abuse.whoami",
             "0.1.0",
