@@ -94,6 +94,11 @@ enum Command {
         #[command(subcommand)]
         action: TraceAction,
     },
+    /// Author skill packages: new, build, sign, keygen, inspect.
+    Pkg {
+        #[command(subcommand)]
+        action: cli::pkg::PkgAction,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -113,6 +118,7 @@ fn main() -> ExitCode {
         Some(Command::Trace {
             action: TraceAction::Verify { file },
         }) => cli::trace::verify(&file),
+        Some(Command::Pkg { action }) => cli::pkg::run(action),
         None => cli::serve::serve(cli),
     };
     match result {

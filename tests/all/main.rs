@@ -3,8 +3,10 @@
 
 mod agent_skills;
 mod audio_skills;
+mod dice;
 mod hooks;
 mod hot_reload;
+mod pkg_cli;
 mod scene;
 mod social_skills;
 mod stdio;

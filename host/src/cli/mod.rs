@@ -1,4 +1,5 @@
-//! The binary's commands: serving, and tools that work on files.
+//! The binary's commands: serving, and tools that work on files and packages.
 
+pub mod pkg;
 pub mod serve;
 pub mod trace;

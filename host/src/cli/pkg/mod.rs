@@ -1,0 +1,90 @@
+//! `limina pkg …`: authoring skill packages — scaffold, build, sign, inspect.
+//!
+//! Everything here reports to people on stdout; errors go to stderr (exit code 1) and name
+//! the fix.
+
+mod build;
+mod inspect;
+mod manifest_edit;
+mod new;
+mod sign;
+mod templates;
+
+use anyhow::{Context, Result};
+use clap::Subcommand;
+use limina::packages::Manifest;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// The `limina pkg` subcommands.
+#[derive(Subcommand, Debug)]
+pub enum PkgAction {
+    /// Create a Rust skill package in DIR/NAME with one example skill, `NAME.hello`.
+    New {
+        /// Package name: lowercase letters, digits and '-', starting with a letter.
+        name: String,
+        /// Folder to create the package in [default: the current folder].
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+        /// The Limina Rust SDK (`sdk/` of a checkout) to depend on [default: the one this
+        /// limina was built from].
+        #[arg(long, value_name = "DIR")]
+        sdk: Option<PathBuf>,
+    },
+    /// Build the package into its component (setting up the guest toolchain the first time)
+    /// and pin the component's content_hash in limina.toml.
+    Build {
+        /// The package folder.
+        #[arg(default_value = ".")]
+        dir: PathBuf,
+        /// Cargo target folder for the wasm build [default: the package's own target/].
+        #[arg(long, value_name = "DIR")]
+        target_dir: Option<PathBuf>,
+    },
+    /// Sign the package's component: writes content_hash and [attestation] into limina.toml.
+    Sign {
+        /// The package folder.
+        #[arg(default_value = ".")]
+        dir: PathBuf,
+        /// File holding the ed25519 seed (64 hex digits), made by `limina pkg keygen`.
+        #[arg(long, value_name = "FILE")]
+        key: PathBuf,
+    },
+    /// Write a fresh ed25519 signing key (mode 0600) and print its public key.
+    Keygen {
+        /// Where to write the key; an existing file is never overwritten.
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
+    },
+    /// Print a component's skills, schemas, hooks, imports and exports; for a package folder
+    /// also its manifest, limits, and whether its hash and signature verify.
+    Inspect {
+        /// A component (.wasm) or a package folder.
+        file: PathBuf,
+    },
+}
+
+/// Runs one `limina pkg` subcommand.
+pub fn run(action: PkgAction) -> Result<ExitCode> {
+    match action {
+        PkgAction::New { name, dir, sdk } => new::run(&name, dir.as_deref(), sdk.as_deref()),
+        PkgAction::Build { dir, target_dir } => build::run(&dir, target_dir.as_deref()),
+        PkgAction::Sign { dir, key } => sign::run(&dir, &key),
+        PkgAction::Keygen { out } => sign::keygen(&out),
+        PkgAction::Inspect { file } => inspect::run(&file),
+    }
+}
+
+/// The text of `dir/limina.toml` and the manifest it holds.
+fn read_manifest(dir: &Path) -> Result<(String, Manifest)> {
+    let path = dir.join("limina.toml");
+    let text = std::fs::read_to_string(&path).with_context(|| {
+        format!(
+            "reading {}: not a package folder (a package holds limina.toml; create one with \
+             `limina pkg new NAME`)",
+            path.display()
+        )
+    })?;
+    let manifest = Manifest::parse(&text).with_context(|| format!("in {}", path.display()))?;
+    Ok((text, manifest))
+}

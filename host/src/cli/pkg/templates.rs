@@ -1,0 +1,176 @@
+//! The files `limina pkg new` writes.
+
+use std::path::Path;
+
+/// Ignores the build output.
+pub const GITIGNORE: &str = "/target/\n/*.wasm\n";
+
+/// A TOML basic string holding `text`, escaped.
+fn toml_string(text: &str) -> String {
+    toml_edit::Value::from(text).to_string().trim().to_string()
+}
+
+/// `Cargo.toml`: a cdylib in its own workspace, depending on the SDK at `sdk`.
+pub fn cargo_toml(name: &str, sdk: &Path) -> String {
+    let sdk = toml_string(&sdk.to_string_lossy());
+    format!(
+        r#"[package]
+name = "{name}"
+version = "0.1.0"
+edition = "2024"
+publish = false
+
+[lib]
+# A cdylib is what becomes the component; `cargo test` still runs the unit tests natively.
+crate-type = ["cdylib"]
+
+[dependencies]
+limina-sdk = {{ path = {sdk} }}
+serde = {{ version = "1", features = ["derive"] }}
+schemars = "1"
+
+# Its own workspace, so that it builds standalone wherever it lives.
+[workspace]
+
+# Small, fast guests; the same settings as the packages in the Limina repository.
+[profile.release]
+opt-level = "s"
+lto = true
+codegen-units = 1
+panic = "abort"
+strip = true
+"#
+    )
+}
+
+/// `limina.toml`.
+pub fn manifest(name: &str) -> String {
+    format!(
+        r#"name = "{name}"
+version = "0.1.0"
+kind = "skills"
+description = "The {name} skill package."
+# Host versions the package works with.
+engine = ">=0.1.0"
+# Written by `limina pkg build`.
+component = "{name}.wasm"
+# Host interfaces the package may use, e.g. ["scene.read", "scene.write"]; none so far.
+capabilities = []
+
+# Per call: fuel (about one per wasm instruction), linear memory, wall-clock time.
+[limits]
+fuel_per_call = 5_000_000
+memory_bytes = 8_388_608
+timeout_ms = 1000
+"#
+    )
+}
+
+/// `src/lib.rs`: one skill, `<name>.hello`, and a native unit test of its handler.
+pub fn lib_rs(name: &str) -> String {
+    format!(
+        r#"//! `{name}`: a Limina skill package.
+//!
+//! Each skill is a plain function from a typed input to a typed output; the SDK derives their
+//! JSON Schemas and exports them from the component. `limina pkg build` turns the crate into
+//! that component, and `cargo test` runs the unit tests natively.
+
+use limina_sdk::prelude::*;
+
+#[derive(Deserialize, JsonSchema)]
+struct HelloInput {{
+    /// Who to greet.
+    #[schemars(length(min = 1, max = 100))]
+    name: String,
+}}
+
+#[derive(Serialize, JsonSchema)]
+struct HelloOutput {{
+    /// The greeting.
+    greeting: String,
+}}
+
+/// `{name}.hello`: greets someone by name.
+fn hello(input: HelloInput, _ctx: &CallContext) -> Result<HelloOutput, SkillError> {{
+    Ok(HelloOutput {{
+        greeting: format!("Hello, {{}}!", input.name),
+    }})
+}}
+
+limina_sdk::export_package!(Package::new().skill(Skill::new(
+    "{name}.hello",
+    "0.1.0",
+    "Greet someone by name.",
+    hello,
+)));
+
+#[cfg(test)]
+mod tests {{
+    use super::*;
+
+    fn context() -> CallContext {{
+        CallContext {{
+            agent_id: "tester".into(),
+            session_id: "session".into(),
+            profile: "default".into(),
+            tick: 0,
+            invocation_id: "call".into(),
+        }}
+    }}
+
+    #[test]
+    fn hello_greets_by_name() {{
+        let input = HelloInput {{
+            name: "Ada".into(),
+        }};
+        let output = hello(input, &context()).unwrap();
+        assert_eq!(output.greeting, "Hello, Ada!");
+    }}
+}}
+"#
+    )
+}
+
+/// `README.md`: how to test, build, serve and sign the package.
+pub fn readme(name: &str) -> String {
+    format!(
+        r#"# {name}
+
+A Limina skill package: `{name}.hello {{name}}` answers `{{greeting}}`.
+
+Test the handlers natively:
+
+```sh
+cargo test
+```
+
+Build the component (`{name}.wasm`) and pin its hash in `limina.toml`; the first build sets up
+the guest toolchain:
+
+```sh
+limina pkg build
+```
+
+See what the component holds (skills, schemas, imports, limits):
+
+```sh
+limina pkg inspect .
+```
+
+Serve it, with every package in the parent folder, and call it from any MCP client:
+
+```sh
+limina --mcp-stdio --packages ..
+```
+
+Add `--watch` to pick up each `limina pkg build` without a restart.
+
+Sign it (hosts that require signatures trust the printed public key):
+
+```sh
+limina pkg keygen --out ~/.config/limina/signing.key
+limina pkg sign --key ~/.config/limina/signing.key
+```
+"#
+    )
+}
