@@ -16,6 +16,7 @@ pub mod cargo;
 pub mod component;
 pub mod files;
 pub mod layout;
+pub mod manifest;
 pub mod package;
 pub mod placement;
 pub mod process;

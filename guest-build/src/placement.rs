@@ -4,17 +4,18 @@
 //! `skills-core/`) are assembled into `target/core/<folder>/` (manifest plus component); a
 //! package under `packages/<name>/` gets its component next to its manifest. In both cases the
 //! component file is the manifest's `component = "…"` path, or `<folder>.wasm` without one.
+//! A manifest that pins a `content_hash` gets the new component's hash, so a rebuilt package
+//! is not refused for a stale pin.
 
 use std::fs;
 use std::path::{Component, PathBuf};
 
 use anyhow::{Context, Result, bail};
+use sha2::{Digest, Sha256};
 
 use crate::files;
+use crate::manifest::{self, MANIFEST};
 use crate::repo::{Guest, Repo, Role};
-
-/// The manifest file name of a package.
-pub const MANIFEST: &str = "limina.toml";
 
 /// Copies a guest's component to where its package is loaded from, when it is a package.
 /// Returns where the component went.
@@ -28,16 +29,39 @@ pub fn place(repo: &Repo, guest: &Guest) -> Result<Option<PathBuf>> {
     let folder = folder_name(guest)?;
     let file = component_file(&manifest, folder)
         .with_context(|| format!("in {}", manifest_path.display()))?;
-    let destination = match guest.workspace.role {
+    let component = fs::read(&guest.component)
+        .with_context(|| format!("reading {}", guest.component.display()))?;
+    let manifest = refresh_pinned_hash(&manifest, &component)
+        .with_context(|| format!("in {}", manifest_path.display()))?;
+    let (manifest_out, destination) = match guest.workspace.role {
         Role::Core => {
             let dir = repo.core_package_dir().join(folder);
-            files::write_if_changed(&dir.join(MANIFEST), manifest.as_bytes())?;
-            dir.join(file)
+            (dir.join(MANIFEST), dir.join(file))
         }
-        _ => guest.crate_dir.join(file),
+        _ => (manifest_path, guest.crate_dir.join(file)),
     };
-    files::copy_if_changed(&guest.component, &destination)?;
+    files::write_if_changed(&destination, &component)?;
+    files::write_if_changed(&manifest_out, manifest.as_bytes())?;
     Ok(Some(destination))
+}
+
+/// The manifest text with a pinned `content_hash` moved to the hash of `component` (a
+/// manifest that pins none is left alone). A stale `[attestation]` cannot be fixed without
+/// the key: it is reported.
+fn refresh_pinned_hash(text: &str, component: &[u8]) -> Result<String> {
+    let hash = format!("sha256:{}", hex::encode(Sha256::digest(component)));
+    match manifest::pinned_content_hash(text) {
+        Some(pinned) if !pinned.eq_ignore_ascii_case(&hash) => {
+            if manifest::has_attestation(text) {
+                crate::say!(
+                    "warning: the [attestation] signs an earlier build; sign again with \
+                     `limina pkg sign --key FILE` or hosts will refuse the package"
+                );
+            }
+            manifest::set_content_hash(text, &hash)
+        }
+        _ => Ok(text.to_string()),
+    }
 }
 
 /// Removes folders of `target/core` that no current core guest produced (a removed or
@@ -129,6 +153,37 @@ mod tests {
         let placed = place(&Repo::new(&dir), &guest).unwrap().unwrap();
         assert_eq!(placed, crate_dir.join("out/dice.wasm"));
         assert_eq!(fs::read(&placed).unwrap(), b"component bytes");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_pinned_hash_follows_the_component() {
+        let dir = std::env::temp_dir().join(format!("guest-build-pin-{}", std::process::id()));
+        let crate_dir = dir.join("dice");
+        fs::create_dir_all(&crate_dir).unwrap();
+        let pinned = format!("content_hash = \"sha256:{}\" # pinned\n", "0".repeat(64));
+        fs::write(
+            crate_dir.join("limina.toml"),
+            format!("name = \"dice\"\n{pinned}"),
+        )
+        .unwrap();
+        fs::write(dir.join("built.wasm"), b"new bytes").unwrap();
+        let guest = Guest {
+            crate_name: "dice".into(),
+            crate_dir: crate_dir.clone(),
+            workspace: Workspace {
+                dir: crate_dir.clone(),
+                role: Role::Package,
+            },
+            component: dir.join("built.wasm"),
+        };
+        place(&Repo::new(&dir), &guest).unwrap();
+        let manifest = fs::read_to_string(crate_dir.join("limina.toml")).unwrap();
+        // sha256 of "new bytes"
+        let expected = "sha256:11e2defd59f47c7f2aac84d6a5d6747e98e785afffb72c8bb7b05ec74e1d663c";
+        let hash = crate::manifest::pinned_content_hash(&manifest);
+        assert_eq!(hash.as_deref(), Some(expected), "{manifest}");
+        assert!(manifest.starts_with("name = \"dice\"\n"), "{manifest}");
         fs::remove_dir_all(&dir).unwrap();
     }
 
