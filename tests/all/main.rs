@@ -3,12 +3,16 @@
 
 mod agent_skills;
 mod audio_skills;
+mod core_in_process;
 mod dice;
+mod ecs_skills;
 mod hooks;
 mod hot_reload;
+mod physics_skills;
 mod pkg_cli;
 mod scene;
 mod social_skills;
 mod stdio;
 mod support;
+mod three_skills;
 mod ui_skills;

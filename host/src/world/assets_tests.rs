@@ -21,7 +21,7 @@ pub(crate) const TINY_GLTF: &str = r#"{
 /// `json` wrapped in a GLB container (header + one JSON chunk, padded with spaces).
 pub(crate) fn glb(json: &str) -> Vec<u8> {
     let mut chunk = json.as_bytes().to_vec();
-    while chunk.len() % 4 != 0 {
+    while !chunk.len().is_multiple_of(4) {
         chunk.push(b' ');
     }
     let total = 12 + 8 + chunk.len();

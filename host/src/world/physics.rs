@@ -253,7 +253,7 @@ impl World {
     ) -> Result<Option<RayHit>, WorldError> {
         let o = finite_vector("origin", origin)?;
         let d = finite_vector("direction", direction)?;
-        if !(max_distance > 0.0) || max_distance.is_nan() {
+        if max_distance.is_nan() || max_distance <= 0.0 {
             return Err(WorldError::Invalid(format!(
                 "`maxDistance` must be > 0, got {max_distance}"
             )));

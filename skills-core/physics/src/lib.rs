@@ -114,10 +114,12 @@ struct Collision {
     #[serde(skip_serializing_if = "Option::is_none")]
     entity_b: Option<String>,
     /// Deepest contact point [x, y, z]; null for stop events.
-    #[schemars(required)]
+    // Always present, `null` when absent: schemars' `required` alone would also drop `null`.
+    #[schemars(required, extend("type" = ["array", "null"]))]
     point: Option<[f64; 3]>,
     /// Contact normal from A to B; null for stop events.
-    #[schemars(required)]
+    // Always present, `null` when absent: schemars' `required` alone would also drop `null`.
+    #[schemars(required, extend("type" = ["array", "null"]))]
     normal: Option<[f64; 3]>,
 }
 

@@ -1,0 +1,67 @@
+//! A registry with core packages loaded in this process, for reading world state the wire
+//! does not show (rotations, scales, materials, lighting). The skills still run as real
+//! wasm guests through the whole pipeline.
+
+use crate::support::repo;
+use limina::limits::TRACE_WINDOW;
+use limina::packages::PackageSource;
+use limina::policy::{PolicyConfig, Profiles};
+use limina::realm::{Realm, Rng};
+use limina::registry::{Caller, Registry, Response};
+use limina::sandbox::{CompileCache, Sandbox};
+use limina::trace::Tracer;
+use limina::world::{World, WorldSettings};
+use serde_json::Value;
+
+/// A registry holding the named core packages, and a builder caller admitted to it.
+pub struct Host {
+    pub registry: Registry,
+    pub caller: Caller,
+}
+
+impl Host {
+    pub fn with(packages: &[&str]) -> Host {
+        let sandbox = Sandbox::new(CompileCache::new(CompileCache::default_dir())).unwrap();
+        let realm = Realm {
+            world: World::new(WorldSettings {
+                max_entities: 100,
+                tick_seconds: 1.0 / 60.0,
+            }),
+            tracer: Tracer::new(TRACE_WINDOW),
+            rng: Rng::seeded(7),
+        };
+        let mut registry = Registry::new(sandbox, PolicyConfig::default(), realm);
+        for name in packages {
+            let source = PackageSource::read(&repo().join("target/core").join(name))
+                .expect("build the guests first: cargo xtask build-guests");
+            registry.load(source).unwrap();
+        }
+        let caller = Caller {
+            agent_id: "builder".into(),
+            session_id: "s1".into(),
+            profile: "builder.readWrite".into(),
+            permissions: Profiles::default()
+                .get("builder.readWrite")
+                .unwrap()
+                .permissions,
+        };
+        registry.admit_session(&caller).unwrap();
+        Host { registry, caller }
+    }
+
+    /// Calls a skill as the builder.
+    pub fn call(&mut self, name: &str, input: Value) -> Response {
+        self.registry.invoke(&self.caller, name, input)
+    }
+
+    /// Calls a skill that must succeed; returns its output.
+    pub fn call_ok(&mut self, name: &str, input: Value) -> Value {
+        let response = self.call(name, input);
+        assert!(response.success, "{name} failed: {:?}", response.error);
+        response.result.unwrap()
+    }
+
+    pub fn world(&self) -> &World {
+        &self.registry.realm().world
+    }
+}
