@@ -142,3 +142,68 @@ fn the_entity_cap_answers_capacity_exceeded() {
     assert!(message.contains('2'), "{message}");
     assert_eq!(entities(&mut c).len(), 2);
 }
+
+#[test]
+fn inspector_snapshot_pages_entities_and_reports_the_host() {
+    let mut c = Client::session("builder.readWrite", &[]);
+    for x in 0..5 {
+        c.call_ok(
+            "scene.createEntity",
+            json!({"position": [x, 0, 0], "dynamic": x == 0}),
+        );
+    }
+    c.call_ok(
+        "ecs.addComponent",
+        json!({"entity": "ent_2", "component": "crate"}),
+    );
+    let first = c.call_ok("inspector.snapshot", json!({"limit": 2}));
+    assert_eq!(
+        first["page"],
+        json!({"limit": 2, "totalEntities": 5, "nextAfterEntity": "ent_2"})
+    );
+    let ids: Vec<_> = first["entities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["entity"].clone())
+        .collect();
+    assert_eq!(ids, vec![json!("ent_1"), json!("ent_2")]);
+    assert!(
+        first["entities"][0]["physics"]["bodyId"].is_u64(),
+        "the dynamic one has a body"
+    );
+    assert_eq!(first["entities"][1]["tags"], json!(["crate"]));
+    assert_eq!(
+        first["entities"][1]["transform"]["rotation"],
+        json!([0.0, 0.0, 0.0, 1.0])
+    );
+    let last = c.call_ok(
+        "inspector.snapshot",
+        json!({"afterEntity": "ent_4", "limit": 10}),
+    );
+    assert_eq!(last["page"]["nextAfterEntity"], serde_json::Value::Null);
+    assert_eq!(last["entities"].as_array().unwrap().len(), 1);
+    assert!(
+        last["skills"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["name"] == "dev.reload"
+                && s["version"] == "2.0.0"
+                && s["permissions"] == json!(["scene.read"]))
+    );
+    assert!(
+        last["permissions"]["caller"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("scene.write"))
+    );
+    assert_eq!(
+        last["permissions"]["profiles"]["system.readonly"],
+        json!(["scene.read", "ecs.read", "physics.read", "agent.read"])
+    );
+    assert!(last["trace"]["eventCount"].as_u64().unwrap() > 10);
+    let (code, message) = error_of(&c.call("inspector.snapshot", json!({"afterEntity": "bogus"})));
+    assert_eq!(code, "invalid_input");
+    assert!(message.contains("afterEntity"), "{message}");
+}

@@ -7,6 +7,7 @@ mod assets;
 mod audio;
 mod collisions;
 mod entity;
+mod inspect;
 mod journal;
 mod physics;
 mod render;
@@ -98,6 +99,14 @@ impl World {
     /// The settings the world was created with.
     pub fn settings(&self) -> &WorldSettings {
         &self.settings
+    }
+
+    /// Empties the world (entities, bodies, scene state, tick) but keeps its settings and
+    /// host configuration such as the assets folder: for replaying a scene from scratch.
+    pub fn reset(&mut self) {
+        let mut fresh = World::new(self.settings.clone());
+        fresh.set_assets_dir(self.assets_dir().to_path_buf());
+        *self = fresh;
     }
 
     /// Number of live entities.

@@ -4,6 +4,7 @@
 mod audit;
 mod catalog;
 mod dev;
+mod inspector;
 mod packages;
 mod trace;
 mod world;
@@ -27,6 +28,7 @@ pub(crate) enum Builtin {
     DevReload,
     PackageList,
     PackageLoad,
+    InspectorSnapshot,
 }
 
 impl Builtin {
@@ -49,6 +51,7 @@ impl Builtin {
             Builtin::DevReload => dev::reload(registry, caller, input),
             Builtin::PackageList => Ok(packages::list(registry, input)),
             Builtin::PackageLoad => packages::load(registry, caller, input),
+            Builtin::InspectorSnapshot => inspector::snapshot(registry, caller, input),
             Builtin::WorldStep => Ok(world::step(registry, input)),
         }
     }
@@ -72,6 +75,7 @@ pub(super) fn register(registry: &mut Registry) {
         .chain(world::specs())
         .chain(dev::specs())
         .chain(packages::specs())
+        .chain(inspector::specs())
     {
         let (version, permissions) = contract(spec.name);
         let skill = Skill {
