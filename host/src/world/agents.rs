@@ -44,6 +44,9 @@ pub enum ApproachTarget {
 /// An approach in progress.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Movement {
+    /// The entity walking: the agent's body when the approach began. It walks while it
+    /// still carries the agent's tag.
+    pub body: String,
     pub target: ApproachTarget,
     pub talk_distance: f64,
     pub started_tick: u64,
@@ -154,6 +157,7 @@ impl World {
         let movement = match (body, goal) {
             (Some(body), Some(goal)) if distance(body.transform.position, goal) > talk_distance => {
                 Some(Movement {
+                    body: body.id,
                     target,
                     talk_distance,
                     started_tick: self.tick,
@@ -309,13 +313,17 @@ impl World {
     }
 
     /// Walks every approaching agent one step; called once per step, after physics. An
-    /// approach ends on arrival, or when the body or the target entity is gone.
+    /// approach ends on arrival, or when the body (or its tag) or the target entity is gone.
     pub(super) fn advance_agents(&mut self) {
         let stride = WALK_SPEED * self.settings.tick_seconds as f64;
         let agents: Vec<String> = self.agents.movements.keys().cloned().collect();
         for agent in agents {
             let movement = self.agents.movements[&agent].clone();
-            let body = self.agent_body(&agent);
+            // The remembered body, not a search of every entity: this runs every tick.
+            let tag = body_tag(&agent);
+            let body = self
+                .get_entity(&movement.body)
+                .filter(|b| b.tags.contains(&tag));
             let goal = self.target_position(&movement.target, body.as_ref());
             let (Some(body), Some(goal)) = (body, goal) else {
                 self.agents.movements.remove(&agent);

@@ -242,3 +242,17 @@ fn rollback_undoes_approach_speech_and_heard_events() {
     );
     assert_eq!(w.ui().get(&bubble).unwrap().spec["text"], "before");
 }
+
+#[test]
+fn an_approach_ends_when_the_body_loses_its_agent_tag() {
+    let mut w = world();
+    let me = body(&mut w, "ann", [0.0; 3]);
+    w.approach("ann", ApproachTarget::Point([10.0, 0.0, 0.0]), None)
+        .unwrap();
+    w.step();
+    assert!(w.remove_tag(&me, "agent:ann"));
+    let x = x_of(&w, &me);
+    w.step();
+    assert_eq!(x_of(&w, &me), x);
+    assert!(w.agents().movement("ann").is_none());
+}
