@@ -24,6 +24,11 @@ pub fn give_body(c: &mut Client, agent: &str, position: [f64; 3]) -> String {
     id
 }
 
+/// `inspector.snapshot` as the caller sees it (needs the read permissions).
+pub fn snapshot(c: &mut Client) -> Value {
+    c.call_ok("inspector.snapshot", json!({}))
+}
+
 fn perception(c: &mut Client) -> Value {
     c.call_ok("agent.getPerception", json!({}))["perception"].clone()
 }

@@ -1,6 +1,7 @@
 //! The core `audio` skills over MCP: the headless mixer's handles `aud_<n>`, buses and
 //! volumes, sounds ending as the world steps, strict inputs, and refusals that change nothing.
 
+use crate::agent_skills::snapshot;
 use crate::support::{Client, error_of};
 use serde_json::{Value, json};
 
@@ -9,6 +10,11 @@ fn handle(c: &mut Client, skill: &str, args: Value) -> String {
         .as_str()
         .unwrap()
         .to_string()
+}
+
+/// The mixer as the inspector reports it: `{buses, sounds}`.
+fn mixer(c: &mut Client) -> Value {
+    snapshot(c)["world"]["audio"].clone()
 }
 
 fn tone(c: &mut Client) -> String {
@@ -37,6 +43,30 @@ fn every_sound_skill_returns_a_handle_in_order_and_stop_ends_it() {
         ),
     ];
     assert_eq!(handles, ["aud_1", "aud_2", "aud_3", "aud_4"]);
+    let sounds = mixer(&mut c)["sounds"].clone();
+    let summary: Vec<_> = sounds
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| json!([s["handle"], s["sound"]["kind"], s["bus"], s["volume"]]))
+        .collect();
+    assert_eq!(
+        json!(summary),
+        json!([
+            ["aud_1", "tone", "sfx", 0.0],
+            ["aud_2", "ambient", "ambience", 1.0],
+            ["aud_3", "tone", "master", 1.0],
+            ["aud_4", "speech", "voice", 0.5],
+        ])
+    );
+    assert_eq!(
+        sounds[0]["sound"],
+        json!({"kind": "tone", "freq": 440.0, "secs": 10.0})
+    );
+    assert_eq!(sounds[2]["position"], json!([1.0, 2.0, 3.0]));
+    assert_eq!(sounds[2]["maxDistance"], 0.0);
+    assert_eq!(sounds[3]["sound"]["text"], "hello there");
+    assert_eq!(sounds[3]["owner"], "tester");
     for h in &handles {
         assert_eq!(
             c.call_ok("audio.stop", json!({"handle": h})),
@@ -64,10 +94,21 @@ fn volumes_change_on_live_sounds_and_on_every_bus() {
     }
     let unknown = c.call_ok("audio.setVolume", json!({"handle": "aud_7", "volume": 0.5}));
     assert_eq!(unknown, json!({"ok": false}));
-    for bus in ["master", "sfx", "ambience", "voice"] {
-        let out = c.call_ok("audio.setBusVolume", json!({"bus": bus, "volume": 0.5}));
+    for (bus, volume) in [
+        ("master", 0.5),
+        ("sfx", 0.0),
+        ("ambience", 0.75),
+        ("voice", 1.0),
+    ] {
+        let out = c.call_ok("audio.setBusVolume", json!({"bus": bus, "volume": volume}));
         assert_eq!(out, json!({"ok": true}));
     }
+    let m = mixer(&mut c);
+    assert_eq!(
+        m["buses"],
+        json!({"master": 0.5, "sfx": 0.0, "ambience": 0.75, "voice": 1.0})
+    );
+    assert_eq!(m["sounds"][0]["volume"], 1.0);
 }
 
 #[test]
@@ -199,6 +240,7 @@ fn ranges_buses_and_required_fields_are_checked() {
 fn a_player_limited_session_is_refused_audio_play_and_nothing_changes() {
     let mut c = Client::session("builder.readWrite", &[]);
     let h = tone(&mut c);
+    let before = mixer(&mut c);
     c.rebind("player.limited", "player");
     for (skill, args) in [
         ("audio.play", json!({"freq": 440, "secs": 1})),
@@ -217,6 +259,7 @@ fn a_player_limited_session_is_refused_audio_play_and_nothing_changes() {
         assert_eq!(message, "missing permission: audio.play");
     }
     c.rebind("builder.readWrite", "tester");
+    assert_eq!(mixer(&mut c), before);
     assert_eq!(tone(&mut c), "aud_2", "no handle was spent");
     assert_eq!(
         c.call_ok("audio.stop", json!({"handle": h}))["ok"],

@@ -2,7 +2,7 @@
 //! always speaks as the caller whatever the payload claims, strict inputs, and that only
 //! `social.actor` may act, with refusals that change nothing.
 
-use crate::agent_skills::{events_of, give_body};
+use crate::agent_skills::{events_of, give_body, snapshot};
 use crate::support::{Client, error_of};
 use serde_json::{Value, json};
 
@@ -133,6 +133,14 @@ fn say_speaks_as_the_caller_whatever_actor_id_claims() {
     assert_eq!(heard[0]["payload"]["text"], "I am ann");
     assert_eq!(p["nearby"][0]["entity"], json!(body));
     assert_eq!(p["nearby"][0]["agentId"], "ann");
+    // The bubble floats over ann's body and shows the last line.
+    let panels = snapshot(&mut c)["world"]["uiPanels"].clone();
+    assert_eq!(panels.as_array().unwrap().len(), 1);
+    assert_eq!(panels[0]["handle"], json!(bubble));
+    assert_eq!(panels[0]["kind"], "speechBubble");
+    assert_eq!(panels[0]["owner"], "ann");
+    assert_eq!(panels[0]["spec"]["text"], "still ann");
+    assert_eq!(panels[0]["spec"]["anchor"]["entity"], json!(body));
 }
 
 #[test]

@@ -1,11 +1,17 @@
 //! The core `ui` skills over MCP: panels as scene data with handles `ui_<n>`, updates that
 //! report changes, strict inputs, and refusals that change nothing.
 
+use crate::agent_skills::snapshot;
 use crate::support::{Client, error_of};
 use serde_json::{Value, json};
 
 fn screen() -> Value {
-    json!({"kind": "screen", "corner": "top-left", "marginPx": 8, "distance": 1, "renderOrder": 2})
+    json!({"kind": "screen", "corner": "top-left", "marginPx": 8.0, "distance": 1.0, "renderOrder": 2})
+}
+
+/// Every panel as the inspector reports it.
+fn panels(c: &mut Client) -> Vec<Value> {
+    snapshot(c)["world"]["uiPanels"].as_array().unwrap().clone()
 }
 
 fn label(c: &mut Client, text: &str) -> String {
@@ -28,12 +34,12 @@ const KIND_SKILLS: [&str; 6] = [
 fn every_panel_skill_creates_a_panel_with_handles_in_order() {
     let mut c = Client::session("builder.readWrite", &[]);
     let e = c.call_ok("scene.createEntity", json!({}))["entity"].clone();
-    let world = json!({"kind": "world", "entity": e, "offset": [0, 1, 0], "billboard": true, "renderOrder": 1, "depthTest": false});
+    let world = json!({"kind": "world", "entity": e, "offset": [0.0, 1.0, 0.0], "billboard": true, "renderOrder": 1, "depthTest": false});
     let full = json!({
         "anchor": world,
         "style": {"background": "#000", "color": "#fff", "fontSize": 14},
         "text": "hello", "title": "Note", "lines": ["a", "b"],
-        "maxWidth": 200, "width": 120, "maxLines": 3, "pixelScale": 0.01,
+        "maxWidth": 200.0, "width": 120.0, "maxLines": 3, "pixelScale": 0.01,
         "tail": {"side": "bottom"}, "leader": {"length": 2},
         "lifecycle": {"fade": {"in": 200}, "typewriter": true, "ttl": 5, "queue": "replace", "feed": {"max": 4}},
     });
@@ -47,6 +53,27 @@ fn every_panel_skill_creates_a_panel_with_handles_in_order() {
     handles.push(c.call_ok("ui.panel", with_kind)["handle"].clone());
     let expected: Vec<Value> = (1..=7).map(|n| json!(format!("ui_{n}"))).collect();
     assert_eq!(handles, expected);
+
+    let panels = panels(&mut c);
+    let kinds: Vec<_> = panels.iter().map(|p| p["kind"].clone()).collect();
+    let want = json!([
+        "label",
+        "textBox",
+        "speechBubble",
+        "thoughtBubble",
+        "callout",
+        "hudPanel",
+        "callout"
+    ]);
+    assert_eq!(json!(kinds), want);
+    assert_eq!(panels[0]["handle"], "ui_1");
+    assert_eq!(panels[0]["owner"], "tester");
+    assert_eq!(panels[0]["spec"], full, "the spec is kept as given");
+    assert_eq!(
+        panels[6]["spec"]["anchor"],
+        json!({"kind": "world", "point": [1.0, 2.0, 3.0]})
+    );
+    assert!(panels[6]["spec"].get("kind").is_none());
 }
 
 #[test]
@@ -85,6 +112,12 @@ fn update_reports_whether_anything_changed() {
         c.call_ok("ui.update", json!({"handle": "ui_99", "text": "x"})),
         json!({"ok": false, "changed": false})
     );
+    let spec = panels(&mut c)[0]["spec"].clone();
+    assert_eq!(spec["text"], "ho");
+    assert_eq!(spec["title"], "T");
+    assert_eq!(spec["lines"], json!(["x"]));
+    assert_eq!(spec["style"], json!({"color": "red"}));
+    assert_eq!(spec["anchor"], screen());
 }
 
 #[test]
@@ -220,6 +253,7 @@ fn ranges_kinds_and_required_fields_are_checked() {
 fn a_player_limited_session_is_refused_ui_write_and_nothing_changes() {
     let mut c = Client::session("builder.readWrite", &[]);
     let h = label(&mut c, "kept");
+    let before = panels(&mut c);
     c.rebind("player.limited", "player");
     for (skill, args) in [
         ("ui.label", json!({"anchor": screen(), "text": "x"})),
@@ -237,6 +271,7 @@ fn a_player_limited_session_is_refused_ui_write_and_nothing_changes() {
         "ui skills are not offered to player.limited"
     );
     c.rebind("builder.readWrite", "tester");
+    assert_eq!(panels(&mut c), before);
     assert_eq!(
         c.call_ok("ui.update", json!({"handle": h, "text": "kept"})),
         json!({"ok": true, "changed": false})
