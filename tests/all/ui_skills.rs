@@ -246,6 +246,11 @@ fn ranges_kinds_and_required_fields_are_checked() {
         assert_eq!(code, "invalid_input", "{skill} {args}");
         assert!(message.contains(field), "{skill} {args}: {message}");
     }
+    // A panel too big for the host is refused whole.
+    let huge = json!({"anchor": screen(), "text": "x".repeat(20_000)});
+    let (code, message) = error_of(&c.call("ui.label", huge));
+    assert_eq!(code, "invalid_input");
+    assert!(message.contains("bytes"), "{message}");
     assert_eq!(label(&mut c, "first"), "ui_1");
 }
 

@@ -89,7 +89,7 @@ limina_sdk::export_package!(
             Skill::new(
                 "social.approach",
                 "1.0.0",
-                "Walk your body (the entity tagged agent:<yourAgentId>) toward an entity or a point over the next ticks, stopping talkDistance metres away (1.5 by default).",
+                "Walk your body (the entity tagged agent:<yourAgentId>) toward an entity or a point over the next ticks, stopping talkDistance metres away (1.5 by default); approaching is false if you have no body or nothing to walk to.",
                 approach,
             )
             .permissions(&["social.act"]),
