@@ -134,3 +134,16 @@ fn a_rolled_back_load_leaves_no_entity_and_no_resource() {
     w.rollback();
     assert_eq!(w.resource(&id), Some(&r));
 }
+
+#[test]
+fn a_reset_world_keeps_its_assets_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("tri.gltf"), TINY_GLTF).unwrap();
+    let mut w = world_with(dir.path());
+    w.load_gltf("tri.gltf", [0.0; 3]).unwrap();
+    w.reset();
+    assert_eq!(w.entity_count(), 0);
+    assert_eq!(w.resources().count(), 0);
+    assert_eq!(w.assets_dir(), dir.path());
+    assert_eq!(w.load_gltf("tri.gltf", [0.0; 3]).unwrap().0, "ent_1");
+}
