@@ -8,7 +8,6 @@ use crate::config::Config;
 use crate::packages::PackageSource;
 use crate::packages::watch::Reload;
 use crate::trace::NewEvent;
-use crate::world::World;
 use anyhow::{Context, Result, anyhow, bail};
 use serde_json::{Value, json};
 use std::path::PathBuf;
@@ -105,8 +104,7 @@ impl Registry {
         };
         let text = std::fs::read_to_string(&path)
             .with_context(|| format!("reading {}", path.display()))?;
-        let settings = self.realm().world.settings().clone();
-        self.realm_mut().world = World::new(settings);
+        self.realm_mut().world.reset();
         let mut done = Vec::new();
         for (n, line) in text
             .lines()
