@@ -121,3 +121,28 @@ fn every_decision_is_an_event_and_skill_executed_is_caused_by_its_decision() {
         "the input is recorded with defaults"
     );
 }
+
+#[test]
+fn a_revoked_package_is_denied_from_the_next_call_and_traced() {
+    let mut r = registry();
+    let me = builder("s1");
+    assert!(r.invoke(&me, "scene.queryEntities", json!({})).success);
+    r.revoke_package("scene");
+    let failure = r
+        .invoke(&me, "scene.queryEntities", json!({}))
+        .error
+        .unwrap();
+    assert_eq!(failure.code, ErrorCode::Forbidden);
+    assert!(
+        failure.message.contains("package `scene` was revoked"),
+        "{}",
+        failure.message
+    );
+    assert!(
+        r.invoke(&me, "skills.list", json!({})).success,
+        "built-ins are not part of it"
+    );
+    let kinds: Vec<String> = r.realm().tracer.recent().map(|e| e.kind.clone()).collect();
+    assert!(kinds.contains(&"package.installed".to_string()));
+    assert!(kinds.contains(&"package.revoked".to_string()));
+}

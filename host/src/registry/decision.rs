@@ -30,13 +30,24 @@ pub(super) fn record(
     crossing: Crossing<'_>,
     verdict: &Verdict,
 ) -> Recorded {
+    record_caused(realm, caller, crossing, verdict, None)
+}
+
+/// As `record`, with the decision caused by an earlier event (e.g. `package.installed`).
+pub(super) fn record_caused(
+    realm: &mut Realm,
+    caller: &Caller,
+    crossing: Crossing<'_>,
+    verdict: &Verdict,
+    cause: Option<&str>,
+) -> Recorded {
     let tick = realm.world.tick();
     let new = |kind: &str, payload: Value| NewEvent {
         kind: kind.into(),
         actor_id: caller.agent_id.clone(),
         thread_id: caller.session_id.clone(),
-        parent_event_id: None,
-        caused_by: vec![],
+        parent_event_id: cause.map(String::from),
+        caused_by: cause.map(String::from).into_iter().collect(),
         payload,
     };
     let kind = if verdict.allow {

@@ -73,8 +73,12 @@ impl Registry {
         events.extend(outcome.events);
         self.logs.extend(outcome.logs);
         // Charged whatever happened: a call cut mid-way still used what it used, and a call
-        // refused memory reached for at least the limit.
-        let cpu_ms = outcome.fuel_used as f64 / FUEL_PER_MS as f64;
+        // refused memory reached for at least the limit. A call the CPU budget cut used all
+        // that was left (charged exactly, so float rounding cannot leave a sliver unspent).
+        let mut cpu_ms = outcome.fuel_used as f64 / FUEL_PER_MS as f64;
+        if fuel_cut_by_budget && matches!(outcome.result, Err(CallFailure::OutOfFuel { .. })) {
+            cpu_ms = cpu_ms.max(budget.cpu_ms_left().unwrap_or(0.0));
+        }
         let mut peak = outcome.peak_memory_bytes as u64;
         if matches!(outcome.result, Err(CallFailure::Memory { .. })) {
             peak = peak.max(memory);

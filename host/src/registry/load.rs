@@ -34,6 +34,20 @@ impl Registry {
         let name = source.manifest.name.clone();
         let version = source.manifest.version.clone();
         let label = format!("package `{name}` {version}");
+        // Found on disk: the install step of install → resolve → load.
+        let installed = self.realm_mut().tracer.emit(NewEvent {
+            kind: "package.installed".into(),
+            actor_id: caller.agent_id.clone(),
+            thread_id: caller.session_id.clone(),
+            parent_event_id: None,
+            caused_by: vec![],
+            payload: json!({
+                "package": name,
+                "version": version,
+                "dir": source.dir,
+                "contentHash": source.content_hash(),
+            }),
+        });
         let verdict = self
             .policy
             .admit_package(&package_facts(&source, caller.permissions));
@@ -47,7 +61,8 @@ impl Registry {
             package: Some(&name),
             required: source.manifest.capabilities.names(),
         };
-        let admission = decision::record(realm, caller, crossing, &verdict);
+        let admission =
+            decision::record_caused(realm, caller, crossing, &verdict, Some(&installed));
         let previous = self
             .packages
             .iter()

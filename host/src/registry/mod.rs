@@ -259,6 +259,21 @@ impl Registry {
         }
     }
 
+    /// Revokes a package: its skills are denied (`revoked`) from the next call on and it cannot
+    /// be loaded again; traced as `package.revoked`.
+    pub fn revoke_package(&mut self, name: &str) {
+        self.policy.revoke_package(name);
+        let host = load::host_caller();
+        self.realm_mut().tracer.emit(crate::trace::NewEvent {
+            kind: "package.revoked".into(),
+            actor_id: host.agent_id,
+            thread_id: host.session_id,
+            parent_event_id: None,
+            caused_by: vec![],
+            payload: serde_json::json!({"package": name}),
+        });
+    }
+
     /// Drops a session's guest instances and frees its seat (on disconnect or shutdown).
     pub fn end_session(&mut self, session_id: &str) {
         self.instances.retain(|(s, _), _| &**s != session_id);

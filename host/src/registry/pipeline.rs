@@ -70,6 +70,7 @@ impl Registry {
             session_id: &caller.session_id,
             profile: &caller.profile,
             skill: name,
+            package: package.as_deref(),
             required,
             now_ms,
             metered: matches!(handler, Handler::Guest(_)),

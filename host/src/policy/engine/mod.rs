@@ -46,6 +46,8 @@ pub struct CallRequest<'a> {
     /// The session's profile, by name (looked up now, so a reload takes effect at once).
     pub profile: &'a str,
     pub skill: &'a str,
+    /// The package providing the skill (`None` for host built-ins).
+    pub package: Option<&'a str>,
     pub required: Permissions,
     pub now_ms: u64,
     /// Whether the call runs guest code. Host built-ins burn no fuel and hold no guest
@@ -221,13 +223,23 @@ impl PolicyEngine {
             Ok(p) => p,
             Err(reason) => return Verdict::deny("profile.unknown", reason),
         };
-        if self
-            .revoked_caps
-            .contains(&(req.session_id.to_string(), req.skill.to_string()))
+        // Checked only when something is revoked: the lookup key is built per call.
+        if !self.revoked_caps.is_empty()
+            && self
+                .revoked_caps
+                .contains(&(req.session_id.to_string(), req.skill.to_string()))
         {
             return Verdict::deny(
                 "revoked",
                 format!("`{}` was revoked for this session", req.skill),
+            );
+        }
+        if let Some(package) = req.package
+            && self.revoked_packages.contains(package)
+        {
+            return Verdict::deny(
+                "revoked",
+                format!("package `{package}` was revoked; its skills can no longer be called"),
             );
         }
         if let Some(missing) = profile.permissions.first_missing(req.required) {

@@ -27,6 +27,7 @@ fn req<'a>(
         skill,
         required: required.iter().copied().collect(),
         now_ms,
+        package: Some("x"),
         metered: true,
     }
 }
@@ -268,4 +269,15 @@ fn signatures_can_be_required_and_keys_restricted() {
         ..unsigned
     };
     assert!(e.admit_package(&trusted).allow);
+}
+
+#[test]
+fn a_revoked_package_denies_calls_to_its_skills() {
+    let p = profile("p", &[], None);
+    let mut e = engine(PolicyConfig::default(), &p);
+    assert!(e.decide_call(req(&p, "x.a", &[], 0)).allow);
+    e.revoke_package("x");
+    let v = e.decide_call(req(&p, "x.a", &[], 0));
+    assert_eq!(v.rule, "revoked");
+    assert!(v.reason.contains("package `x` was revoked"));
 }

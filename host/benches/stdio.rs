@@ -1,0 +1,185 @@
+//! `cargo bench -p limina --bench stdio`: the host as an MCP client sees it over stdio. Spawns
+//! the release binary and reports, per kind of call, sequential throughput with p50/p99
+//! latency and pipelined throughput, each against `ping` (transport and JSON-RPC only) measured
+//! in the same run; plus start-up to the first `tools/list` and resident memory.
+
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const SEQUENTIAL: usize = 5_000;
+const PIPELINED: usize = 20_000;
+const STARTS: usize = 9;
+
+struct Host {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: BufReader<ChildStdout>,
+    _traces: tempfile::TempDir,
+}
+
+impl Host {
+    fn start() -> Host {
+        let traces = tempfile::tempdir().unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_limina"))
+            .args([
+                "--mcp-stdio",
+                "--manual-clock",
+                "--log-level",
+                "warn",
+                "--max-entities",
+                "1000000",
+            ])
+            .arg("--trace-dir")
+            .arg(traces.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("spawning limina");
+        let stdin = child.stdin.take();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        Host {
+            child,
+            stdin,
+            stdout,
+            _traces: traces,
+        }
+    }
+
+    fn send(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn recv(&mut self) -> Value {
+        let mut line = String::new();
+        self.stdout.read_line(&mut line).unwrap();
+        serde_json::from_str(&line).unwrap()
+    }
+
+    fn rss_kib(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .unwrap_or_default();
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.split_whitespace().next()?.parse().ok())
+            .unwrap_or(0)
+    }
+}
+
+impl Drop for Host {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn request(id: usize, method: &str, params: &Value) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> f64 {
+    sorted[((sorted.len() - 1) as f64 * p) as usize].as_secs_f64() * 1e6
+}
+
+/// (calls/s, p50 µs, p99 µs) for one call at a time.
+fn sequential(host: &mut Host, method: &str, params: &Value) -> (f64, f64, f64) {
+    let lines: Vec<String> = (0..SEQUENTIAL)
+        .map(|i| request(i, method, params))
+        .collect();
+    let mut times = Vec::with_capacity(SEQUENTIAL);
+    let start = Instant::now();
+    for line in &lines {
+        let t = Instant::now();
+        host.send(line);
+        let reply = host.recv();
+        times.push(t.elapsed());
+        debug_assert!(reply.get("result").is_some());
+    }
+    let total = start.elapsed().as_secs_f64();
+    times.sort();
+    (
+        SEQUENTIAL as f64 / total,
+        percentile(&times, 0.5),
+        percentile(&times, 0.99),
+    )
+}
+
+/// Calls/s with every request written before the replies are read (a writer thread keeps
+/// the pipe full while this thread reads).
+fn pipelined(host: &mut Host, method: &str, params: &Value) -> f64 {
+    let payload: String = (0..PIPELINED)
+        .map(|i| request(i, method, params) + "\n")
+        .collect();
+    let mut stdin = host.stdin.take().unwrap();
+    let start = Instant::now();
+    let writer = std::thread::spawn(move || {
+        stdin.write_all(payload.as_bytes()).unwrap();
+        stdin.flush().unwrap();
+        stdin
+    });
+    for _ in 0..PIPELINED {
+        host.recv();
+    }
+    let rate = PIPELINED as f64 / start.elapsed().as_secs_f64();
+    host.stdin = Some(writer.join().unwrap());
+    rate
+}
+
+fn main() {
+    let mut host = Host::start();
+    host.send(&request(
+        0,
+        "initialize",
+        &json!({"profile": "builder.readWrite", "agentId": "bench"}),
+    ));
+    host.recv();
+    let cases = [
+        ("ping", "ping", json!({})),
+        (
+            "scene.queryEntities",
+            "tools/call",
+            json!({"name": "scene.queryEntities", "arguments": {"near": [0, 0, 0], "radius": 1}}),
+        ),
+        (
+            "scene.createEntity",
+            "tools/call",
+            json!({"name": "scene.createEntity", "arguments": {"position": [1, 2, 3]}}),
+        ),
+    ];
+    let mut baseline = None;
+    println!(
+        "over stdio, {SEQUENTIAL} sequential calls (one in flight) and {PIPELINED} pipelined, per kind"
+    );
+    for (label, method, params) in &cases {
+        let (rate, p50, p99) = sequential(&mut host, method, params);
+        let piped = pipelined(&mut host, method, params);
+        let (base_p50, base_piped) = *baseline.get_or_insert((p50, piped));
+        println!(
+            "  {label:<20} {rate:>7.0}/s  p50 {p50:>6.1} µs  p99 {p99:>7.1} µs  ({:.2}x ping)   pipelined {piped:>7.0}/s ({:.2}x ping)",
+            p50 / base_p50,
+            base_piped / piped
+        );
+    }
+    println!("resident memory after the run: {} KiB", host.rss_kib());
+    drop(host);
+
+    let mut starts: Vec<f64> = (0..STARTS)
+        .map(|_| {
+            let t = Instant::now();
+            let mut h = Host::start();
+            h.send(&request(0, "tools/list", &json!({})));
+            h.recv();
+            t.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    starts.sort_by(f64::total_cmp);
+    println!(
+        "spawn to first tools/list (warm compile cache): median {:.1} ms of {STARTS}",
+        starts[STARTS / 2]
+    );
+}
