@@ -12,18 +12,78 @@ pub enum Direction {
     Output,
 }
 
-/// The draft-07 schema of `T` as JSON text, with every subschema inlined. For inputs an
-/// optional field is optional by being absent, so `null` is not accepted for it; outputs keep
-/// `null`, which is how an absent `Option` serializes.
+/// The draft-07 schema of `T` as JSON text, with every subschema inlined. A field that is not
+/// required is optional by being absent, so `null` is not accepted for it: for inputs because
+/// absence is how to leave it out, for outputs because only a field skipped when `None` is not
+/// required (outputs describe serialization, so an `Option` always written stays nullable).
 pub fn schema_json<T: JsonSchema>(direction: Direction) -> String {
     let mut settings = SchemaSettings::draft07();
     settings.inline_subschemas = true;
+    if direction == Direction::Output {
+        settings = settings.for_serialize();
+    }
     let schema = settings.into_generator().into_root_schema_for::<T>();
     let mut value = schema.to_value();
-    if direction == Direction::Input {
-        optional_means_absent(&mut value);
-    }
+    optional_means_absent(&mut value);
+    tidy(&mut value, direction);
     serde_json::to_string(&value).expect("a generated schema is always serializable")
+}
+
+/// Cleans every subschema: an exclusive bound makes an inclusive one it implies redundant (an
+/// unsigned `x > 0` should read `exclusiveMinimum: 0`, not also `minimum: 0`); a doc comment's
+/// wrapped lines become one line; and the serde annotation meaningless in this direction goes
+/// (`writeOnly` on an input, `readOnly` on an output).
+fn tidy(schema: &mut Value, direction: Direction) {
+    match schema {
+        Value::Object(obj) => {
+            drop_implied_bound(obj, "minimum", "exclusiveMinimum", |inc, exc| inc <= exc);
+            drop_implied_bound(obj, "maximum", "exclusiveMaximum", |inc, exc| inc >= exc);
+            obj.remove(match direction {
+                Direction::Input => "writeOnly",
+                Direction::Output => "readOnly",
+            });
+            if let Some(Value::String(text)) = obj.get_mut("description") {
+                *text = one_line(text);
+            }
+            for (key, child) in obj.iter_mut() {
+                // Inside `properties` the keys are field names, not keywords.
+                if key == "properties" {
+                    if let Value::Object(props) = child {
+                        props.values_mut().for_each(|p| tidy(p, direction));
+                    }
+                } else if key != "default" && key != "enum" && key != "const" {
+                    tidy(child, direction);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|i| tidy(i, direction)),
+        _ => {}
+    }
+}
+
+fn drop_implied_bound(
+    obj: &mut serde_json::Map<String, Value>,
+    inclusive: &str,
+    exclusive: &str,
+    implied: fn(f64, f64) -> bool,
+) {
+    let bounds = (
+        obj.get(inclusive).and_then(Value::as_f64),
+        obj.get(exclusive).and_then(Value::as_f64),
+    );
+    if let (Some(inc), Some(exc)) = bounds
+        && implied(inc, exc)
+    {
+        obj.remove(inclusive);
+    }
+}
+
+/// Joins the lines a doc comment was wrapped at; a blank line stays a paragraph break.
+fn one_line(text: &str) -> String {
+    text.split("\n\n")
+        .map(|para| para.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect::<Vec<_>>()
+        .join("\n\n")
 }
 
 /// An `Option` field is optional by being absent, so it should not also accept `null`: drop

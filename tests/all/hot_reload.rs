@@ -142,7 +142,8 @@ fn dev_reload_reloads_a_package_on_demand_and_reports_failures_honestly() {
     std::fs::write(pkgs.path().join("counter/counter.wasm"), b"garbage").unwrap();
     let r = c.call_ok(
         "dev.reload",
-        json!({"target": "package", "name": "counter"}),
+        // A package is named under `skill` too (the catalog's targets are skill, scene, data).
+        json!({"target": "skill", "name": "counter"}),
     );
     assert_eq!(r["ok"], false);
     assert!(
@@ -153,7 +154,7 @@ fn dev_reload_reloads_a_package_on_demand_and_reports_failures_honestly() {
         "{r}"
     );
     assert_eq!(version(&mut c), 2);
-    let failed = c.call_ok("trace.tail", json!({"type": "dev.package.reload.failed"}));
+    let failed = c.call_ok("trace.tail", json!({"type": "dev.skill.reload.failed"}));
     assert_eq!(failed["events"].as_array().unwrap().len(), 1);
 
     let r = c.call(

@@ -3,6 +3,7 @@
 
 mod agent_skills;
 mod audio_skills;
+mod catalog;
 mod core_in_process;
 mod dice;
 mod ecs_skills;

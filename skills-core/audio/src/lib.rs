@@ -161,7 +161,7 @@ struct StopInput {
 
 #[derive(Serialize, JsonSchema)]
 struct OkOutput {
-    /// False when no live sound has this handle.
+    /// False when no live sound has this handle (setBusVolume always answers true).
     ok: bool,
 }
 

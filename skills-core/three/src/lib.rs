@@ -15,7 +15,7 @@ fn vec3(p: [f64; 3]) -> Vec3 {
 
 #[derive(Serialize, JsonSchema)]
 struct OkOutput {
-    /// False when the entity does not exist.
+    /// False when the entity does not exist (setLighting always answers true).
     ok: bool,
 }
 
@@ -95,13 +95,13 @@ fn set_material(input: SetMaterialInput, _ctx: &CallContext) -> Result<OkOutput,
     })
 }
 
-fn ambient_color() -> u32 {
+fn ambient_color() -> i64 {
     0x404060
 }
 fn ambient_intensity() -> f64 {
     1.2
 }
-fn white() -> u32 {
+fn white() -> i64 {
     0xffffff
 }
 fn three() -> f64 {
@@ -130,15 +130,17 @@ fn shadow_bias() -> f64 {
 #[serde(rename_all = "camelCase")]
 struct SetLightingInput {
     /// Ambient light colour as 0xRRGGBB.
+    // The catalog types the lighting colours as plain integers; the range is checked below,
+    // naming the field.
     #[serde(default = "ambient_color")]
-    ambient_color: u32,
+    ambient_color: i64,
     /// Ambient light intensity.
     #[serde(default = "ambient_intensity")]
     #[schemars(range(min = 0, max = 10))]
     ambient_intensity: f64,
     /// Directional (sun) light colour as 0xRRGGBB.
     #[serde(default = "white")]
-    directional_color: u32,
+    directional_color: i64,
     /// Directional light intensity.
     #[serde(default = "three")]
     #[schemars(range(min = 0, max = 10))]
@@ -171,11 +173,23 @@ struct SetLightingInput {
     shadow_bias: f64,
 }
 
+/// A colour given as a plain integer, checked to be 0xRRGGBB.
+fn rgb(field: &str, value: i64) -> Result<u32, SkillError> {
+    u32::try_from(value)
+        .ok()
+        .filter(|c| *c <= 0xffffff)
+        .ok_or_else(|| {
+            SkillError::InvalidInput(format!(
+                "`{field}` must be a colour 0xRRGGBB, from 0 to 16777215 (0xffffff), got {value}"
+            ))
+        })
+}
+
 fn set_lighting(input: SetLightingInput, _ctx: &CallContext) -> Result<OkOutput, SkillError> {
     render::set_lighting(render::Lighting {
-        ambient_color: input.ambient_color,
+        ambient_color: rgb("ambientColor", input.ambient_color)?,
         ambient_intensity: input.ambient_intensity,
-        directional_color: input.directional_color,
+        directional_color: rgb("directionalColor", input.directional_color)?,
         directional_intensity: input.directional_intensity,
         direction: vec3(input.direction),
         cast_shadow: input.cast_shadow,

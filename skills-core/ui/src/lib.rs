@@ -67,7 +67,7 @@ macro_rules! panel_input {
             width: Option<f64>,
             /// Most lines shown; older ones scroll away.
             #[serde(default, skip_serializing_if = "Option::is_none")]
-            #[schemars(range(min = 1))]
+            #[schemars(extend("exclusiveMinimum" = 0))]
             max_lines: Option<u32>,
             /// World units per pixel of a world-anchored panel.
             #[serde(default, skip_serializing_if = "Option::is_none")]

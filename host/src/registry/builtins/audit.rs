@@ -27,8 +27,31 @@ pub(super) fn specs() -> Vec<Spec> {
             "cap",
             "agentId",
             "sessionId",
+            "profile",
+            "package",
+            "tick",
         ],
     );
+    let decision = json!({
+        "type": ["object", "null"],
+        "properties": {
+            "eventId": {"type": "string"}, "allow": {"type": "boolean"}, "rule": {"type": "string"},
+            "reason": {"type": "string"}, "boundary": {"type": "string"},
+            "context": object(json!({
+                "agentId": {"type": "string"}, "sessionId": {"type": "string"}, "cap": {"type": "string"},
+                "profile": nullable_string, "package": nullable_string, "tick": {"type": ["integer", "null"]},
+                "requiredPermissions": {"type": ["array", "null"], "items": {"type": "string"}}
+            }), &["agentId", "sessionId", "cap", "profile", "package", "tick", "requiredPermissions"]),
+            "quota": {}, "budget": {}
+        },
+        "required": ["eventId", "allow", "rule", "reason", "boundary", "context", "quota", "budget"],
+    });
+    let per_session = |field: &str, value: Value| {
+        object(
+            json!({"sessionId": {"type": "string"}, field: value}),
+            &["sessionId", field],
+        )
+    };
     let link = object(
         json!({"id": {"type": "string"}, "type": {"type": "string"}, "actorId": {"type": "string"}, "threadId": {"type": "string"}}),
         &["id", "type", "actorId", "threadId"],
@@ -45,8 +68,8 @@ pub(super) fn specs() -> Vec<Spec> {
             output: object(
                 json!({
                     "eventId": {"type": "string"}, "eventType": {"type": "string"}, "found": {"type": "boolean"},
-                    "decision": {"type": ["object", "null"]},
-                    "provenance": object(json!({"agentId": {"type": "string"}, "sessionId": {"type": "string"}, "profile": nullable_string, "package": nullable_string}), &["agentId", "sessionId"]),
+                    "decision": decision,
+                    "provenance": object(json!({"agentId": {"type": "string"}, "sessionId": {"type": "string"}, "profile": nullable_string, "package": nullable_string}), &["agentId", "sessionId", "profile", "package"]),
                     "causalTrace": object(json!({"parents": {"type": "array", "items": link}, "ancestry": {"type": "array", "items": link}}), &["parents", "ancestry"])
                 }),
                 &[
@@ -76,7 +99,8 @@ pub(super) fn specs() -> Vec<Spec> {
                 json!({
                     "summary": object(json!({
                         "total": {"type": "integer"}, "allowed": {"type": "integer"}, "denied": {"type": "integer"},
-                        "byRule": {"type": "object"}, "byCap": {"type": "object"},
+                        "byRule": {"type": "object", "additionalProperties": {"type": "number"}},
+                        "byCap": {"type": "object", "additionalProperties": {"type": "number"}},
                         "packages": {"type": "array", "items": {"type": "string"}}
                     }), &["total", "allowed", "denied", "byRule", "byCap", "packages"]),
                     "decisions": {"type": "array", "items": decision_row}
@@ -88,9 +112,19 @@ pub(super) fn specs() -> Vec<Spec> {
             builtin: Builtin::AuditUsage,
             name: "audit.usage",
             description: "Per-session usage: allowed and denied counts per capability, and the latest quota and budget state.",
-            input: object(json!({"sessionId": {"type": "string"}}), &[]),
+            input: object(
+                json!({"sessionId": {"type": "string", "description": "Only this session."}}),
+                &[],
+            ),
             output: object(
-                json!({"perSessionCap": {"type": "array"}, "quotas": {"type": "array"}, "budgets": {"type": "array"}}),
+                json!({
+                    "perSessionCap": {"type": "array", "items": object(
+                        json!({"sessionId": {"type": "string"}, "cap": {"type": "string"}, "allowed": {"type": "integer"}, "denied": {"type": "integer"}}),
+                        &["sessionId", "cap", "allowed", "denied"],
+                    )},
+                    "quotas": {"type": "array", "items": per_session("quota", json!({}))},
+                    "budgets": {"type": "array", "items": per_session("budget", json!({}))}
+                }),
                 &["perSessionCap", "quotas", "budgets"],
             ),
         },

@@ -4,15 +4,19 @@ use super::{Builtin, Spec, object};
 use crate::registry::{Caller, ErrorCode, Failure, Registry};
 use serde_json::{Value, json};
 
+/// The catalog's targets. A package is reloaded by naming it (or one of its skills) under
+/// `skill`.
+const TARGETS: [&str; 3] = ["skill", "scene", "data"];
+
 pub(super) fn specs() -> Vec<Spec> {
     vec![Spec {
         builtin: Builtin::DevReload,
         name: "dev.reload",
-        description: "Reload without restarting: `skill` reloads the package owning the named skill, `package` the named package, `scene` resets the world and replays the scene file, `data` re-reads the configuration.",
+        description: "Reload without restarting: target skill reloads the package of the named skill (or the named package), scene resets the world and replays the scene file, and data re-reads the policy configuration.",
         input: object(
             json!({
-                "target": {"type": "string", "enum": ["skill", "package", "scene", "data"]},
-                "name": {"type": "string", "minLength": 1, "description": "The skill (target skill), the package (target package) or a scene file name in the --scene file's folder (target scene; default: the --scene file itself)."},
+                "target": {"type": "string", "enum": TARGETS, "description": "What to reload: skill, scene or data."},
+                "name": {"type": "string", "minLength": 1, "description": "The skill whose package to reload, or the package itself (target skill); a scene file in the --scene file's folder (target scene; default: the --scene file itself)."},
                 "reason": {"type": "string", "maxLength": 200, "description": "Why, for the trace."}
             }),
             &["target"],
@@ -20,7 +24,7 @@ pub(super) fn specs() -> Vec<Spec> {
         output: object(
             json!({
                 "ok": {"type": "boolean"},
-                "target": {"type": "string", "enum": ["skill", "package", "scene", "data"]},
+                "target": {"type": "string", "enum": TARGETS},
                 "invalidated": {"type": "array", "items": {"type": "string"}},
                 "reason": {"type": "string"}
             }),
@@ -50,31 +54,27 @@ pub(super) fn reload(
     };
     let outcome = match target.as_str() {
         "skill" => {
-            let skill = need_name()?;
-            let package = registry
-                .skill(&skill)
+            let name = need_name()?;
+            let owner = registry
+                .skill(&name)
                 .and_then(|s| s.package_index())
-                .map(|i| registry.packages()[i].manifest.name.clone())
+                .map(|i| registry.packages()[i].manifest.name.clone());
+            let package = owner
+                .or_else(|| {
+                    registry
+                        .packages()
+                        .iter()
+                        .any(|p| p.manifest.name == name)
+                        .then(|| name.clone())
+                })
                 .ok_or_else(|| {
                     Failure::new(
                         ErrorCode::InvalidInput,
-                        format!("`name`: `{skill}` is not a skill any loaded package provides"),
+                        format!(
+                            "`name`: `{name}` is neither a skill of a loaded package nor a loaded package"
+                        ),
                     )
                 })?;
-            registry.reload_package(caller, &package)
-        }
-        "package" => {
-            let package = need_name()?;
-            if !registry
-                .packages()
-                .iter()
-                .any(|p| p.manifest.name == package)
-            {
-                return Err(Failure::new(
-                    ErrorCode::InvalidInput,
-                    format!("`name`: no package named `{package}` is loaded"),
-                ));
-            }
             registry.reload_package(caller, &package)
         }
         "scene" => registry.replay_scene(caller, name.as_deref()),

@@ -47,9 +47,9 @@ pub(super) fn specs() -> Vec<Spec> {
                 "entities": {"type": "array", "items": entity},
                 "agents": {"type": "array"},
                 "skills": {"type": "array", "items": object(json!({"name": {"type": "string"}, "version": {"type": "string"}, "category": {"type": "string"}, "permissions": {"type": "array", "items": {"type": "string"}}}), &["name", "version", "category", "permissions"])},
-                "permissions": object(json!({"caller": {"type": "array", "items": {"type": "string"}}, "profiles": {"type": "object"}}), &["caller", "profiles"]),
-                "resources": object(json!({"counts": {"type": "object"}, "loaded": {"type": "array"}}), &["counts", "loaded"]),
-                "trace": object(json!({"threadId": {"type": "string"}, "eventCount": {"type": "integer"}, "actors": {"type": "array", "items": {"type": "string"}}, "recent": {"type": "array"}}), &["threadId", "eventCount", "actors", "recent"])
+                "permissions": object(json!({"caller": {"type": "array", "items": {"type": "string"}}, "profiles": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}}}), &["caller", "profiles"]),
+                "resources": object(json!({"counts": {"type": "object", "additionalProperties": {"type": "number"}}, "loaded": {"type": "array"}}), &["counts", "loaded"]),
+                "trace": object(json!({"threadId": {"type": "string"}, "eventCount": {"type": "integer"}, "actors": {"type": "array", "items": {"type": "string"}}, "recent": {"type": "array", "items": {"type": "object"}}}), &["threadId", "eventCount", "actors", "recent"])
             }),
             &[
                 "page",

@@ -12,22 +12,34 @@ pub(super) fn specs() -> Vec<Spec> {
             builtin: Builtin::PackageList,
             name: "package.list",
             description: "List the loaded packages with version, kind, declared capabilities, engine range, content hash and whether they are signed; optionally one package by name.",
-            input: object(json!({"name": {"type": "string"}}), &[]),
+            input: object(
+                json!({"name": {"type": "string", "description": "Only the package with this name."}}),
+                &[],
+            ),
             output: object(
-                json!({"packages": {"type": "array", "items": {"type": "object"}}}),
+                json!({"packages": {"type": "array", "items": object(
+                    json!({
+                        "ref": {"type": "string"}, "name": {"type": "string"}, "version": {"type": "string"},
+                        "kind": {"type": "string"},
+                        "declaredCapabilities": {"type": "array", "items": {"type": "string"}},
+                        "engineCompat": {"type": "string"}, "contentHash": {"type": "string"},
+                        "attested": {"type": "boolean"}
+                    }),
+                    &["ref", "name", "version", "kind", "declaredCapabilities", "engineCompat", "contentHash", "attested"],
+                )}}),
                 &["packages"],
             ),
         },
         Spec {
             builtin: Builtin::PackageLoad,
             name: "package.load",
-            description: "Load (or upgrade) an installed package by reference (`name` or `name@range`) for an agent under a profile, through package admission: its declared capabilities must be granted by the profile.",
+            description: "Load (or upgrade) an installed package by reference, a name or name@range, for an agent under a profile, through package admission that requires the profile to grant its declared capabilities.",
             input: object(
                 json!({
-                    "ref": {"type": "string", "minLength": 1},
-                    "agentId": {"type": "string"},
-                    "sessionId": {"type": "string"},
-                    "profile": {"type": "string"}
+                    "ref": {"type": "string", "description": "The package: its name (highest installed version) or name@semver-range."},
+                    "agentId": {"type": "string", "description": "The agent the package is loaded for."},
+                    "sessionId": {"type": "string", "description": "The session the load is recorded under."},
+                    "profile": {"type": "string", "description": "The permission profile that grants the package its capabilities."}
                 }),
                 &["ref", "agentId", "sessionId", "profile"],
             ),
