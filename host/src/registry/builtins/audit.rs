@@ -88,10 +88,13 @@ pub(super) fn specs() -> Vec<Spec> {
             description: "Filter policy decisions (allowed, denied or all; by capability, rule, agent, session or package) and summarise them by rule, capability and package.",
             input: object(
                 json!({
-                    "decision": {"type": "string", "enum": ["allow", "deny", "all"], "default": "all"},
-                    "cap": {"type": "string"}, "rule": {"type": "string"}, "agentId": {"type": "string"},
-                    "sessionId": {"type": "string"}, "package": {"type": "string"},
-                    "limit": {"type": "integer", "minimum": 0, "maximum": 2000, "default": 200}
+                    "decision": {"type": "string", "enum": ["allow", "deny", "all"], "default": "all", "description": "Only allowed, only denied, or all decisions."},
+                    "cap": {"type": "string", "description": "Only decisions about this capability, e.g. a skill name."},
+                    "rule": {"type": "string", "description": "Only decisions made by this policy rule."},
+                    "agentId": {"type": "string", "description": "Only this agent's decisions."},
+                    "sessionId": {"type": "string", "description": "Only this session's decisions."},
+                    "package": {"type": "string", "description": "Only decisions about this package."},
+                    "limit": {"type": "integer", "minimum": 0, "maximum": 2000, "default": 200, "description": "Most decisions to list, the latest ones; the summary counts all."}
                 }),
                 &[],
             ),

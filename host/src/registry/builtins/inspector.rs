@@ -36,7 +36,7 @@ pub(super) fn specs() -> Vec<Spec> {
         input: object(
             json!({
                 "afterEntity": {"type": "string", "description": "Continue after this entity id (the previous page's nextAfterEntity)."},
-                "limit": {"type": "integer", "minimum": 0, "maximum": 500, "default": 100}
+                "limit": {"type": "integer", "minimum": 0, "maximum": 500, "default": 100, "description": "Most entities in this page."}
             }),
             &[],
         ),

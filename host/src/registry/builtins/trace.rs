@@ -16,8 +16,8 @@ pub(super) fn specs() -> Vec<Spec> {
                 json!({
                     "afterSeq": {"type": "integer", "minimum": -1, "description": "Return events after this sequence number; -1 (default) starts at the beginning."},
                     "limit": {"type": "integer", "minimum": 0, "maximum": 1000, "description": "Most events to return (default 100)."},
-                    "actorId": {"type": "string"},
-                    "type": {"type": "string"}
+                    "actorId": {"type": "string", "description": "Only events by this actor."},
+                    "type": {"type": "string", "description": "Only events of this type, e.g. policy.denied."}
                 }),
                 &[],
             ),
@@ -30,7 +30,10 @@ pub(super) fn specs() -> Vec<Spec> {
             builtin: Builtin::TraceExplainEvent,
             name: "trace.explainEvent",
             description: "Show one trace event with its causal parents and its children.",
-            input: object(json!({"eventId": {"type": "string"}}), &["eventId"]),
+            input: object(
+                json!({"eventId": {"type": "string", "description": "A trace event id."}}),
+                &["eventId"],
+            ),
             output: object(
                 json!({"event": {"type": "object"}, "parents": events, "children": events}),
                 &["event", "parents", "children"],
