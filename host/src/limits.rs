@@ -27,6 +27,13 @@ pub const MAX_PACKAGE_MEMORY_BYTES: u64 = 256 << 20;
 pub const MAX_TABLE_ELEMENTS: usize = 20_000;
 /// Largest output a skill may return, in bytes of JSON.
 pub const MAX_OUTPUT_BYTES: usize = 1 << 20;
+/// Log lines one guest call may pass on to the client (the `log` import and captured
+/// stdout/stderr together); the host's own log still gets every line.
+pub const MAX_GUEST_LOG_LINES_PER_CALL: usize = 100;
+/// Characters kept of one guest log line.
+pub const MAX_GUEST_LOG_LINE_CHARS: usize = 4096;
+/// Bytes of stdout, and of stderr, a WASI guest's output keeps per call; the rest is dropped.
+pub const MAX_GUEST_STDIO_BYTES: usize = 64 << 10;
 /// Wasm stack a call may use (deep recursion traps cleanly past it).
 pub const MAX_WASM_STACK_BYTES: usize = 1 << 20;
 /// Instances the pooling allocator keeps slots for.

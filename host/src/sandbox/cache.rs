@@ -5,8 +5,13 @@ use anyhow::{Context, Result};
 use sha2::{Digest, Sha256};
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::{Duration, Instant};
 use wasmtime::Engine;
 use wasmtime::component::Component;
+
+/// How often a long compile reports that it is still going.
+const PROGRESS_EVERY: Duration = Duration::from_secs(3);
 
 /// A folder of precompiled components.
 #[derive(Debug, Clone)]
@@ -63,11 +68,38 @@ impl CompileCache {
     }
 }
 
+/// Compiles a component, saying so on stderr; a compile that takes a while (an 18 MB Python
+/// component takes seconds) reports every few seconds that it is still going, then its time.
 fn compile(engine: &Engine, bytes: &[u8], label: &str) -> Result<Component> {
     crate::log::info(&format!("compiling {label} ({} KiB)…", bytes.len() / 1024));
-    Component::new(engine, bytes)
+    let started = Instant::now();
+    let (done, finished) = mpsc::channel::<()>();
+    let still = label.to_string();
+    let ticker = std::thread::Builder::new()
+        .name("limina-compile-progress".into())
+        .spawn(move || {
+            while let Err(RecvTimeoutError::Timeout) = finished.recv_timeout(PROGRESS_EVERY) {
+                crate::log::info(&format!(
+                    "still compiling {still}… {}s",
+                    started.elapsed().as_secs()
+                ));
+            }
+        });
+    let component = Component::new(engine, bytes)
         .map_err(anyhow::Error::from)
-        .with_context(|| format!("{label} is not a valid component"))
+        .with_context(|| format!("{label} is not a valid component"));
+    drop(done);
+    if let Ok(ticker) = ticker {
+        let _ = ticker.join();
+    }
+    let elapsed = started.elapsed();
+    if elapsed >= PROGRESS_EVERY / 5 {
+        crate::log::info(&format!(
+            "compiled {label} in {:.1}s",
+            elapsed.as_secs_f64()
+        ));
+    }
+    component
 }
 
 fn store(dir: &Path, path: &Path, component: &Component) -> Result<()> {

@@ -84,9 +84,10 @@ impl Drop for Sandbox {
     }
 }
 
-/// The host interfaces this host provides. Interfaces of the WIT package that are not linked
-/// here make a component that imports them fail to load, naming the import.
+/// The host interfaces this host provides: ours, and WASI preview 2 (granting nothing) for
+/// guests in other languages. Any other import makes a component fail to load, naming it.
 fn add_imports(linker: &mut Linker<GuestState>) -> Result<()> {
+    super::wasi::add_to_linker(linker)?;
     type D = HasSelf<GuestState>;
     wit::types::add_to_linker::<GuestState, D>(linker, |s| s)?;
     wit::scene::add_to_linker::<GuestState, D>(linker, |s| s)?;

@@ -5,6 +5,7 @@ use super::bindings::{
     SkillPackagePre as PackagePre,
 };
 use super::limiter::MemoryLimiter;
+use super::wasi::GuestWasi;
 use crate::limits::{EPOCH_TICK_MS, PackageLimits};
 use crate::policy::Permissions;
 use crate::realm::Realm;
@@ -13,12 +14,14 @@ use std::sync::Arc;
 use wasmtime::component::{Component, Linker};
 use wasmtime::{Engine, Store, Trap};
 
-/// What a store carries: the limiter, whose package it is, and — only during a call — the
-/// realm on loan plus the call's identity and grants.
+/// What a store carries: the limiter, whose package it is, the WASI state of a guest that
+/// uses WASI, and — only during a call — the realm on loan plus the call's identity and grants.
 pub struct GuestState {
     pub(super) limiter: MemoryLimiter,
     pub(super) package: Arc<str>,
     pub(super) call: Option<ActiveCall>,
+    /// Made on the guest's first WASI call; Rust guests never make one.
+    pub(super) wasi: Option<Box<GuestWasi>>,
 }
 
 /// The state of the call in progress.
@@ -102,6 +105,7 @@ impl CompiledPackage {
                 limiter: MemoryLimiter::new(limits.memory_bytes),
                 package: package.into(),
                 call: None,
+                wasi: None,
             },
         );
         store.limiter(|s| &mut s.limiter);
@@ -113,7 +117,9 @@ impl CompiledPackage {
             .pre
             .instantiate(&mut store)
             .map_err(|e| anyhow!("instantiating package `{package}` failed: {e}"))?;
-        Ok(GuestInstance { store, bindings })
+        let instance = GuestInstance { store, bindings };
+        instance.drain_output(&mut Vec::new());
+        Ok(instance)
     }
 }
 
@@ -126,11 +132,22 @@ pub struct GuestInstance {
 impl GuestInstance {
     /// The package's self-description (skills, schemas, hooks).
     pub fn describe(&mut self) -> Result<PackageDescription> {
-        self.bindings
+        let description = self
+            .bindings
             .limina_skill_skill()
             .call_describe(&mut self.store)
             .map_err(anyhow::Error::from)
-            .context("the package's describe() failed")
+            .context("the package's describe() failed");
+        self.drain_output(&mut Vec::new());
+        description
+    }
+
+    /// Hands what a WASI guest wrote to stdout and stderr to the host log, and to `lines`.
+    fn drain_output(&self, lines: &mut Vec<crate::log::LogLine>) {
+        let state = self.store.data();
+        if let Some(wasi) = &state.wasi {
+            wasi.drain(&state.package, lines);
+        }
     }
 
     /// Runs one skill. The realm is lent to the guest for the call and always handed back.
@@ -202,6 +219,8 @@ impl GuestInstance {
             .call
             .take()
             .expect("the active call is only taken here");
+        let mut logs = active.logs;
+        self.drain_output(&mut logs);
         let fuel_used = fuel.saturating_sub(self.store.get_fuel().unwrap_or(0));
         let limiter = &self.store.data().limiter;
         let result = raw.map_err(|e| classify(e, fuel, timeout_ms, limiter));
@@ -210,7 +229,7 @@ impl GuestInstance {
             fuel_used,
             peak_memory_bytes: limiter.peak_bytes(),
             events: active.events,
-            logs: active.logs,
+            logs,
         };
         (active.realm, outcome)
     }

@@ -1,6 +1,7 @@
 //! The wasm sandbox: one wasmtime engine (pooling allocator, fuel, epoch deadlines), an
-//! on-disk cache of compiled components, the host imports guests may call, and instances that
-//! run one call at a time under a memory limiter.
+//! on-disk cache of compiled components, the host imports guests may call (ours, and WASI
+//! preview 2 granting nothing), and instances that run one call at a time under a memory
+//! limiter.
 
 pub mod bindings;
 mod cache;
@@ -8,6 +9,7 @@ mod engine;
 mod imports;
 mod instance;
 mod limiter;
+mod wasi;
 
 pub use cache::{CompileCache, content_hash};
 pub use engine::Sandbox;

@@ -1,0 +1,226 @@
+//! WASI preview 2 for guests that other languages' toolchains build (componentize-py, C
+//! through wasi-libc, …): every interface is linked, nothing is granted. No preopened
+//! directories, no environment variables, no arguments, stdin closed, sockets refused; the
+//! wall and monotonic clocks and randomness work. What the guest writes to stdout and stderr
+//! is captured and handed out after each call as log lines, on the host's stderr and to the
+//! calling client.
+//!
+//! Rust guests import no WASI, so their stores never make a WASI context: it is made on the
+//! guest's first WASI call and then kept for the life of the instance.
+
+use super::instance::GuestState;
+use crate::limits::{
+    MAX_GUEST_LOG_LINE_CHARS, MAX_GUEST_LOG_LINES_PER_CALL, MAX_GUEST_STDIO_BYTES,
+};
+use crate::log::{Level, LogLine};
+use anyhow::Result;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use wasmtime::component::{Linker, ResourceTable};
+use wasmtime_wasi::cli::{IsTerminal, StdoutStream};
+use wasmtime_wasi::p2::bindings::sync::LinkOptions;
+use wasmtime_wasi::p2::{OutputStream, Pollable, StreamResult};
+use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
+
+/// Links every WASI preview 2 interface (synchronous bindings). What a guest may actually do
+/// through them is decided by the context [`GuestWasi::new`] builds.
+pub(super) fn add_to_linker(linker: &mut Linker<GuestState>) -> Result<()> {
+    wasmtime_wasi::p2::add_to_linker_with_options_sync(linker, &LinkOptions::default())?;
+    Ok(())
+}
+
+/// One instance's WASI state: the context that grants nothing, its resource table, and the
+/// captured output streams.
+pub(super) struct GuestWasi {
+    ctx: WasiCtx,
+    table: ResourceTable,
+    stdout: CapturedOutput,
+    stderr: CapturedOutput,
+}
+
+impl GuestWasi {
+    /// A context with no directories, environment, arguments or network, stdin closed, and
+    /// stdout and stderr captured.
+    fn new() -> Self {
+        let stdout = CapturedOutput::default();
+        let stderr = CapturedOutput::default();
+        let ctx = WasiCtxBuilder::new()
+            .stdout(stdout.clone())
+            .stderr(stderr.clone())
+            // Creating a socket fails outright; every address would be refused anyway (the
+            // default address check denies all), and name lookups are off.
+            .allow_tcp(false)
+            .allow_udp(false)
+            .allow_ip_name_lookup(false)
+            .build();
+        GuestWasi {
+            ctx,
+            table: ResourceTable::new(),
+            stdout,
+            stderr,
+        }
+    }
+
+    /// Takes what the guest wrote since the last drain: each line goes to the host log, and
+    /// (within the per-call bound) into `lines` for the caller. stdout lines are `info`,
+    /// stderr lines `warn`.
+    pub(super) fn drain(&self, package: &str, lines: &mut Vec<LogLine>) {
+        for (stream, level) in [(&self.stdout, Level::Info), (&self.stderr, Level::Warn)] {
+            let (bytes, dropped) = stream.take();
+            let text = String::from_utf8_lossy(&bytes);
+            let mut emit = |message: String| {
+                crate::log::write(level, &format!("[{package}] {message}"));
+                if lines.len() < MAX_GUEST_LOG_LINES_PER_CALL {
+                    lines.push(LogLine {
+                        level,
+                        logger: package.to_string(),
+                        message,
+                    });
+                }
+            };
+            for line in text.lines() {
+                if !line.trim().is_empty() {
+                    emit(line.chars().take(MAX_GUEST_LOG_LINE_CHARS).collect());
+                }
+            }
+            if dropped > 0 {
+                emit(format!(
+                    "… {dropped} more bytes of output in this call were dropped (at most \
+                     {MAX_GUEST_STDIO_BYTES} are kept per stream)"
+                ));
+            }
+        }
+    }
+}
+
+impl WasiView for GuestState {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        let wasi = self.wasi.get_or_insert_with(|| Box::new(GuestWasi::new()));
+        WasiCtxView {
+            ctx: &mut wasi.ctx,
+            table: &mut wasi.table,
+        }
+    }
+}
+
+/// A stdout or stderr that keeps what the guest writes, up to [`MAX_GUEST_STDIO_BYTES`]
+/// between drains; the rest is counted and dropped (a chatty guest is not trapped).
+#[derive(Clone, Default)]
+struct CapturedOutput(Arc<Mutex<Captured>>);
+
+#[derive(Default)]
+struct Captured {
+    bytes: Vec<u8>,
+    dropped: usize,
+}
+
+impl CapturedOutput {
+    /// Keeps what fits, counts the rest.
+    fn append(&self, data: &[u8]) {
+        let mut captured = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let room = MAX_GUEST_STDIO_BYTES.saturating_sub(captured.bytes.len());
+        let kept = data.len().min(room);
+        captured.bytes.extend_from_slice(&data[..kept]);
+        captured.dropped += data.len() - kept;
+    }
+
+    /// The bytes kept and the count dropped since the last take.
+    fn take(&self) -> (Vec<u8>, usize) {
+        let mut captured = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let dropped = std::mem::take(&mut captured.dropped);
+        (std::mem::take(&mut captured.bytes), dropped)
+    }
+}
+
+impl IsTerminal for CapturedOutput {
+    fn is_terminal(&self) -> bool {
+        false
+    }
+}
+
+impl StdoutStream for CapturedOutput {
+    fn p2_stream(&self) -> Box<dyn OutputStream> {
+        Box::new(self.clone())
+    }
+
+    fn async_stream(&self) -> Box<dyn tokio::io::AsyncWrite + Send + Sync> {
+        Box::new(self.clone())
+    }
+}
+
+#[wasmtime_wasi::async_trait]
+impl Pollable for CapturedOutput {
+    async fn ready(&mut self) {}
+}
+
+impl OutputStream for CapturedOutput {
+    fn write(&mut self, bytes: bytes::Bytes) -> StreamResult<()> {
+        self.append(&bytes);
+        Ok(())
+    }
+
+    fn flush(&mut self) -> StreamResult<()> {
+        Ok(())
+    }
+
+    fn check_write(&mut self) -> StreamResult<usize> {
+        // Always ready: what does not fit is dropped, not refused.
+        Ok(MAX_GUEST_STDIO_BYTES)
+    }
+}
+
+impl tokio::io::AsyncWrite for CapturedOutput {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        self.append(buf);
+        Poll::Ready(Ok(buf.len()))
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn captured_output_keeps_lines_up_to_the_bound_and_counts_the_rest() {
+        let wasi = GuestWasi::new();
+        wasi.stdout.append(b"first\nsecond\n\n");
+        wasi.stderr.append(b"oops");
+        let mut lines = Vec::new();
+        wasi.drain("demo", &mut lines);
+        let got: Vec<_> = lines
+            .iter()
+            .map(|l| (l.level, l.message.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (Level::Info, "first"),
+                (Level::Info, "second"),
+                (Level::Warn, "oops")
+            ]
+        );
+        assert!(lines.iter().all(|l| l.logger == "demo"));
+
+        wasi.stdout.append(&vec![b'x'; MAX_GUEST_STDIO_BYTES + 10]);
+        let mut lines = Vec::new();
+        wasi.drain("demo", &mut lines);
+        assert_eq!(lines.len(), 2);
+        assert!(lines[1].message.contains("10 more bytes"), "{lines:?}");
+        let mut again = Vec::new();
+        wasi.drain("demo", &mut again);
+        assert!(again.is_empty(), "a drain empties the streams");
+    }
+}
