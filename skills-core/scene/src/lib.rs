@@ -1,8 +1,8 @@
 //! Core `scene` skills: create, destroy and query entities.
 
+use limina_sdk::Vec3;
 use limina_sdk::host::scene::{self, BodyKind, ColliderShape, EntityFilter, EntitySpec, Shape};
 use limina_sdk::prelude::*;
-use limina_sdk::Vec3;
 
 #[derive(Serialize, Deserialize, JsonSchema, Clone, Copy, Default)]
 #[serde(rename_all = "lowercase")]
@@ -72,7 +72,11 @@ struct CreateEntityOutput {
 }
 
 fn vec3(p: [f64; 3]) -> Vec3 {
-    Vec3 { x: p[0], y: p[1], z: p[2] }
+    Vec3 {
+        x: p[0],
+        y: p[1],
+        z: p[2],
+    }
 }
 
 fn create_entity(
