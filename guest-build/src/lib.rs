@@ -7,6 +7,7 @@
 //! - [`component`]: encoding a core module as a component with `wit-component`, and listing
 //!   what a component imports and exports;
 //! - [`package`]: building one package folder (`limina pkg build`);
+//! - [`python`]: Python packages, through a pinned componentize-py installed on demand;
 //! - [`repo`]: building every guest workspace of the Limina repository (`cargo xtask`).
 //!
 //! Progress goes to stderr, each line prefixed with the label set by [`set_label`], so that a
@@ -21,6 +22,7 @@ pub mod package;
 pub mod placement;
 pub mod process;
 mod pypi;
+pub mod python;
 pub mod repo;
 pub mod toolchain;
 mod unpack;

@@ -3,6 +3,9 @@
 //! Guest workspaces are separate cargo workspaces, excluded from the host's: `skills-core/`,
 //! `tests/guests/` and every `packages/*/` with a `Cargo.toml`. They share one target folder,
 //! `target/guests`, so common dependencies (wit-bindgen) compile once.
+//!
+//! Python guests (`app.py` beside `limina.toml`) in `packages/*/` and `tests/guests-python/*/`
+//! are built with componentize-py against the repository's `wit/`.
 
 use std::fmt;
 use std::fs;
@@ -12,7 +15,7 @@ use anyhow::{Context, Result, bail};
 
 use crate::cargo::{self, Build};
 use crate::toolchain::GuestToolchain;
-use crate::{component, placement};
+use crate::{component, placement, python};
 
 /// A checkout of the Limina repository and where its guest builds go.
 #[derive(Debug, Clone)]
@@ -140,10 +143,74 @@ pub fn build_all(repo: &Repo, toolchain: &GuestToolchain) -> Result<()> {
             }
         }
     }
+    if let Err(err) = build_python(repo) {
+        crate::say!("error: {err:#}");
+        failed.push("Python guests".into());
+    }
     if !failed.is_empty() {
         bail!("guest build failed in {}", failed.join(", "));
     }
     placement::prune_core(repo, &guests)
+}
+
+/// The Python guests of the repository: example packages (built next to their manifest) and
+/// test guests (built into `target/components/<folder>.wasm`).
+pub fn discover_python(repo: &Repo) -> Result<Vec<(PathBuf, Role)>> {
+    let mut found = Vec::new();
+    for (parent, role) in [
+        (repo.root.join("packages"), Role::Package),
+        (repo.root.join("tests").join("guests-python"), Role::Test),
+    ] {
+        let Ok(entries) = fs::read_dir(&parent) else {
+            continue;
+        };
+        let mut dirs: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|dir| python::is_python_package(dir))
+            .collect();
+        dirs.sort();
+        found.extend(dirs.into_iter().map(|dir| (dir, role)));
+    }
+    Ok(found)
+}
+
+/// Builds every Python guest whose component is older than its sources (installing
+/// componentize-py the first time one needs building).
+fn build_python(repo: &Repo) -> Result<()> {
+    let wit = repo.root.join("wit");
+    let mut componentize = None;
+    for (dir, role) in discover_python(repo)? {
+        let folder = dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .context("a Python guest folder has no UTF-8 name")?
+            .to_string();
+        let output = match role {
+            Role::Package => {
+                let manifest = fs::read_to_string(dir.join("limina.toml"))?;
+                dir.join(placement::component_file(&manifest, &folder)?)
+            }
+            _ => repo.component_dir().join(format!("{folder}.wasm")),
+        };
+        let shown = repo.display(&dir);
+        if python::is_up_to_date(&dir, &wit, &output) {
+            crate::say!("python guest {shown}: up to date");
+            continue;
+        }
+        if componentize.is_none() {
+            componentize = Some(python::componentize_py()?);
+        }
+        let tool = componentize.as_ref().expect("set above");
+        if let Some(parent) = output.parent() {
+            fs::create_dir_all(parent)?;
+        }
+        let bytes = tool
+            .build(&dir, &wit, &output)
+            .with_context(|| format!("python guest {shown}"))?;
+        crate::files::write_atomic(&output, &bytes)?;
+        crate::say!("python guest {shown}: built → {}", repo.display(&output));
+    }
+    Ok(())
 }
 
 /// Builds one workspace and turns each of its guests into a placed component.

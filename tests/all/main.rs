@@ -11,6 +11,7 @@ mod hooks;
 mod hot_reload;
 mod physics_skills;
 mod pkg_cli;
+mod python_package;
 mod scene;
 mod social_skills;
 mod stdio;

@@ -1,29 +1,43 @@
-//! `limina pkg build [DIR]`: the package's crate → a component where its manifest says, with
-//! the component's content hash pinned in `limina.toml`.
+//! `limina pkg build [DIR]`: the package's source → a component where its manifest says, with
+//! the component's content hash pinned in `limina.toml`. A Rust crate builds with the guest
+//! toolchain; a Python package (`app.py`) with componentize-py.
 
 use super::{manifest_edit, read_manifest};
 use anyhow::{Context, Result};
 use limina::packages::{SignatureCheck, content_hash, verify};
 use limina_guest_build::package::{PackageBuildRequest, build_package};
-use limina_guest_build::toolchain;
-use std::path::Path;
+use limina_guest_build::{python, toolchain};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// Sets up the guest toolchain when needed, builds, encodes, writes and pins the hash.
+/// The WIT contract this limina speaks, written out for componentize-py.
+const SKILL_WIT: &str = include_str!("../../../../wit/skill.wit");
+
+/// Sets up the toolchain when needed, builds, encodes, writes and pins the hash.
 pub fn run(dir: &Path, target_dir: Option<&Path>) -> Result<ExitCode> {
     let (text, manifest) = read_manifest(dir)?;
     limina_guest_build::set_label("limina");
-    let toolchain = toolchain::guest_toolchain()
-        .context("setting up the guest toolchain (Rust with the wasm32-unknown-unknown target)")?;
-    let built = build_package(
-        &toolchain,
-        &PackageBuildRequest {
-            dir,
-            component: Path::new(&manifest.component),
-            target_dir,
-        },
-    )?;
-    let hash = content_hash(&built.bytes);
+    let (component, bytes, changed) = if python::is_python_package(dir) {
+        let componentize = python::componentize_py().context(
+            "setting up componentize-py (the Python guest toolchain, installed with pip)",
+        )?;
+        let wit = wit_dir()?;
+        python::build_package(&componentize, dir, Path::new(&manifest.component), &wit)?
+    } else {
+        let toolchain = toolchain::guest_toolchain().context(
+            "setting up the guest toolchain (Rust with the wasm32-unknown-unknown target)",
+        )?;
+        let built = build_package(
+            &toolchain,
+            &PackageBuildRequest {
+                dir,
+                component: Path::new(&manifest.component),
+                target_dir,
+            },
+        )?;
+        (built.component, built.bytes, built.changed)
+    };
+    let hash = content_hash(&bytes);
     if manifest.content_hash.as_deref() != Some(hash.as_str()) {
         let edited = manifest_edit::set_content_hash(&text, &hash)?;
         let path = dir.join("limina.toml");
@@ -33,13 +47,9 @@ pub fn run(dir: &Path, target_dir: Option<&Path>) -> Result<ExitCode> {
         "built {} {} → {} ({} KiB, {})",
         manifest.name,
         manifest.version,
-        built.component.display(),
-        built.bytes.len().div_ceil(1024),
-        if built.changed {
-            "updated"
-        } else {
-            "unchanged"
-        }
+        component.display(),
+        bytes.len().div_ceil(1024),
+        if changed { "updated" } else { "unchanged" }
     );
     println!("content_hash = \"{hash}\"");
     if let Some(attestation) = &manifest.attestation
@@ -55,4 +65,23 @@ pub fn run(dir: &Path, target_dir: Option<&Path>) -> Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A folder holding the WIT this binary was built with, in the user's cache (keyed by its
+/// hash, so hosts of different versions do not share one).
+fn wit_dir() -> Result<PathBuf> {
+    let hash = content_hash(SKILL_WIT.as_bytes());
+    let short = hash
+        .trim_start_matches("sha256:")
+        .get(..16)
+        .unwrap_or("wit");
+    let dir = limina_guest_build::layout::cache_dir()?
+        .join("wit")
+        .join(short);
+    let file = dir.join("skill.wit");
+    if std::fs::read_to_string(&file).ok().as_deref() != Some(SKILL_WIT) {
+        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        limina_guest_build::files::write_atomic(&file, SKILL_WIT.as_bytes())?;
+    }
+    Ok(dir)
 }

@@ -9,6 +9,7 @@ mod manifest_edit;
 mod new;
 mod sign;
 mod templates;
+mod templates_python;
 
 use anyhow::{Context, Result};
 use clap::Subcommand;
@@ -19,10 +20,13 @@ use std::process::ExitCode;
 /// The `limina pkg` subcommands.
 #[derive(Subcommand, Debug)]
 pub enum PkgAction {
-    /// Create a Rust skill package in DIR/NAME with one example skill, `NAME.hello`.
+    /// Create a skill package in DIR/NAME with one example skill, `NAME.hello`.
     New {
         /// Package name: lowercase letters, digits and '-', starting with a letter.
         name: String,
+        /// The language to write it in.
+        #[arg(long, value_enum, default_value_t = Lang::Rust)]
+        lang: Lang,
         /// Folder to create the package in [default: the current folder].
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
@@ -64,10 +68,24 @@ pub enum PkgAction {
     },
 }
 
+/// The languages `limina pkg new` scaffolds.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lang {
+    /// A Rust crate on the Limina SDK, built for wasm32 and encoded as a component.
+    Rust,
+    /// Python, made a component by componentize-py.
+    Python,
+}
+
 /// Runs one `limina pkg` subcommand.
 pub fn run(action: PkgAction) -> Result<ExitCode> {
     match action {
-        PkgAction::New { name, dir, sdk } => new::run(&name, dir.as_deref(), sdk.as_deref()),
+        PkgAction::New {
+            name,
+            lang,
+            dir,
+            sdk,
+        } => new::run(&name, lang, dir.as_deref(), sdk.as_deref()),
         PkgAction::Build { dir, target_dir } => build::run(&dir, target_dir.as_deref()),
         PkgAction::Sign { dir, key } => sign::run(&dir, &key),
         PkgAction::Keygen { out } => sign::keygen(&out),

@@ -1,6 +1,7 @@
-//! `limina pkg new NAME`: a Rust skill package that builds, tests and loads as generated.
+//! `limina pkg new NAME [--lang rust|python]`: a skill package that builds, tests and loads as
+//! generated.
 
-use super::templates;
+use super::{Lang, templates, templates_python};
 use anyhow::{Context, Result, bail};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -53,8 +54,11 @@ const RESERVED: &[&str] = &[
 ];
 
 /// Creates `dir/name` (default `./name`) holding a package with one example skill.
-pub fn run(name: &str, dir: Option<&Path>, sdk: Option<&Path>) -> Result<ExitCode> {
+pub fn run(name: &str, lang: Lang, dir: Option<&Path>, sdk: Option<&Path>) -> Result<ExitCode> {
     check_name(name)?;
+    if lang == Lang::Python {
+        return run_python(name, dir);
+    }
     let sdk = sdk_dir(sdk)?;
     let root = dir.unwrap_or(Path::new(".")).join(name);
     if root.exists() {
@@ -82,6 +86,31 @@ pub fn run(name: &str, dir: Option<&Path>, sdk: Option<&Path>) -> Result<ExitCod
         "  test:   cargo test --manifest-path {}/Cargo.toml",
         root.display()
     );
+    println!("  build:  limina pkg build {}", root.display());
+    println!(
+        "  serve:  limina --mcp-stdio --packages {}",
+        root.parent().unwrap_or(Path::new(".")).display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Creates a Python package in `dir/name`.
+fn run_python(name: &str, dir: Option<&Path>) -> Result<ExitCode> {
+    let root = dir.unwrap_or(Path::new(".")).join(name);
+    if root.exists() {
+        bail!(
+            "{} already exists; pick another NAME or --dir (nothing was overwritten)",
+            root.display()
+        );
+    }
+    fs::create_dir_all(&root).with_context(|| format!("creating {}", root.display()))?;
+    for (file, text) in templates_python::files(name) {
+        let path = root.join(file);
+        fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+    }
+    println!("created Python package `{name}` in {}", root.display());
+    println!("  skill:  {name}.hello {{name}} -> {{greeting}}  (skills.py)");
+    println!("  test:   cd {} && python3 -m unittest", root.display());
     println!("  build:  limina pkg build {}", root.display());
     println!(
         "  serve:  limina --mcp-stdio --packages {}",

@@ -1,0 +1,229 @@
+//! Python guests (componentize-py, WASI preview 2) in the same sandbox: the example `rules`
+//! package over MCP, and a hostile guest (`tests/guests-python/snoop`) that finds no files,
+//! environment or network, is refused a host import it did not declare, and whose stdout
+//! reaches the client as log lines. The components come from `cargo xtask build-guests`.
+
+use crate::support::{Client, error_of, repo};
+use serde_json::{Value, json};
+use std::path::Path;
+use std::time::Duration;
+
+/// A session serving only the package folder `dir` (copied into a fresh folder, so that no
+/// other package is compiled).
+fn host_with(dir: &Path, component: &Path) -> (tempfile::TempDir, Client) {
+    assert!(
+        component.is_file(),
+        "{} is missing: build the guests first with `cargo xtask build-guests`",
+        component.display()
+    );
+    let name = dir.file_name().unwrap().to_str().unwrap();
+    let packages = tempfile::tempdir().unwrap();
+    let dest = packages.path().join(name);
+    std::fs::create_dir_all(&dest).unwrap();
+    std::fs::copy(dir.join("limina.toml"), dest.join("limina.toml")).unwrap();
+    std::fs::copy(component, dest.join(format!("{name}.wasm"))).unwrap();
+    let client = Client::session(
+        "builder.readWrite",
+        &["--packages", packages.path().to_str().unwrap()],
+    );
+    (packages, client)
+}
+
+fn rules_host() -> (tempfile::TempDir, Client) {
+    let dir = repo().join("packages/rules");
+    host_with(&dir, &dir.join("rules.wasm"))
+}
+
+fn snoop_host() -> (tempfile::TempDir, Client) {
+    host_with(
+        &repo().join("tests/guests-python/snoop"),
+        &repo().join("target/components/snoop.wasm"),
+    )
+}
+
+#[test]
+fn rules_search_finds_entries_by_keyword_and_system() {
+    let (_dir, mut c) = rules_host();
+    let out = c.call_ok("rules.search", json!({"query": "cover"}));
+    assert_eq!(out["results"][0]["id"], "skirmish.cover", "{out}");
+    assert!(out["total"].as_u64().unwrap() >= 1);
+
+    let out = c.call_ok(
+        "rules.search",
+        json!({"query": "bane", "system": "limina-core", "limit": 2}),
+    );
+    let results = out["results"].as_array().unwrap();
+    assert!(!results.is_empty() && results.len() <= 2, "{out}");
+    assert!(
+        results.iter().all(|r| r["system"] == "limina-core"),
+        "{out}"
+    );
+
+    let out = c.call_ok("rules.search", json!({"query": "spaceship"}));
+    assert_eq!(out, json!({"results": [], "total": 0}));
+}
+
+#[test]
+fn rules_get_returns_an_entry_and_an_unknown_id_is_invalid_input() {
+    let (_dir, mut c) = rules_host();
+    let rule = c.call_ok("rules.get", json!({"id": "core.checks"}));
+    assert_eq!(rule["title"], "Checks");
+    assert!(rule["text"].as_str().unwrap().contains("d20"), "{rule}");
+
+    let (code, message) = error_of(&c.call("rules.get", json!({"id": "core.nope"})));
+    assert_eq!(code, "invalid_input");
+    assert!(message.contains("core.nope"), "{message}");
+
+    // The host's own schema check comes first.
+    let (code, message) = error_of(&c.call("rules.search", json!({"system": "chess"})));
+    assert_eq!(code, "invalid_input");
+    assert!(message.contains("system"), "{message}");
+}
+
+/// The hostile guest's report of each probe.
+fn probe(c: &mut Client) -> Value {
+    c.call_ok("snoop.probe", json!({}))
+}
+
+#[test]
+fn a_wasi_guest_finds_no_files_environment_arguments_or_network() {
+    let (_dir, mut c) = snoop_host();
+    let report = probe(&mut c);
+    let failed = |key: &str| {
+        assert_eq!(report[key]["ok"], false, "{key} must fail: {report}");
+        report[key]["error"].as_str().unwrap().to_string()
+    };
+    assert!(failed("file").contains("No such file"), "{report}");
+    assert!(failed("listdir").contains("No such file"), "{report}");
+    failed("cwd_listdir");
+    // componentize-py's Python has no socket module, so a guest cannot even try; the host
+    // refuses socket creation and every address anyway.
+    failed("socket");
+    failed("resolve");
+    assert_eq!(report["environ"], json!({"ok": true, "value": "{}"}));
+    assert_eq!(report["home"], json!({"ok": true, "value": "None"}));
+    assert_eq!(report["argv"], json!({"ok": true, "value": "[]"}));
+    // Clocks and randomness are granted.
+    assert_eq!(report["clock"], json!({"ok": true, "value": "True"}));
+    assert_eq!(report["random"], json!({"ok": true, "value": "16"}));
+    let text = report.to_string();
+    for secret in ["root:", "PATH", "HOME=", "/usr/bin"] {
+        assert!(!text.contains(secret), "{secret} leaked: {text}");
+    }
+}
+
+#[test]
+fn a_wasi_guest_is_refused_a_host_import_it_did_not_declare() {
+    let (_dir, mut c) = snoop_host();
+    let report = probe(&mut c);
+    let error = report["create_entity"]["error"].as_str().unwrap();
+    assert!(
+        error.contains("Forbidden") && error.contains("scene.write"),
+        "{report}"
+    );
+    let world = c.call_ok("scene.queryEntities", json!({}));
+    assert_eq!(world["entities"], json!([]), "nothing was created");
+    let denied = c.call_ok(
+        "trace.tail",
+        json!({"type": "security.permission.denied", "limit": 10}),
+    );
+    let events = denied["events"].as_array().unwrap();
+    assert!(
+        events
+            .iter()
+            .any(|e| e["payload"]["package"] == "snoop" && e["payload"]["missing"] == "scene.write"),
+        "{denied}"
+    );
+}
+
+#[test]
+fn what_a_wasi_guest_prints_arrives_as_log_lines() {
+    let (_dir, mut c) = snoop_host();
+    let r = c.request("logging/setLevel", json!({"level": "info"}));
+    assert!(r.get("result").is_some(), "{r}");
+    probe(&mut c);
+    let mut seen = Vec::new();
+    while let Some(n) = c.wait_notification("notifications/message", Duration::from_secs(5)) {
+        seen.push(n["params"].clone());
+        if seen.len() >= 2 {
+            break;
+        }
+    }
+    assert!(
+        seen.iter().any(|p| p["level"] == "info"
+            && p["logger"] == "snoop"
+            && p["data"] == "snoop: probing the sandbox"),
+        "{seen:?}"
+    );
+    assert!(
+        seen.iter()
+            .any(|p| p["level"] == "warning" && p["data"] == "snoop: this goes to stderr"),
+        "{seen:?}"
+    );
+}
+
+#[test]
+fn pkg_new_python_scaffolds_a_package_that_tests_builds_and_serves() {
+    let tmp = tempfile::tempdir().unwrap();
+    let limina = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_limina"))
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        let text = format!(
+            "{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.status.success(), "limina {args:?} failed:\n{text}");
+        text
+    };
+    let root = tmp.path().to_str().unwrap();
+    let created = limina(&["pkg", "new", "demo", "--lang", "python", "--dir", root]);
+    assert!(created.contains("demo.hello"), "{created}");
+    let dir = tmp.path().join("demo");
+    for file in [
+        "app.py",
+        "skills.py",
+        "limina_skill.py",
+        "test_skills.py",
+        "limina.toml",
+    ] {
+        assert!(dir.join(file).is_file(), "pkg new wrote no {file}");
+    }
+
+    let unittest = std::process::Command::new("python3")
+        .args(["-m", "unittest", "-v"])
+        .current_dir(&dir)
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&unittest.stderr);
+    assert!(unittest.status.success(), "{report}");
+    assert!(
+        report.contains("test_hello_greets_by_name") && report.contains("\nOK"),
+        "{report}"
+    );
+
+    let built = limina(&["pkg", "build", dir.to_str().unwrap()]);
+    assert!(built.contains("content_hash = \"sha256:"), "{built}");
+    let manifest = std::fs::read_to_string(dir.join("limina.toml")).unwrap();
+    assert!(manifest.contains("content_hash = \"sha256:"), "{manifest}");
+
+    let mut c = Client::session("builder.readWrite", &["--packages", root]);
+    let out = c.call_ok("demo.hello", json!({"name": "Ada"}));
+    assert_eq!(out, json!({"greeting": "Hello, Ada!"}));
+}
+
+#[test]
+fn the_rules_package_passes_its_own_unit_tests_natively() {
+    let out = std::process::Command::new("python3")
+        .args(["-m", "unittest"])
+        .current_dir(repo().join("packages/rules"))
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && report.contains("\nOK"), "{report}");
+}
