@@ -12,6 +12,8 @@ use wasmtime::component::Component;
 
 /// How often a long compile reports that it is still going.
 const PROGRESS_EVERY: Duration = Duration::from_secs(3);
+/// How long a host waits for another process compiling the same component.
+const COMPILE_WAIT: Duration = Duration::from_secs(300);
 
 /// A folder of precompiled components.
 #[derive(Debug, Clone)]
@@ -45,18 +47,18 @@ impl CompileCache {
             content_hash(bytes),
             engine_key(engine)
         ));
-        if path.exists() {
-            // SAFETY: the file was written by `Component::serialize` for this engine
-            // configuration (the key includes its compatibility hash) into the user's own
-            // cache folder; wasmtime still checks the header and rejects a mismatch.
-            match unsafe { Component::deserialize_file(engine, &path) } {
-                Ok(component) => return Ok(component),
-                Err(e) => crate::log::warn(&format!(
-                    "ignoring unusable compiled cache entry {}: {e}",
-                    path.display()
-                )),
-            }
+        if let Some(component) = cached(engine, &path) {
+            return Ok(component);
         }
+        // One process compiles a component; others starting at the same time (several hosts
+        // loading one large package) wait for its result instead of compiling it again.
+        let _lock = match CompileLock::take(&path, label) {
+            Some(lock) => Some(lock),
+            None => match cached(engine, &path) {
+                Some(component) => return Ok(component),
+                None => None,
+            },
+        };
         let component = compile(engine, bytes, label)?;
         if let Err(e) = store(dir, &path, &component) {
             crate::log::warn(&format!(
@@ -100,6 +102,79 @@ fn compile(engine: &Engine, bytes: &[u8], label: &str) -> Result<Component> {
         ));
     }
     component
+}
+
+/// The cache entry at `path`, when there is a usable one.
+fn cached(engine: &Engine, path: &Path) -> Option<Component> {
+    if !path.exists() {
+        return None;
+    }
+    // SAFETY: the file was written by `Component::serialize` for this engine configuration
+    // (the key includes its compatibility hash) into the user's own cache folder; wasmtime
+    // still checks the header and rejects a mismatch.
+    match unsafe { Component::deserialize_file(engine, path) } {
+        Ok(component) => Some(component),
+        Err(e) => {
+            crate::log::warn(&format!(
+                "ignoring unusable compiled cache entry {}: {e}",
+                path.display()
+            ));
+            None
+        }
+    }
+}
+
+/// A lock file beside a cache entry, held while this process compiles it; removed on drop.
+struct CompileLock(PathBuf);
+
+impl CompileLock {
+    /// Takes the lock for the entry at `path`. When another process holds it, waits (up to
+    /// [`COMPILE_WAIT`]) for that process to finish and returns `None`; a lock older than that
+    /// is left over from a process that died, and is taken over.
+    fn take(path: &Path, label: &str) -> Option<CompileLock> {
+        let lock = path.with_extension("lock");
+        if let Some(dir) = lock.parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        let started = Instant::now();
+        let mut said = false;
+        loop {
+            match std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&lock)
+            {
+                Ok(_) => return Some(CompileLock(lock)),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+                // No lock can be had (a read-only cache): compile without one.
+                Err(_) => return None,
+            }
+            let age = std::fs::metadata(&lock)
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok());
+            if age.is_some_and(|age| age > COMPILE_WAIT) {
+                let _ = std::fs::remove_file(&lock);
+                continue;
+            }
+            if path.exists() || started.elapsed() > COMPILE_WAIT {
+                return None;
+            }
+            if !said {
+                crate::log::info(&format!(
+                    "waiting for another limina that is compiling {label}…"
+                ));
+                said = true;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for CompileLock {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
 }
 
 fn store(dir: &Path, path: &Path, component: &Component) -> Result<()> {
