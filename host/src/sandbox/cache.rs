@@ -52,13 +52,10 @@ impl CompileCache {
         }
         // One process compiles a component; others starting at the same time (several hosts
         // loading one large package) wait for its result instead of compiling it again.
-        let _lock = match CompileLock::take(&path, label) {
-            Some(lock) => Some(lock),
-            None => match cached(engine, &path) {
-                Some(component) => return Ok(component),
-                None => None,
-            },
-        };
+        let _lock = CompileLock::take(&path, label);
+        if let Some(component) = cached(engine, &path) {
+            return Ok(component);
+        }
         let component = compile(engine, bytes, label)?;
         if let Err(e) = store(dir, &path, &component) {
             crate::log::warn(&format!(
@@ -129,8 +126,8 @@ struct CompileLock(PathBuf);
 
 impl CompileLock {
     /// Takes the lock for the entry at `path`. When another process holds it, waits (up to
-    /// [`COMPILE_WAIT`]) for that process to finish and returns `None`; a lock older than that
-    /// is left over from a process that died, and is taken over.
+    /// [`COMPILE_WAIT`]) for it to finish; returns `None` once the entry exists (or after the
+    /// wait). A lock older than that is left over from a process that died, and is taken over.
     fn take(path: &Path, label: &str) -> Option<CompileLock> {
         let lock = path.with_extension("lock");
         if let Some(dir) = lock.parent() {
@@ -139,6 +136,9 @@ impl CompileLock {
         let started = Instant::now();
         let mut said = false;
         loop {
+            if path.exists() {
+                return None;
+            }
             match std::fs::OpenOptions::new()
                 .write(true)
                 .create_new(true)
@@ -157,7 +157,7 @@ impl CompileLock {
                 let _ = std::fs::remove_file(&lock);
                 continue;
             }
-            if path.exists() || started.elapsed() > COMPILE_WAIT {
+            if started.elapsed() > COMPILE_WAIT {
                 return None;
             }
             if !said {
