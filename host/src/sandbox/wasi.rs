@@ -194,6 +194,38 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_context_refuses_sockets_and_holds_no_environment_arguments_or_directories() {
+        use wasmtime_wasi::p2::bindings::cli::environment::Host as _;
+        use wasmtime_wasi::p2::bindings::filesystem::preopens::Host as _;
+        use wasmtime_wasi::p2::bindings::sockets::network::IpAddressFamily;
+        use wasmtime_wasi::p2::bindings::sockets::tcp_create_socket::Host as _;
+        use wasmtime_wasi::p2::bindings::sync::sockets::udp_create_socket::Host as _;
+
+        let mut wasi = GuestWasi::new();
+        let GuestWasi { ctx, table, .. } = &mut wasi;
+        let mut sockets = wasmtime_wasi::sockets::WasiSocketsCtxView {
+            ctx: ctx.sockets(),
+            table,
+        };
+        for family in [IpAddressFamily::Ipv4, IpAddressFamily::Ipv6] {
+            assert!(sockets.create_tcp_socket(family).is_err(), "tcp {family:?}");
+            assert!(sockets.create_udp_socket(family).is_err(), "udp {family:?}");
+        }
+        let mut cli = wasmtime_wasi::cli::WasiCliCtxView {
+            ctx: ctx.cli(),
+            table,
+        };
+        assert!(cli.get_environment().unwrap().is_empty());
+        assert!(cli.get_arguments().unwrap().is_empty());
+        assert_eq!(cli.initial_cwd().unwrap(), None);
+        let mut fs = wasmtime_wasi::filesystem::WasiFilesystemCtxView {
+            ctx: ctx.filesystem(),
+            table,
+        };
+        assert!(fs.get_directories().unwrap().is_empty());
+    }
+
+    #[test]
     fn captured_output_keeps_lines_up_to_the_bound_and_counts_the_rest() {
         let wasi = GuestWasi::new();
         wasi.stdout.append(b"first\nsecond\n\n");
