@@ -22,7 +22,8 @@ Commands:
   setup [--pypi]            provide a Rust toolchain able to build wasm32-unknown-unknown guests
                             (--pypi: skip rustup and use the pinned toolchain from PyPI)
   build-guests              build every guest crate and encode it as a component
-                            (target/components, target/core, packages/*)
+                            (target/components, target/core, packages/*), and every
+                            Python guest (app.py) with componentize-py, installed on demand
   test [-- <cargo args>]    setup, build-guests, then `cargo test --workspace <cargo args>`
                             (no --workspace when the args pick packages with -p)
   run [-- <limina args>]    setup, build-guests, then `cargo run --quiet -p limina -- <args>`
