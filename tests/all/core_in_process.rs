@@ -2,15 +2,10 @@
 //! does not show (rotations, scales, materials, lighting). The skills still run as real
 //! wasm guests through the whole pipeline.
 
-use crate::support::repo;
-use limina::limits::TRACE_WINDOW;
-use limina::packages::PackageSource;
-use limina::policy::{PolicyConfig, Profiles};
-use limina::realm::{Realm, Rng};
+use crate::support::in_process_registry;
+use limina::policy::Profiles;
 use limina::registry::{Caller, Registry, Response};
-use limina::sandbox::{CompileCache, Sandbox};
-use limina::trace::Tracer;
-use limina::world::{World, WorldSettings};
+use limina::world::World;
 use serde_json::Value;
 
 /// A registry holding the named core packages, and a builder caller admitted to it.
@@ -21,21 +16,7 @@ pub struct Host {
 
 impl Host {
     pub fn with(packages: &[&str]) -> Host {
-        let sandbox = Sandbox::new(CompileCache::new(CompileCache::default_dir())).unwrap();
-        let realm = Realm {
-            world: World::new(WorldSettings {
-                max_entities: 100,
-                tick_seconds: 1.0 / 60.0,
-            }),
-            tracer: Tracer::new(TRACE_WINDOW),
-            rng: Rng::seeded(7),
-        };
-        let mut registry = Registry::new(sandbox, PolicyConfig::default(), realm);
-        for name in packages {
-            let source = PackageSource::read(&repo().join("target/core").join(name))
-                .expect("build the guests first: cargo xtask build-guests");
-            registry.load(source).unwrap();
-        }
+        let mut registry = in_process_registry(packages);
         let caller = Caller {
             agent_id: "builder".into(),
             session_id: "s1".into(),

@@ -3,15 +3,10 @@
 //! `scene.queryEntities` hides far entities, and hooks that trap or break a schema fail the
 //! call without changing the world. Hooks run only for the skills their patterns match.
 
-use crate::support::{Client, error_of, guest_packages, repo};
-use limina::limits::TRACE_WINDOW;
+use crate::support::{Client, error_of, guest_packages};
 use limina::packages::PackageSource;
-use limina::policy::{PolicyConfig, Profiles};
-use limina::realm::{Realm, Rng};
+use limina::policy::Profiles;
 use limina::registry::{Caller, ErrorCode, HookPhase, HostHook, Registry};
-use limina::sandbox::{CompileCache, Sandbox};
-use limina::trace::Tracer;
-use limina::world::{World, WorldSettings};
 use serde_json::{Value, json};
 use std::sync::{Arc, Mutex};
 use tempfile::TempDir;
@@ -253,19 +248,7 @@ fn hooks_run_only_for_the_skills_their_patterns_match() {
 }
 
 fn registry_with_hooks(pkgs: &TempDir) -> Registry {
-    let sandbox = Sandbox::new(CompileCache::new(CompileCache::default_dir())).unwrap();
-    let realm = Realm {
-        world: World::new(WorldSettings {
-            max_entities: 100,
-            tick_seconds: 1.0 / 60.0,
-        }),
-        tracer: Tracer::new(TRACE_WINDOW),
-        rng: Rng::seeded(7),
-    };
-    let mut r = Registry::new(sandbox, PolicyConfig::default(), realm);
-    let scene = PackageSource::read(&repo().join("target/core/scene"))
-        .expect("build the guests first: cargo xtask build-guests");
-    r.load(scene).unwrap();
+    let mut r = crate::support::in_process_registry(&["scene"]);
     r.load(PackageSource::read(&pkgs.path().join("hooks")).unwrap())
         .unwrap();
     r

@@ -225,3 +225,26 @@ pub fn guest_packages(names: &[&str]) -> tempfile::TempDir {
     }
     dir
 }
+
+/// A registry in this process with the named core packages loaded (their skills still run as
+/// real wasm guests through the whole pipeline), for reading state the wire does not show.
+pub fn in_process_registry(core: &[&str]) -> limina::registry::Registry {
+    use limina::sandbox::{CompileCache, Sandbox};
+    let sandbox = Sandbox::new(CompileCache::new(CompileCache::default_dir())).unwrap();
+    let realm = limina::realm::Realm {
+        world: limina::world::World::new(limina::world::WorldSettings {
+            max_entities: 100,
+            tick_seconds: 1.0 / 60.0,
+        }),
+        tracer: limina::trace::Tracer::new(limina::limits::TRACE_WINDOW),
+        rng: limina::realm::Rng::seeded(7),
+    };
+    let mut registry =
+        limina::registry::Registry::new(sandbox, limina::policy::PolicyConfig::default(), realm);
+    for name in core {
+        let source = limina::packages::PackageSource::read(&repo().join("target/core").join(name))
+            .expect("build the guests first: cargo xtask build-guests");
+        registry.load(source).unwrap();
+    }
+    registry
+}

@@ -1,32 +1,12 @@
 //! Revocation, driven through the registry's API in-process (there is no wire method to
 //! revoke; an operator's tooling or configuration does it).
 
-use crate::support::repo;
-use limina::limits::TRACE_WINDOW;
-use limina::packages::PackageSource;
-use limina::policy::{PolicyConfig, Profiles};
-use limina::realm::{Realm, Rng};
+use limina::policy::Profiles;
 use limina::registry::{Caller, ErrorCode, Registry};
-use limina::sandbox::{CompileCache, Sandbox};
-use limina::trace::Tracer;
-use limina::world::{World, WorldSettings};
 use serde_json::json;
 
 fn registry() -> Registry {
-    let sandbox = Sandbox::new(CompileCache::new(CompileCache::default_dir())).unwrap();
-    let realm = Realm {
-        world: World::new(WorldSettings {
-            max_entities: 100,
-            tick_seconds: 1.0 / 60.0,
-        }),
-        tracer: Tracer::new(TRACE_WINDOW),
-        rng: Rng::seeded(7),
-    };
-    let mut r = Registry::new(sandbox, PolicyConfig::default(), realm);
-    let scene = PackageSource::read(&repo().join("target/core/scene"))
-        .expect("build the guests first: cargo xtask build-guests");
-    r.load(scene).unwrap();
-    r
+    crate::support::in_process_registry(&["scene"])
 }
 
 fn builder(session: &str) -> Caller {
