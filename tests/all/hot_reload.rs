@@ -142,8 +142,7 @@ fn dev_reload_reloads_a_package_on_demand_and_reports_failures_honestly() {
     std::fs::write(pkgs.path().join("counter/counter.wasm"), b"garbage").unwrap();
     let r = c.call_ok(
         "dev.reload",
-        // A package is named under `skill` too (the catalog's targets are skill, scene, data).
-        json!({"target": "skill", "name": "counter"}),
+        json!({"target": "package", "name": "counter"}),
     );
     assert_eq!(r["ok"], false);
     assert!(
@@ -154,8 +153,11 @@ fn dev_reload_reloads_a_package_on_demand_and_reports_failures_honestly() {
         "{r}"
     );
     assert_eq!(version(&mut c), 2);
-    let failed = c.call_ok("trace.tail", json!({"type": "dev.skill.reload.failed"}));
+    let failed = c.call_ok("trace.tail", json!({"type": "dev.package.reload.failed"}));
     assert_eq!(failed["events"].as_array().unwrap().len(), 1);
+    // Under `skill`, naming the package works as well.
+    let r = c.call_ok("dev.reload", json!({"target": "skill", "name": "counter"}));
+    assert_eq!(r["ok"], false, "still the broken file: {r}");
 
     let r = c.call(
         "dev.reload",

@@ -411,7 +411,8 @@ pub(super) fn catalog() -> Vec<Entry> {
                 "dev.reload",
                 &["scene.read"],
                 vec![
-                    req("target", Str).one_of(&["skill", "scene", "data"]),
+                    // The catalog lists skill|scene|data; DESIGN.md and issue #4 add `package`.
+                    req("target", Str).one_of(&["skill", "package", "scene", "data"]),
                     opt("name", Str).len(Some(1), None),
                     opt("reason", Str).len(None, Some(200)),
                 ],
