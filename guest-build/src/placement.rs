@@ -141,19 +141,24 @@ mod tests {
         )
         .unwrap();
         fs::write(dir.join("built.wasm"), b"component bytes").unwrap();
-        let guest = Guest {
-            crate_name: "dice".into(),
-            crate_dir: crate_dir.clone(),
-            workspace: Workspace {
-                dir: crate_dir.clone(),
-                role: Role::Package,
-            },
-            component: dir.join("built.wasm"),
-        };
-        let placed = place(&Repo::new(&dir), &guest).unwrap().unwrap();
+        let placed = place(&Repo::new(&dir), &dice_guest(&dir)).unwrap().unwrap();
         assert_eq!(placed, crate_dir.join("out/dice.wasm"));
         assert_eq!(fs::read(&placed).unwrap(), b"component bytes");
         fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The `dice` package guest in `dir/dice`, built to `dir/built.wasm`.
+    fn dice_guest(dir: &std::path::Path) -> Guest {
+        let crate_dir = dir.join("dice");
+        Guest {
+            crate_name: "dice".into(),
+            crate_dir: crate_dir.clone(),
+            workspace: Workspace {
+                dir: crate_dir,
+                role: Role::Package,
+            },
+            component: dir.join("built.wasm"),
+        }
     }
 
     #[test]
@@ -168,16 +173,7 @@ mod tests {
         )
         .unwrap();
         fs::write(dir.join("built.wasm"), b"new bytes").unwrap();
-        let guest = Guest {
-            crate_name: "dice".into(),
-            crate_dir: crate_dir.clone(),
-            workspace: Workspace {
-                dir: crate_dir.clone(),
-                role: Role::Package,
-            },
-            component: dir.join("built.wasm"),
-        };
-        place(&Repo::new(&dir), &guest).unwrap();
+        place(&Repo::new(&dir), &dice_guest(&dir)).unwrap();
         let manifest = fs::read_to_string(crate_dir.join("limina.toml")).unwrap();
         // sha256 of "new bytes"
         let expected = "sha256:11e2defd59f47c7f2aac84d6a5d6747e98e785afffb72c8bb7b05ec74e1d663c";

@@ -67,7 +67,11 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
     })?;
     // The core must load; a third-party package that cannot is refused (and traced) while
     // the host starts without it.
-    for source in newest_versions(core)? {
+    let core = core
+        .iter()
+        .map(|d| PackageSource::read(d))
+        .collect::<Result<Vec<_>>>()?;
+    for source in newest_versions(core) {
         let dir = source.dir.clone();
         registry
             .load(source)
@@ -77,13 +81,17 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
     for root in &cli.packages {
         extras.extend(package_dirs(root)?);
     }
-    for dir in extras.clone() {
-        if let Err(e) = PackageSource::read(&dir) {
-            limina::log::error(&format!("skipping the package in {}: {e:#}", dir.display()));
-            extras.retain(|d| d != &dir);
-        }
-    }
-    for source in newest_versions(extras)? {
+    // Each package is read once (components can be large); unreadable ones are skipped.
+    let extras = extras
+        .into_iter()
+        .filter_map(|dir| match PackageSource::read(&dir) {
+            Ok(source) => Some(source),
+            Err(e) => {
+                limina::log::error(&format!("skipping the package in {}: {e:#}", dir.display()));
+                None
+            }
+        });
+    for source in newest_versions(extras) {
         let dir = source.dir.clone();
         if let Err(e) = registry.load(source) {
             limina::log::error(&format!("refused the package in {}: {e:#}", dir.display()));
@@ -138,11 +146,10 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
     Ok(std::process::ExitCode::SUCCESS)
 }
 
-/// Every package read from `dirs`, keeping only the highest version of each name.
-fn newest_versions(dirs: Vec<PathBuf>) -> Result<Vec<PackageSource>> {
+/// The packages, keeping only the highest version of each name.
+fn newest_versions(sources: impl IntoIterator<Item = PackageSource>) -> Vec<PackageSource> {
     let mut newest: std::collections::BTreeMap<String, PackageSource> = Default::default();
-    for dir in dirs {
-        let source = PackageSource::read(&dir)?;
+    for source in sources {
         let version = |s: &PackageSource| semver::Version::parse(&s.manifest.version).ok();
         let keep = match newest.get(&source.manifest.name) {
             Some(current) => version(&source) > version(current),
@@ -152,7 +159,7 @@ fn newest_versions(dirs: Vec<PathBuf>) -> Result<Vec<PackageSource>> {
             newest.insert(source.manifest.name.clone(), source);
         }
     }
-    Ok(newest.into_values().collect())
+    newest.into_values().collect()
 }
 
 /// Who replays the start-up scene: the host, as a builder.
