@@ -21,6 +21,25 @@ pub fn encode(module: &[u8], label: &str) -> Result<Vec<u8>> {
         .with_context(|| format!("encoding {label} as a component"))
 }
 
+/// Encodes a core module built against wasi-libc (C, Zig): its `wasi_snapshot_preview1`
+/// imports are served by the preview1 reactor adapter, which the host's WASI preview 2 backs.
+pub fn encode_wasi(module: &[u8], label: &str) -> Result<Vec<u8>> {
+    use wasi_preview1_component_adapter_provider::{
+        WASI_SNAPSHOT_PREVIEW1_ADAPTER_NAME, WASI_SNAPSHOT_PREVIEW1_REACTOR_ADAPTER,
+    };
+    ComponentEncoder::default()
+        .module(module)
+        .with_context(|| format!("{label} carries no usable component type section"))?
+        .adapter(
+            WASI_SNAPSHOT_PREVIEW1_ADAPTER_NAME,
+            WASI_SNAPSHOT_PREVIEW1_REACTOR_ADAPTER,
+        )
+        .context("loading the WASI preview1 reactor adapter")?
+        .validate(true)
+        .encode()
+        .with_context(|| format!("encoding {label} as a component"))
+}
+
 /// Encodes the core module at `module` as a component at `output`, unless `output` is already
 /// newer than the module. Returns whether it encoded.
 pub fn encode_if_stale(module: &Path, output: &Path) -> Result<bool> {

@@ -38,10 +38,44 @@ pub fn copy_if_changed(from: &Path, to: &Path) -> Result<bool> {
 
 /// Whether `output` exists and is at least as new as `input`.
 pub fn is_up_to_date(input: &Path, output: &Path) -> bool {
-    let modified =
-        |path: &Path| -> Option<SystemTime> { fs::metadata(path).and_then(|m| m.modified()).ok() };
     match (modified(input), modified(output)) {
         (Some(input), Some(output)) => output >= input,
         _ => false,
     }
+}
+
+/// When `path` was last modified, if it exists.
+pub fn modified(path: &Path) -> Option<SystemTime> {
+    fs::metadata(path).and_then(|m| m.modified()).ok()
+}
+
+/// The newest modification time of the files under `dir` whose extension is one of
+/// `extensions`, skipping hidden folders, `__pycache__`, `node_modules` and the folders named in
+/// `skip` (the epoch when there is none).
+pub fn newest_source(dir: &Path, extensions: &[&str], skip: &[&str]) -> SystemTime {
+    let mut newest = SystemTime::UNIX_EPOCH;
+    let Ok(entries) = fs::read_dir(dir) else {
+        return newest;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if path.is_dir() {
+            if !name.starts_with('.')
+                && name != "__pycache__"
+                && name != "node_modules"
+                && !skip.contains(&name.as_ref())
+            {
+                newest = newest.max(newest_source(&path, extensions, skip));
+            }
+        } else if path
+            .extension()
+            .is_some_and(|e| extensions.iter().any(|x| e == *x))
+            && let Some(time) = modified(&path)
+        {
+            newest = newest.max(time);
+        }
+    }
+    newest
 }

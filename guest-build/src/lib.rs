@@ -7,7 +7,9 @@
 //! - [`component`]: encoding a core module as a component with `wit-component`, and listing
 //!   what a component imports and exports;
 //! - [`package`]: building one package folder (`limina pkg build`);
-//! - [`python`]: Python packages, through a pinned componentize-py installed on demand;
+//! - [`lang`]: telling a package's language and building the non-Rust ones: [`python`]
+//!   (componentize-py), [`native`] (C and Zig, through Zig), [`js`] (componentize-qjs), each
+//!   tool pinned and installed on demand by [`tools`];
 //! - [`repo`]: building every guest workspace of the Limina repository (`cargo xtask`).
 //!
 //! Progress goes to stderr, each line prefixed with the label set by [`set_label`], so that a
@@ -16,8 +18,11 @@
 pub mod cargo;
 pub mod component;
 pub mod files;
+pub mod js;
+pub mod lang;
 pub mod layout;
 pub mod manifest;
+pub mod native;
 pub mod package;
 pub mod placement;
 pub mod process;
@@ -25,6 +30,7 @@ mod pypi;
 pub mod python;
 pub mod repo;
 pub mod toolchain;
+pub mod tools;
 mod unpack;
 
 pub use layout::GUEST_TARGET;

@@ -4,8 +4,9 @@
 //! `tests/guests/` and every `packages/*/` with a `Cargo.toml`. They share one target folder,
 //! `target/guests`, so common dependencies (wit-bindgen) compile once.
 //!
-//! Python guests (`app.py` beside `limina.toml`) in `packages/*/` and `tests/guests-python/*/`
-//! are built with componentize-py against the repository's `wit/`.
+//! Packages in other languages (`app.py`, `app.c`, `app.zig` or `app.js` beside `limina.toml`)
+//! in `packages/*/` and `tests/guests-<lang>/*/` are built with their pinned tools against the
+//! repository's `wit/`.
 
 use std::fmt;
 use std::fs;
@@ -14,8 +15,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 
 use crate::cargo::{self, Build};
+use crate::lang::{self, Lang};
 use crate::toolchain::GuestToolchain;
-use crate::{component, placement, python};
+use crate::{component, placement};
 
 /// A checkout of the Limina repository and where its guest builds go.
 #[derive(Debug, Clone)]
@@ -143,47 +145,55 @@ pub fn build_all(repo: &Repo, toolchain: &GuestToolchain) -> Result<()> {
             }
         }
     }
-    if let Err(err) = build_python(repo) {
-        crate::say!("error: {err:#}");
-        failed.push("Python guests".into());
-    }
+    failed.extend(build_foreign(repo)?);
     if !failed.is_empty() {
         bail!("guest build failed in {}", failed.join(", "));
     }
     placement::prune_core(repo, &guests)
 }
 
-/// The Python guests of the repository: example packages (built next to their manifest) and
-/// test guests (built into `target/components/<folder>.wasm`).
-pub fn discover_python(repo: &Repo) -> Result<Vec<(PathBuf, Role)>> {
+/// The guests of the repository in languages other than Rust: example packages (built next to
+/// their manifest) and test guests in `tests/guests-*/` (built into
+/// `target/components/<folder>.wasm`).
+pub fn discover_foreign(repo: &Repo) -> Result<Vec<(PathBuf, Lang, Role)>> {
+    let mut parents = vec![(repo.root.join("packages"), Role::Package)];
+    if let Ok(entries) = fs::read_dir(repo.root.join("tests")) {
+        let mut tests: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| {
+                p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("guests-"))
+            })
+            .collect();
+        tests.sort();
+        parents.extend(tests.into_iter().map(|dir| (dir, Role::Test)));
+    }
     let mut found = Vec::new();
-    for (parent, role) in [
-        (repo.root.join("packages"), Role::Package),
-        (repo.root.join("tests").join("guests-python"), Role::Test),
-    ] {
+    for (parent, role) in parents {
         let Ok(entries) = fs::read_dir(&parent) else {
             continue;
         };
-        let mut dirs: Vec<PathBuf> = entries
+        let mut dirs: Vec<(PathBuf, Lang)> = entries
             .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|dir| python::is_python_package(dir))
+            .filter_map(|dir| Lang::of(&dir).map(|lang| (dir, lang)))
+            .filter(|(_, lang)| *lang != Lang::Rust)
             .collect();
-        dirs.sort();
-        found.extend(dirs.into_iter().map(|dir| (dir, role)));
+        dirs.sort_by(|a, b| a.0.cmp(&b.0));
+        found.extend(dirs.into_iter().map(|(dir, lang)| (dir, lang, role)));
     }
     Ok(found)
 }
 
-/// Builds every Python guest whose component is older than its sources (installing
-/// componentize-py the first time one needs building).
-fn build_python(repo: &Repo) -> Result<()> {
+/// Builds every non-Rust guest whose component is older than its sources (installing each
+/// language's tool the first time one needs building). Returns the guests that failed.
+fn build_foreign(repo: &Repo) -> Result<Vec<String>> {
     let wit = repo.root.join("wit");
-    let mut componentize = None;
-    for (dir, role) in discover_python(repo)? {
+    let mut failed = Vec::new();
+    for (dir, lang, role) in discover_foreign(repo)? {
         let folder = dir
             .file_name()
             .and_then(|n| n.to_str())
-            .context("a Python guest folder has no UTF-8 name")?
+            .context("a guest folder has no UTF-8 name")?
             .to_string();
         let output = match role {
             Role::Package => {
@@ -193,24 +203,21 @@ fn build_python(repo: &Repo) -> Result<()> {
             _ => repo.component_dir().join(format!("{folder}.wasm")),
         };
         let shown = repo.display(&dir);
-        if python::is_up_to_date(&dir, &wit, &output) {
-            crate::say!("python guest {shown}: up to date");
+        if lang::is_up_to_date(lang, &dir, &wit, &output) {
+            crate::say!("{lang} guest {shown}: up to date");
             continue;
         }
-        if componentize.is_none() {
-            componentize = Some(python::componentize_py()?);
+        let built = lang::build_foreign(lang, &dir, &wit)
+            .and_then(|bytes| crate::files::write_atomic(&output, &bytes));
+        match built {
+            Ok(()) => crate::say!("{lang} guest {shown}: built → {}", repo.display(&output)),
+            Err(err) => {
+                crate::say!("error: {lang} guest {shown}: {err:#}");
+                failed.push(shown);
+            }
         }
-        let tool = componentize.as_ref().expect("set above");
-        if let Some(parent) = output.parent() {
-            fs::create_dir_all(parent)?;
-        }
-        let bytes = tool
-            .build(&dir, &wit, &output)
-            .with_context(|| format!("python guest {shown}"))?;
-        crate::files::write_atomic(&output, &bytes)?;
-        crate::say!("python guest {shown}: built → {}", repo.display(&output));
     }
-    Ok(())
+    Ok(failed)
 }
 
 /// Builds one workspace and turns each of its guests into a placed component.

@@ -1,29 +1,31 @@
 //! `limina pkg build [DIR]`: the package's source → a component where its manifest says, with
 //! the component's content hash pinned in `limina.toml`. A Rust crate builds with the guest
-//! toolchain; a Python package (`app.py`) with componentize-py.
+//! toolchain; Python, C, Zig and JavaScript packages with their pinned tools.
 
 use super::{manifest_edit, read_manifest};
 use anyhow::{Context, Result};
 use limina::packages::{SignatureCheck, content_hash, verify};
+use limina_guest_build::lang::{self, Lang};
 use limina_guest_build::package::{PackageBuildRequest, build_package};
-use limina_guest_build::{python, toolchain};
+use limina_guest_build::toolchain;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// The WIT contract this limina speaks, written out for componentize-py.
+/// The WIT contract this limina speaks, written out for the non-Rust toolchains.
 const SKILL_WIT: &str = include_str!("../../../../wit/skill.wit");
 
 /// Sets up the toolchain when needed, builds, encodes, writes and pins the hash.
 pub fn run(dir: &Path, target_dir: Option<&Path>) -> Result<ExitCode> {
     let (text, manifest) = read_manifest(dir)?;
     limina_guest_build::set_label("limina");
-    let (component, bytes, changed) = if python::is_python_package(dir) {
-        let componentize = python::componentize_py().context(
-            "setting up componentize-py (the Python guest toolchain, installed with pip)",
-        )?;
-        let wit = wit_dir()?;
-        python::build_package(&componentize, dir, Path::new(&manifest.component), &wit)?
-    } else {
+    let lang = Lang::of(dir).with_context(|| {
+        format!(
+            "{} holds limina.toml but no app.py, app.c, app.zig, app.js or Cargo.toml: nothing \
+             to build (`limina pkg new NAME --lang …` scaffolds a package)",
+            dir.display()
+        )
+    })?;
+    let (component, bytes, changed) = if lang == Lang::Rust {
         let toolchain = toolchain::guest_toolchain().context(
             "setting up the guest toolchain (Rust with the wasm32-unknown-unknown target)",
         )?;
@@ -36,6 +38,12 @@ pub fn run(dir: &Path, target_dir: Option<&Path>) -> Result<ExitCode> {
             },
         )?;
         (built.component, built.bytes, built.changed)
+    } else {
+        let wit = wit_dir()?;
+        let bytes = lang::build_foreign(lang, dir, &wit)?;
+        let output = dir.join(&manifest.component);
+        let changed = limina_guest_build::files::write_if_changed(&output, &bytes)?;
+        (output, bytes, changed)
     };
     let hash = content_hash(&bytes);
     if manifest.content_hash.as_deref() != Some(hash.as_str()) {

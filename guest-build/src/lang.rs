@@ -1,0 +1,95 @@
+//! The languages a package may be written in, told apart by the file beside `limina.toml`,
+//! and building the non-Rust ones with their pinned tools.
+
+use std::fmt;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+use crate::native::{self, Native};
+use crate::{js, python};
+
+/// A package's language.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lang {
+    /// `Cargo.toml`: a crate on the Limina SDK.
+    Rust,
+    /// `app.py`, through componentize-py.
+    Python,
+    /// `app.c`, through Zig's clang.
+    C,
+    /// `app.zig`.
+    Zig,
+    /// `app.js`, through componentize-qjs.
+    Js,
+}
+
+impl fmt::Display for Lang {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Lang::Rust => "Rust",
+            Lang::Python => "Python",
+            Lang::C => "C",
+            Lang::Zig => "Zig",
+            Lang::Js => "JavaScript",
+        })
+    }
+}
+
+impl Lang {
+    /// The language of the package in `dir`, from its entry file; `None` when `dir` holds no
+    /// `limina.toml` or no entry file.
+    pub fn of(dir: &Path) -> Option<Lang> {
+        if !dir.join("limina.toml").is_file() {
+            return None;
+        }
+        [
+            ("app.py", Lang::Python),
+            ("app.c", Lang::C),
+            ("app.zig", Lang::Zig),
+            ("app.js", Lang::Js),
+            ("Cargo.toml", Lang::Rust),
+        ]
+        .into_iter()
+        .find(|(file, _)| dir.join(file).is_file())
+        .map(|(_, lang)| lang)
+    }
+}
+
+/// Builds a package that is not Rust into its component's bytes, installing its tool the
+/// first time. `wit` is a folder holding the WIT contract.
+pub fn build_foreign(lang: Lang, dir: &Path, wit: &Path) -> Result<Vec<u8>> {
+    let tool_context = || format!("setting up the {lang} guest toolchain");
+    match lang {
+        Lang::Python => {
+            let componentize = python::componentize_py().with_context(tool_context)?;
+            let output = dir.join(".limina-build.wasm");
+            componentize.build(dir, wit, &output)
+        }
+        Lang::C | Lang::Zig => {
+            let zig = native::zig().with_context(tool_context)?;
+            let native = if lang == Lang::C {
+                Native::C
+            } else {
+                Native::Zig
+            };
+            native::build(&zig, native, dir, wit)
+        }
+        Lang::Js => {
+            let qjs = js::componentize_qjs().with_context(tool_context)?;
+            qjs.build(dir, wit)
+        }
+        Lang::Rust => unreachable!("Rust packages build with cargo (package::build_package)"),
+    }
+}
+
+/// Whether `output` is newer than every source of the package, its manifest and the WIT.
+pub fn is_up_to_date(lang: Lang, dir: &Path, wit: &Path, output: &Path) -> bool {
+    match lang {
+        Lang::Python => python::is_up_to_date(dir, wit, output),
+        Lang::C => native::is_up_to_date(Native::C, dir, wit, output),
+        Lang::Zig => native::is_up_to_date(Native::Zig, dir, wit, output),
+        Lang::Js => js::is_up_to_date(dir, wit, output),
+        Lang::Rust => false,
+    }
+}
