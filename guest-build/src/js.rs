@@ -13,7 +13,7 @@ use std::time::{Instant, SystemTime};
 use anyhow::{Context, Result};
 
 use crate::tools::{Registry, Tool};
-use crate::{files, process};
+use crate::{files, native, process};
 
 /// The pinned componentize-qjs release.
 pub const COMPONENTIZE_QJS_VERSION: &str = "0.4.5";
@@ -27,6 +27,16 @@ pub const TOOL: Tool = Tool {
 };
 /// The WIT world every package targets.
 pub const WORLD: &str = "skill-package";
+/// The Limina JavaScript glue, written into the package's `bindings/` on every build.
+const LIMINA_JS: &str = include_str!("../../sdk/js/limina.js");
+
+/// Writes the glue into `dir/bindings/` (only when it changed).
+pub fn write_bindings(dir: &Path) -> Result<PathBuf> {
+    let out = dir.join(native::BINDINGS_DIR);
+    files::write_if_changed(&out.join("limina.js"), LIMINA_JS.as_bytes())?;
+    files::write_if_changed(&out.join("README.md"), native::BINDINGS_README.as_bytes())?;
+    Ok(out)
+}
 
 /// An installed componentize-qjs.
 #[derive(Debug, Clone)]
@@ -50,6 +60,7 @@ impl ComponentizeQjs {
     pub fn build(&self, dir: &Path, wit: &Path) -> Result<Vec<u8>> {
         let started = Instant::now();
         crate::say!("componentize-qjs: building {}…", dir.display());
+        write_bindings(dir)?;
         let tmp = std::env::temp_dir().join(format!(
             "limina-js-{}-{}.wasm",
             std::process::id(),
@@ -91,7 +102,7 @@ pub fn is_up_to_date(dir: &Path, wit: &Path, output: &Path) -> bool {
     let Some(built) = files::modified(output) else {
         return false;
     };
-    files::newest_source(dir, &["js", "mjs", "json"], &[])
+    files::newest_source(dir, &["js", "mjs", "json"], &[native::BINDINGS_DIR])
         .max(files::newest_source(wit, &["wit"], &[]))
         .max(files::modified(&dir.join("limina.toml")).unwrap_or(SystemTime::UNIX_EPOCH))
         <= built

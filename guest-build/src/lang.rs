@@ -3,11 +3,12 @@
 
 use std::fmt;
 use std::path::Path;
+use std::process::Command;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 
 use crate::native::{self, Native};
-use crate::{js, python};
+use crate::{js, process, python};
 
 /// A package's language.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,4 +93,69 @@ pub fn is_up_to_date(lang: Lang, dir: &Path, wit: &Path, output: &Path) -> bool 
         Lang::Js => js::is_up_to_date(dir, wit, output),
         Lang::Rust => false,
     }
+}
+
+/// Runs the package's own tests natively, with output on the terminal; returns whether they
+/// passed. Rust: `cargo test`; Python: `python3 -m unittest`; C: `test.c` compiled by Zig's
+/// clang for this machine and run; Zig: `zig test app.zig`; JavaScript: `node --test`. The
+/// glue in `bindings/` is written first, as a build would.
+pub fn run_tests(lang: Lang, dir: &Path, wit: &Path) -> Result<bool> {
+    // Absolute, since the runner starts in the package folder.
+    let dir = &std::fs::canonicalize(dir).with_context(|| format!("reading {}", dir.display()))?;
+    let mut command = match lang {
+        Lang::Rust => {
+            let mut command = Command::new("cargo");
+            command.arg("test");
+            command
+        }
+        Lang::Python => {
+            let mut command = Command::new("python3");
+            command.args(["-m", "unittest"]);
+            command
+        }
+        Lang::C => {
+            let bindings = native::write_bindings(dir, wit)?;
+            if !dir.join("test.c").is_file() {
+                bail!(
+                    "{} has no test.c: write one that includes app.c and checks your skills \
+                     with limina_invoke (`limina pkg new NAME --lang c` shows how)",
+                    dir.display()
+                );
+            }
+            let zig = native::zig().with_context(|| format!("setting up the {lang} toolchain"))?;
+            let binary = bindings.join("test");
+            process::run_quietly(
+                zig.command()
+                    .args(["cc", "-std=c11", "-Wall", "-O1", "-g", "-I"])
+                    .arg(&bindings)
+                    .arg(dir.join("test.c"))
+                    .args(["-lm", "-o"])
+                    .arg(&binary),
+            )
+            .context("compiling test.c")?;
+            Command::new(binary)
+        }
+        Lang::Zig => {
+            let bindings = native::write_bindings(dir, wit)?;
+            let zig = native::zig().with_context(|| format!("setting up the {lang} toolchain"))?;
+            let mut command = zig.command();
+            command
+                .args(["test", "--dep", "limina"])
+                .arg(format!("-Mroot={}", dir.join("app.zig").display()))
+                .arg(format!(
+                    "-Mlimina={}",
+                    bindings.join("limina.zig").display()
+                ));
+            command
+        }
+        Lang::Js => {
+            js::write_bindings(dir)?;
+            let mut command = Command::new("node");
+            command.arg("--test");
+            command
+        }
+    };
+    command.current_dir(dir);
+    crate::say!("{lang} tests: {}", process::describe(&command));
+    Ok(process::status_code(&mut command)? == 0)
 }

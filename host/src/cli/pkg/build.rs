@@ -2,17 +2,14 @@
 //! the component's content hash pinned in `limina.toml`. A Rust crate builds with the guest
 //! toolchain; Python, C, Zig and JavaScript packages with their pinned tools.
 
-use super::{manifest_edit, read_manifest};
+use super::{manifest_edit, read_manifest, wit_dir};
 use anyhow::{Context, Result};
 use limina::packages::{SignatureCheck, content_hash, verify};
 use limina_guest_build::lang::{self, Lang};
 use limina_guest_build::package::{PackageBuildRequest, build_package};
 use limina_guest_build::toolchain;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
-
-/// The WIT contract this limina speaks, written out for the non-Rust toolchains.
-const SKILL_WIT: &str = include_str!("../../../../wit/skill.wit");
 
 /// Sets up the toolchain when needed, builds, encodes, writes and pins the hash.
 pub fn run(dir: &Path, target_dir: Option<&Path>) -> Result<ExitCode> {
@@ -73,23 +70,4 @@ pub fn run(dir: &Path, target_dir: Option<&Path>) -> Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// A folder holding the WIT this binary was built with, in the user's cache (keyed by its
-/// hash, so hosts of different versions do not share one).
-fn wit_dir() -> Result<PathBuf> {
-    let hash = content_hash(SKILL_WIT.as_bytes());
-    let short = hash
-        .trim_start_matches("sha256:")
-        .get(..16)
-        .unwrap_or("wit");
-    let dir = limina_guest_build::layout::cache_dir()?
-        .join("wit")
-        .join(short);
-    let file = dir.join("skill.wit");
-    if std::fs::read_to_string(&file).ok().as_deref() != Some(SKILL_WIT) {
-        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-        limina_guest_build::files::write_atomic(&file, SKILL_WIT.as_bytes())?;
-    }
-    Ok(dir)
 }

@@ -1,4 +1,4 @@
-//! `limina pkg …`: authoring skill packages — scaffold, build, sign, inspect.
+//! `limina pkg …`: authoring skill packages — scaffold, test, build, sign, inspect.
 //!
 //! Everything here reports to people on stdout; errors go to stderr (exit code 1) and name
 //! the fix.
@@ -9,7 +9,9 @@ mod manifest_edit;
 mod new;
 mod sign;
 mod templates;
+mod templates_lang;
 mod templates_python;
+mod test;
 
 use anyhow::{Context, Result};
 use clap::Subcommand;
@@ -45,6 +47,14 @@ pub enum PkgAction {
         #[arg(long, value_name = "DIR")]
         target_dir: Option<PathBuf>,
     },
+    /// Run the package's own tests natively: `cargo test` (Rust), `python3 -m unittest`
+    /// (Python), test.c compiled for this machine (C), `zig test app.zig` (Zig), `node --test`
+    /// (JavaScript).
+    Test {
+        /// The package folder.
+        #[arg(default_value = ".")]
+        dir: PathBuf,
+    },
     /// Sign the package's component: writes content_hash and [attestation] into limina.toml.
     Sign {
         /// The package folder.
@@ -75,6 +85,31 @@ pub enum Lang {
     Rust,
     /// Python, made a component by componentize-py.
     Python,
+    /// C, compiled by Zig's clang against the C bindings of the WIT contract.
+    C,
+    /// Zig, through the same C bindings (`zig translate-c`).
+    Zig,
+    /// JavaScript (an ES module), made a component by componentize-qjs.
+    Js,
+}
+
+impl Lang {
+    /// The builder's name for the language.
+    pub fn build_lang(self) -> limina_guest_build::lang::Lang {
+        use limina_guest_build::lang::Lang as Build;
+        match self {
+            Lang::Rust => Build::Rust,
+            Lang::Python => Build::Python,
+            Lang::C => Build::C,
+            Lang::Zig => Build::Zig,
+            Lang::Js => Build::Js,
+        }
+    }
+}
+
+/// The language's name in messages ("JavaScript").
+pub fn lang_name(lang: Lang) -> String {
+    lang.build_lang().to_string()
 }
 
 /// Runs one `limina pkg` subcommand.
@@ -87,6 +122,7 @@ pub fn run(action: PkgAction) -> Result<ExitCode> {
             sdk,
         } => new::run(&name, lang, dir.as_deref(), sdk.as_deref()),
         PkgAction::Build { dir, target_dir } => build::run(&dir, target_dir.as_deref()),
+        PkgAction::Test { dir } => test::run(&dir),
         PkgAction::Sign { dir, key } => sign::run(&dir, &key),
         PkgAction::Keygen { out } => sign::keygen(&out),
         PkgAction::Inspect { file } => inspect::run(&file),
@@ -105,4 +141,26 @@ fn read_manifest(dir: &Path) -> Result<(String, Manifest)> {
     })?;
     let manifest = Manifest::parse(&text).with_context(|| format!("in {}", path.display()))?;
     Ok((text, manifest))
+}
+
+/// The WIT contract this limina speaks, written out for the non-Rust toolchains.
+const SKILL_WIT: &str = include_str!("../../../../wit/skill.wit");
+
+/// A folder holding the WIT this binary was built with, in the user's cache (keyed by its
+/// hash, so hosts of different versions do not share one).
+fn wit_dir() -> Result<PathBuf> {
+    let hash = limina::packages::content_hash(SKILL_WIT.as_bytes());
+    let short = hash
+        .trim_start_matches("sha256:")
+        .get(..16)
+        .unwrap_or("wit");
+    let dir = limina_guest_build::layout::cache_dir()?
+        .join("wit")
+        .join(short);
+    let file = dir.join("skill.wit");
+    if std::fs::read_to_string(&file).ok().as_deref() != Some(SKILL_WIT) {
+        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        limina_guest_build::files::write_atomic(&file, SKILL_WIT.as_bytes())?;
+    }
+    Ok(dir)
 }

@@ -1,7 +1,7 @@
-//! `limina pkg new NAME [--lang rust|python]`: a skill package that builds, tests and loads as
+//! `limina pkg new NAME [--lang rust|python|c|zig|js]`: a skill package that builds, tests and loads as
 //! generated.
 
-use super::{Lang, templates, templates_python};
+use super::{Lang, templates, templates_lang, templates_python};
 use anyhow::{Context, Result, bail};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -56,8 +56,10 @@ const RESERVED: &[&str] = &[
 /// Creates `dir/name` (default `./name`) holding a package with one example skill.
 pub fn run(name: &str, lang: Lang, dir: Option<&Path>, sdk: Option<&Path>) -> Result<ExitCode> {
     check_name(name)?;
-    if lang == Lang::Python {
-        return run_python(name, dir);
+    match lang {
+        Lang::Python => return run_python(name, dir),
+        Lang::C | Lang::Zig | Lang::Js => return run_other(name, lang, dir),
+        Lang::Rust => {}
     }
     let sdk = sdk_dir(sdk)?;
     let root = dir.unwrap_or(Path::new(".")).join(name);
@@ -111,6 +113,38 @@ fn run_python(name: &str, dir: Option<&Path>) -> Result<ExitCode> {
     println!("created Python package `{name}` in {}", root.display());
     println!("  skill:  {name}.hello {{name}} -> {{greeting}}  (skills.py)");
     println!("  test:   cd {} && python3 -m unittest", root.display());
+    println!("  build:  limina pkg build {}", root.display());
+    println!(
+        "  serve:  limina --mcp-stdio --packages {}",
+        root.parent().unwrap_or(Path::new(".")).display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Creates a C, Zig or JavaScript package in `dir/name`.
+fn run_other(name: &str, lang: Lang, dir: Option<&Path>) -> Result<ExitCode> {
+    let root = dir.unwrap_or(Path::new(".")).join(name);
+    if root.exists() {
+        bail!(
+            "{} already exists; pick another NAME or --dir (nothing was overwritten)",
+            root.display()
+        );
+    }
+    fs::create_dir_all(&root).with_context(|| format!("creating {}", root.display()))?;
+    for (file, text) in templates_lang::files(lang, name) {
+        let path = root.join(file);
+        fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+    }
+    println!(
+        "created {} package `{name}` in {}",
+        super::lang_name(lang),
+        root.display()
+    );
+    println!(
+        "  skill:  {name}.hello {{name}} -> {{greeting}}  ({})",
+        templates_lang::skill_file(lang)
+    );
+    println!("  test:   limina pkg test {}", root.display());
     println!("  build:  limina pkg build {}", root.display());
     println!(
         "  serve:  limina --mcp-stdio --packages {}",
