@@ -61,10 +61,11 @@ typedef struct limina_out {
 
 typedef limina_status (*limina_handler)(limina_json input, limina_out *out);
 
-/* One skill. `permissions` is a NULL-terminated list (or NULL for none); the package's
- * manifest must declare each one as a capability. */
+/* One skill. `version` defaults to "0.1.0" when NULL. `permissions` is a NULL-terminated
+ * list (or NULL for none); the package's manifest must declare each one as a capability. */
 typedef struct limina_skill {
     const char *name;
+    const char *version;
     const char *description;
     const char *input_schema;
     const char *output_schema;
@@ -320,7 +321,7 @@ static inline void limina__describe(const limina_skill *skills, size_t count,
         const limina_skill *s = &skills[i];
         limina_skill_types_skill_descriptor_t *d = &list[i];
         skill_package_string_dup(&d->name, s->name);
-        skill_package_string_dup(&d->version, "0.1.0");
+        skill_package_string_dup(&d->version, s->version ? s->version : "0.1.0");
         skill_package_string_dup(&d->category, "");
         skill_package_string_dup(&d->description, s->description);
         skill_package_string_dup(&d->input_schema, s->input_schema);

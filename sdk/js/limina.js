@@ -77,6 +77,11 @@ export function exportPackage(skills, host = {}) {
         if (err instanceof SkillError && CODES.has(err.code)) {
           throw { tag: err.code, val: err.message };
         }
+        // A host import that refused carries the host's world-error as its payload.
+        if (err && err.payload && typeof err.payload.tag === "string") {
+          const code = err.payload.tag === "forbidden" ? "forbidden" : "handler-error";
+          throw { tag: code, val: String(err.payload.val) };
+        }
         throw { tag: "handler-error", val: String((err && err.message) || err) };
       }
     },

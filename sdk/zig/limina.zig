@@ -37,6 +37,10 @@ const builtin = @import("builtin");
 /// Whether this is the component build.
 pub const wasm = builtin.target.cpu.arch == .wasm32;
 const c = if (wasm) @import("skill_package") else struct {};
+/// The C bindings of the WIT contract (translated by `zig translate-c`), for calling host
+/// imports: `limina.host.limina_skill_agents_perception(&text, &err)`. Only in the component
+/// build; guard uses with `if (limina.wasm)`.
+pub const host = c;
 
 /// How a handler refuses a call; the caller sees the error code and the message given to
 /// `fail`. `OutOfMemory` (from `try` on an allocation) is reported as a handler error.
@@ -45,6 +49,7 @@ pub const Failure = error{ InvalidInput, Forbidden, NotFound, HandlerError, OutO
 /// One skill. The package's manifest must declare each of `permissions` as a capability.
 pub const Skill = struct {
     name: []const u8,
+    version: []const u8 = "0.1.0",
     description: []const u8,
     input_schema: []const u8,
     output_schema: []const u8,
@@ -131,7 +136,7 @@ fn ExportsFor(comptime skills: []const Skill) type {
             inline for (skills, 0..) |skill, i| {
                 const d = &list[i];
                 string(&d.name, skill.name);
-                string(&d.version, "0.1.0");
+                string(&d.version, skill.version);
                 string(&d.category, "");
                 string(&d.description, skill.description);
                 string(&d.input_schema, skill.input_schema);

@@ -9,6 +9,7 @@ mod dice;
 mod ecs_skills;
 mod hooks;
 mod hot_reload;
+mod languages;
 mod physics_skills;
 mod pkg_cli;
 mod python_package;

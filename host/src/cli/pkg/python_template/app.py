@@ -53,6 +53,11 @@ class Skill(exports.Skill):
             output = skill.handler(json.loads(input), ctx)
         except limina_skill.SkillError as e:
             raise Err(_ERRORS.get(e.code, types.SkillError_HandlerError)(str(e)))
+        except Err as e:
+            # A host import refused: a denied permission stays `forbidden` for the caller.
+            if isinstance(e.value, types.WorldError_Forbidden):
+                raise Err(types.SkillError_Forbidden(e.value.value))
+            raise Err(types.SkillError_HandlerError(f"host refused: {e.value}"))
         except Exception as e:
             raise Err(types.SkillError_HandlerError(f"{type(e).__name__}: {e}"))
         return json.dumps(output)
