@@ -182,7 +182,6 @@ fn a_js_package_scaffolds_tests_builds_serves_reloads_and_is_refused_an_undeclar
 }
 
 #[test]
-fn a_python_package_scaffolds_tests_builds_serves_reloads_and_is_refused_an_undeclared_import()
-{
+fn a_python_package_scaffolds_tests_builds_serves_reloads_and_is_refused_an_undeclared_import() {
     new_user_flow(&PYTHON);
 }

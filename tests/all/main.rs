@@ -7,6 +7,7 @@ mod catalog;
 mod core_in_process;
 mod dice;
 mod ecs_skills;
+mod example_packages;
 mod hooks;
 mod hot_reload;
 mod languages;

@@ -3,31 +3,9 @@
 //! environment or network, is refused a host import it did not declare, and whose stdout
 //! reaches the client as log lines. The components come from `cargo xtask build-guests`.
 
-use crate::support::{Client, error_of, repo};
+use crate::support::{Client, error_of, package_host as host_with, repo};
 use serde_json::{Value, json};
-use std::path::Path;
 use std::time::Duration;
-
-/// A session serving only the package folder `dir` (copied into a fresh folder, so that no
-/// other package is compiled).
-fn host_with(dir: &Path, component: &Path) -> (tempfile::TempDir, Client) {
-    assert!(
-        component.is_file(),
-        "{} is missing: build the guests first with `cargo xtask build-guests`",
-        component.display()
-    );
-    let name = dir.file_name().unwrap().to_str().unwrap();
-    let packages = tempfile::tempdir().unwrap();
-    let dest = packages.path().join(name);
-    std::fs::create_dir_all(&dest).unwrap();
-    std::fs::copy(dir.join("limina.toml"), dest.join("limina.toml")).unwrap();
-    std::fs::copy(component, dest.join(format!("{name}.wasm"))).unwrap();
-    let client = Client::session(
-        "builder.readWrite",
-        &["--packages", packages.path().to_str().unwrap()],
-    );
-    (packages, client)
-}
 
 fn rules_host() -> (tempfile::TempDir, Client) {
     let dir = repo().join("packages/rules");

@@ -248,3 +248,30 @@ pub fn in_process_registry(core: &[&str]) -> limina::registry::Registry {
     }
     registry
 }
+
+/// A session serving only the package folder `dir` with `component` as its component (both
+/// copied into a fresh folder, so that no other package is compiled).
+pub fn package_host(dir: &Path, component: &Path) -> (tempfile::TempDir, Client) {
+    let packages = package_dir(dir, component);
+    let client = Client::session(
+        "builder.readWrite",
+        &["--packages", packages.path().to_str().unwrap()],
+    );
+    (packages, client)
+}
+
+/// A fresh folder holding only the package folder `dir` with `component` as its component.
+pub fn package_dir(dir: &Path, component: &Path) -> tempfile::TempDir {
+    assert!(
+        component.is_file(),
+        "{} is missing: build the guests first with `cargo xtask build-guests`",
+        component.display()
+    );
+    let name = dir.file_name().unwrap().to_str().unwrap();
+    let packages = tempfile::tempdir().unwrap();
+    let dest = packages.path().join(name);
+    std::fs::create_dir_all(&dest).unwrap();
+    std::fs::copy(dir.join("limina.toml"), dest.join("limina.toml")).unwrap();
+    std::fs::copy(component, dest.join(format!("{name}.wasm"))).unwrap();
+    packages
+}
