@@ -28,11 +28,6 @@ pub const TOOL: Tool = Tool {
     size: "70 MB",
 };
 
-/// Whether `dir` holds a Python package (`app.py` beside `limina.toml`).
-pub fn is_python_package(dir: &Path) -> bool {
-    dir.join(format!("{APP_MODULE}.py")).is_file() && dir.join("limina.toml").is_file()
-}
-
 /// An installed componentize-py: the Python of its virtual environment.
 #[derive(Debug, Clone)]
 pub struct Componentize {
