@@ -34,10 +34,17 @@ impl Watcher {
         sandbox: Arc<Sandbox>,
         reloads: Sender<Reload>,
     ) -> Result<Watcher> {
+        // notify reports absolute paths: relative roots (`--packages ..`) must be made so too.
+        let roots: Vec<PathBuf> = roots
+            .into_iter()
+            .map(|r| std::fs::canonicalize(&r).unwrap_or(r))
+            .collect();
         let (tx, rx) = channel::<PathBuf>();
         let mut watcher =
             notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
-                if let Ok(event) = event {
+                if let Ok(event) = event
+                    && counts(&event.kind)
+                {
                     for path in event.paths {
                         let _ = tx.send(path);
                     }
@@ -89,6 +96,17 @@ fn debounce_and_build(
     }
 }
 
+/// Whether an event can mean new content. Reads are not changes: the host's own reading of a
+/// package it reloads would otherwise be seen as a change and reload it again, forever.
+fn counts(kind: &notify::EventKind) -> bool {
+    use notify::event::{AccessKind, AccessMode, EventKind};
+    match kind {
+        EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
+        EventKind::Access(_) => false,
+        _ => true,
+    }
+}
+
 /// The package folder a changed path belongs to, if the change matters: a manifest or a
 /// `.wasm` directly inside a package folder (sources and build output are ignored).
 fn package_of(path: &Path, roots: &[PathBuf]) -> Option<PathBuf> {
@@ -108,8 +126,24 @@ fn package_of(path: &Path, roots: &[PathBuf]) -> Option<PathBuf> {
 
 #[cfg(test)]
 mod tests {
-    use super::package_of;
+    use super::{counts, package_of};
     use std::path::PathBuf;
+
+    #[test]
+    fn reading_a_package_is_not_a_change_but_writing_one_is() {
+        use notify::event::{AccessKind, AccessMode, CreateKind, EventKind, ModifyKind};
+        assert!(!counts(&EventKind::Access(AccessKind::Open(
+            AccessMode::Any
+        ))));
+        assert!(!counts(&EventKind::Access(AccessKind::Close(
+            AccessMode::Read
+        ))));
+        assert!(counts(&EventKind::Access(AccessKind::Close(
+            AccessMode::Write
+        ))));
+        assert!(counts(&EventKind::Modify(ModifyKind::Any)));
+        assert!(counts(&EventKind::Create(CreateKind::File)));
+    }
 
     #[test]
     fn only_manifests_and_components_of_package_folders_count() {

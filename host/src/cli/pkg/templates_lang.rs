@@ -65,8 +65,8 @@ description = "The {name} skill package."
 engine = ">=0.1.0"
 # Written by `limina pkg build`.
 component = "{name}.wasm"
-# Host interfaces the package's skills may use, e.g. ["scene.read", "scene.write"]; a skill
-# that declares a permission not listed here is refused at load.
+# Host interfaces the package's skills may use, e.g. ["scene.read", "scene.write"]; a host
+# import outside this list is refused (`forbidden`) even when the caller holds the permission.
 capabilities = []
 
 # Per call: fuel (about one per wasm instruction), linear memory, wall-clock time. {note}
@@ -108,7 +108,7 @@ A Limina skill package in {lang}: `{name}.hello {{name}}` answers `{{greeting}}`
 ```sh
 limina pkg test                                  # native tests
 limina pkg build                                 # → {name}.wasm, content_hash pinned
-limina --mcp-stdio --packages .. --watch ..      # serve; rebuild to hot-reload
+limina --mcp-stdio --packages .. --watch         # serve; rebuild to hot-reload
 ```
 
 The first build installs the pinned toolchain into `~/.cache/limina/tools` (once).
