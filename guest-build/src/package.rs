@@ -43,7 +43,9 @@ pub fn build_package(
     toolchain: &GuestToolchain,
     request: &PackageBuildRequest<'_>,
 ) -> Result<PackageBuild> {
-    let dir = request.dir;
+    // Absolute: cargo runs inside the package folder, where a relative path means something else.
+    let dir = &fs::canonicalize(request.dir)
+        .with_context(|| format!("reading {}", request.dir.display()))?;
     if !dir.join("Cargo.toml").is_file() {
         bail!(
             "{} has no Cargo.toml: `limina pkg build` builds a Rust package (create one with \
