@@ -4,11 +4,14 @@
 use std::fmt;
 use std::path::Path;
 use std::process::Command;
+use std::time::SystemTime;
 
 use anyhow::{Context, Result, bail};
 
-use crate::native::{self, Native};
-use crate::{js, process, python};
+use crate::{files, js, native, process, python};
+
+/// The WIT world every package targets.
+pub const WORLD: &str = "skill-package";
 
 /// A package's language.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,6 +58,17 @@ impl Lang {
         .find(|(file, _)| dir.join(file).is_file())
         .map(|(_, lang)| lang)
     }
+
+    /// The extensions of the files a build of the language reads from the package folder.
+    pub fn source_extensions(self) -> &'static [&'static str] {
+        match self {
+            Lang::Rust => &["rs", "toml"],
+            Lang::Python => &["py", "json"],
+            Lang::C => &["c", "h"],
+            Lang::Zig => &["zig", "c", "h"],
+            Lang::Js => &["js", "mjs", "json"],
+        }
+    }
 }
 
 /// Builds a package that is not Rust into its component's bytes, installing its tool the
@@ -64,17 +78,11 @@ pub fn build_foreign(lang: Lang, dir: &Path, wit: &Path) -> Result<Vec<u8>> {
     match lang {
         Lang::Python => {
             let componentize = python::componentize_py().with_context(tool_context)?;
-            let output = dir.join(".limina-build.wasm");
-            componentize.build(dir, wit, &output)
+            componentize.build(dir, wit)
         }
         Lang::C | Lang::Zig => {
             let zig = native::zig().with_context(tool_context)?;
-            let native = if lang == Lang::C {
-                Native::C
-            } else {
-                Native::Zig
-            };
-            native::build(&zig, native, dir, wit)
+            native::build(&zig, lang, dir, wit)
         }
         Lang::Js => {
             let qjs = js::componentize_qjs().with_context(tool_context)?;
@@ -84,15 +92,44 @@ pub fn build_foreign(lang: Lang, dir: &Path, wit: &Path) -> Result<Vec<u8>> {
     }
 }
 
-/// Whether `output` is newer than every source of the package, its manifest and the WIT.
+/// Whether `output` is newer than every source of the package (outside the generated
+/// `bindings/`), its manifest and the WIT, so that a repository build can skip the tool.
 pub fn is_up_to_date(lang: Lang, dir: &Path, wit: &Path, output: &Path) -> bool {
-    match lang {
-        Lang::Python => python::is_up_to_date(dir, wit, output),
-        Lang::C => native::is_up_to_date(Native::C, dir, wit, output),
-        Lang::Zig => native::is_up_to_date(Native::Zig, dir, wit, output),
-        Lang::Js => js::is_up_to_date(dir, wit, output),
-        Lang::Rust => false,
-    }
+    let Some(built) = files::modified(output) else {
+        return false;
+    };
+    let newest = files::newest_source(dir, lang.source_extensions(), &[native::BINDINGS_DIR])
+        .max(files::newest_source(wit, &["wit"], &[]))
+        .max(files::modified(&dir.join("limina.toml")).unwrap_or(SystemTime::UNIX_EPOCH));
+    newest <= built
+}
+
+/// Runs a tool that writes a component to the path it is given, and returns the component's
+/// bytes (the file is a temporary one, removed whatever happens).
+pub(crate) fn run_tool(
+    tool: &str,
+    dir: &Path,
+    command: impl FnOnce(&Path) -> Command,
+) -> Result<Vec<u8>> {
+    static BUILDS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let started = std::time::Instant::now();
+    crate::say!("{tool}: building {}…", dir.display());
+    let tmp = std::env::temp_dir().join(format!(
+        "limina-build-{}-{}.wasm",
+        std::process::id(),
+        BUILDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    ));
+    let result = process::run_quietly(&mut command(&tmp)).and_then(|()| {
+        std::fs::read(&tmp).with_context(|| format!("{tool} left no {}", tmp.display()))
+    });
+    let _ = std::fs::remove_file(&tmp);
+    let bytes = result.with_context(|| format!("building {}", dir.display()))?;
+    crate::say!(
+        "{tool}: {} KiB in {:.1}s",
+        bytes.len().div_ceil(1024),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(bytes)
 }
 
 /// Runs the package's own tests natively, with output on the terminal; returns whether they

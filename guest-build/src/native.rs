@@ -14,11 +14,12 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Instant, SystemTime};
+use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use wit_bindgen_core::wit_parser::Resolve;
 
+use crate::lang::{Lang, WORLD};
 use crate::tools::{self, Registry, Tool};
 use crate::{component, files, process};
 
@@ -32,8 +33,6 @@ pub const ZIG: Tool = Tool {
     purpose: "C and Zig guests",
     size: "60 MB download, 400 MB unpacked",
 };
-/// The WIT world every package targets.
-pub const WORLD: &str = "skill-package";
 /// Where the generated bindings and the Limina glue go inside a package.
 pub const BINDINGS_DIR: &str = "bindings";
 /// What `bindings/README.md` says.
@@ -46,25 +45,6 @@ const STACK_BYTES: u32 = 64 * 1024;
 const LIMINA_H: &str = include_str!("../../sdk/c/limina.h");
 /// The Limina Zig glue.
 const LIMINA_ZIG: &str = include_str!("../../sdk/zig/limina.zig");
-
-/// A package language this module builds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Native {
-    /// `app.c` (and any other `.c` files in the package folder).
-    C,
-    /// `app.zig`.
-    Zig,
-}
-
-impl Native {
-    /// The extensions of the language's sources (for up-to-date checks).
-    pub fn source_extensions(self) -> &'static [&'static str] {
-        match self {
-            Native::C => &["c", "h"],
-            Native::Zig => &["zig", "c", "h"],
-        }
-    }
-}
 
 /// An installed Zig: the Python of the venv holding the `ziglang` package.
 #[derive(Debug, Clone)]
@@ -122,7 +102,7 @@ pub fn write_bindings(dir: &Path, wit: &Path) -> Result<PathBuf> {
 }
 
 /// Builds the C or Zig package in `dir` against the WIT in `wit`; returns the component.
-pub fn build(zig: &Zig, lang: Native, dir: &Path, wit: &Path) -> Result<Vec<u8>> {
+pub fn build(zig: &Zig, lang: Lang, dir: &Path, wit: &Path) -> Result<Vec<u8>> {
     let started = Instant::now();
     let shown = dir.display();
     crate::say!("zig {ZIG_VERSION}: building {shown}…");
@@ -131,7 +111,7 @@ pub fn build(zig: &Zig, lang: Native, dir: &Path, wit: &Path) -> Result<Vec<u8>>
     let _ = fs::remove_file(&module);
     let mut command = zig.command();
     match lang {
-        Native::C => {
+        Lang::C => {
             command
                 .args([
                     "cc",
@@ -152,7 +132,7 @@ pub fn build(zig: &Zig, lang: Native, dir: &Path, wit: &Path) -> Result<Vec<u8>>
                 .arg("-o")
                 .arg(&module);
         }
-        Native::Zig => {
+        Lang::Zig => {
             let header = bindings.join("skill_package.h");
             let translated = process::output_text(
                 zig.command()
@@ -189,6 +169,7 @@ pub fn build(zig: &Zig, lang: Native, dir: &Path, wit: &Path) -> Result<Vec<u8>>
                 ))
                 .arg(format!("-femit-bin={}", module.display()));
         }
+        _ => bail!("{lang} packages are not built with Zig"),
     }
     process::run_quietly(&mut command).with_context(|| format!("compiling {shown}"))?;
     let core = fs::read(&module).with_context(|| format!("zig left no {}", module.display()))?;
@@ -218,15 +199,6 @@ fn c_sources(dir: &Path) -> Result<Vec<PathBuf>> {
         bail!("{} has no app.c", dir.display());
     }
     Ok(sources)
-}
-
-/// Whether `output` is newer than every source of the package, its manifest and the WIT.
-pub fn is_up_to_date(lang: Native, dir: &Path, wit: &Path, output: &Path) -> bool {
-    files::newest_source(dir, lang.source_extensions(), &[BINDINGS_DIR])
-        .max(files::newest_source(wit, &["wit"], &[]))
-        .max(files::modified(&dir.join("limina.toml")).unwrap_or(SystemTime::UNIX_EPOCH))
-        <= files::modified(output).unwrap_or(SystemTime::UNIX_EPOCH)
-        && files::modified(output).is_some()
 }
 
 #[cfg(test)]

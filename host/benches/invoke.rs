@@ -6,11 +6,10 @@
 use limina::limits::{FUEL_PER_MS, PackageLimits};
 use limina::packages::PackageSource;
 use limina::policy::{Permissions, PolicyConfig, Profiles};
-use limina::realm::{Realm, Rng};
+use limina::realm::Realm;
 use limina::registry::{Caller, Registry};
 use limina::sandbox::{CallInfo, CompileCache, CompiledPackage, Sandbox};
-use limina::trace::Tracer;
-use limina::world::{BodyKind, EntitySpec, Shape, World, WorldSettings};
+use limina::world::{BodyKind, EntitySpec, Shape};
 use serde_json::json;
 use std::path::Path;
 use std::time::Instant;
@@ -18,33 +17,16 @@ use std::time::Instant;
 const SAMPLES: usize = 15;
 const BATCH: usize = 500;
 
+#[path = "common.rs"]
+mod common;
+
 fn realm() -> Box<Realm> {
-    Box::new(Realm {
-        world: World::new(WorldSettings {
-            max_entities: usize::MAX,
-            tick_seconds: 1.0 / 60.0,
-        }),
-        tracer: Tracer::new(1024),
-        rng: Rng::seeded(1),
-    })
+    common::realm(usize::MAX)
 }
 
 /// Median over samples of the mean time per operation in a batch, in microseconds.
-fn measure(mut op: impl FnMut()) -> f64 {
-    for _ in 0..BATCH {
-        op();
-    }
-    let mut samples: Vec<f64> = (0..SAMPLES)
-        .map(|_| {
-            let start = Instant::now();
-            for _ in 0..BATCH {
-                op();
-            }
-            start.elapsed().as_secs_f64() * 1e6 / BATCH as f64
-        })
-        .collect();
-    samples.sort_by(f64::total_cmp);
-    samples[SAMPLES / 2]
+fn measure(op: impl FnMut()) -> f64 {
+    common::median_us(SAMPLES, BATCH, op)
 }
 
 fn info(grants: Permissions, limits: &PackageLimits) -> CallInfo {

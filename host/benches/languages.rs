@@ -6,12 +6,8 @@
 
 use limina::packages::PackageSource;
 use limina::policy::Permissions;
-use limina::realm::{Realm, Rng};
 use limina::sandbox::{CallInfo, CompileCache, Sandbox};
-use limina::trace::Tracer;
-use limina::world::{World, WorldSettings};
 use std::path::Path;
-use std::time::Instant;
 
 const SAMPLES: usize = 9;
 
@@ -34,32 +30,8 @@ const PACKAGES: &[(&str, &str, &str, &str)] = &[
     ("Python", "rules", "rules.get", r#"{"id":"core.checks"}"#),
 ];
 
-fn realm() -> Box<Realm> {
-    Box::new(Realm {
-        world: World::new(WorldSettings {
-            max_entities: 1000,
-            tick_seconds: 1.0 / 60.0,
-        }),
-        tracer: Tracer::new(1024),
-        rng: Rng::seeded(1),
-    })
-}
-
-/// Median over samples of the mean time per operation in a batch of `batch`, in µs.
-fn measure(batch: usize, mut op: impl FnMut()) -> f64 {
-    op();
-    let mut samples: Vec<f64> = (0..SAMPLES)
-        .map(|_| {
-            let start = Instant::now();
-            for _ in 0..batch {
-                op();
-            }
-            start.elapsed().as_secs_f64() * 1e6 / batch as f64
-        })
-        .collect();
-    samples.sort_by(f64::total_cmp);
-    samples[SAMPLES / 2]
-}
+#[path = "common.rs"]
+mod common;
 
 struct Row {
     lang: &'static str,
@@ -83,12 +55,12 @@ fn main() {
         };
         let limits = source.manifest.limits;
         let compiled = sandbox.compile(&source.component, name).unwrap();
-        let instantiate_us = measure(20, || {
+        let instantiate_us = common::median_us(SAMPLES, 20, || {
             compiled.instantiate(name, &limits).unwrap();
         });
         let mut instance = compiled.instantiate(name, &limits).unwrap();
-        let mut lent = Some(realm());
-        let call_us = measure(200, || {
+        let mut lent = Some(common::realm(1000));
+        let call_us = common::median_us(SAMPLES, 200, || {
             let info = CallInfo {
                 skill: skill.into(),
                 agent_id: "bench".into(),

@@ -2,7 +2,7 @@
 //! native tests pass through `limina pkg test`, and their components, built from source by
 //! `cargo xtask build-guests`, answer over MCP. (Python's `rules` is in `python_package`.)
 
-use crate::support::{Client, error_of, package_dir, package_host, repo};
+use crate::support::{Client, error_of, limina_ok, package_dir, package_host, repo};
 use serde_json::{Value, json};
 
 fn host(name: &str) -> (tempfile::TempDir, Client) {
@@ -11,21 +11,9 @@ fn host(name: &str) -> (tempfile::TempDir, Client) {
 }
 
 fn pkg_test(name: &str) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_limina"))
-        .args(["pkg", "test"])
-        .arg(repo().join("packages").join(name))
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap();
-    let text = format!(
-        "{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(
-        out.status.success() && text.contains("tests passed"),
-        "{text}"
-    );
+    let dir = repo().join("packages").join(name);
+    let text = limina_ok(&["pkg", "test", dir.to_str().unwrap()]);
+    assert!(text.contains("tests passed"), "{text}");
 }
 
 #[test]

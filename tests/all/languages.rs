@@ -4,10 +4,9 @@
 //! the package did not declare and see it refused. Each language's real toolchain runs (the
 //! pinned ones are installed into the user's cache the first time).
 
-use crate::support::{Client, error_of};
+use crate::support::{Client, error_of, limina_ok as limina};
 use serde_json::json;
 use std::path::Path;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// One language's scaffold and the edits the test makes to it.
@@ -74,23 +73,6 @@ const PYTHON: Lang = Lang {
     perception_call: "    from wit_world.imports import agents\n    agents.perception()\n",
     extra: &[],
 };
-
-/// Runs `limina ARGS`, failing the test with its output unless it succeeds.
-fn limina(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_limina"))
-        .args(args)
-        .stdin(std::process::Stdio::null())
-        .env("PYTHONDONTWRITEBYTECODE", "1")
-        .output()
-        .unwrap();
-    let text = format!(
-        "{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.status.success(), "limina {args:?} failed:\n{text}");
-    text
-}
 
 fn replace_in(file: &Path, old: &str, new: &str) {
     let text = std::fs::read_to_string(file).unwrap();

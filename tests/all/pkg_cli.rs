@@ -5,39 +5,13 @@
 //! `pkg build` (into the shared `target/guests`, so dependencies come from the guest build
 //! `cargo xtask build-guests` already did); each test then works on its own copy.
 
-use crate::support::repo;
+use crate::support::{limina, limina_ok, repo, text};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
-
-/// Runs `limina <args>` to completion.
-fn limina(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_limina"))
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("running limina")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-/// Runs `limina <args>` and insists it succeeds; returns stdout.
-fn limina_ok(args: &[&str]) -> String {
-    let out = limina(args);
-    assert!(
-        out.status.success(),
-        "limina {args:?} failed ({}):\n{}\n{}",
-        out.status,
-        text(&out.stdout),
-        text(&out.stderr)
-    );
-    text(&out.stdout)
-}
 
 /// Runs `limina <args>`, insists it fails with exit code 1; returns stderr.
 fn limina_fails(args: &[&str]) -> String {

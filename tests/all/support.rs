@@ -275,3 +275,30 @@ pub fn package_dir(dir: &Path, component: &Path) -> tempfile::TempDir {
     std::fs::copy(component, dest.join(format!("{name}.wasm"))).unwrap();
     packages
 }
+
+/// Runs `limina <args>` to completion (without bytecode caches written into Python packages).
+pub fn limina(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_limina"))
+        .args(args)
+        .stdin(Stdio::null())
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .output()
+        .expect("running limina")
+}
+
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Runs `limina <args>` and insists it succeeds; returns stdout.
+pub fn limina_ok(args: &[&str]) -> String {
+    let out = limina(args);
+    assert!(
+        out.status.success(),
+        "limina {args:?} failed ({}):\n{}\n{}",
+        out.status,
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    text(&out.stdout)
+}

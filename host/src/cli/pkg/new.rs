@@ -56,12 +56,10 @@ const RESERVED: &[&str] = &[
 /// Creates `dir/name` (default `./name`) holding a package with one example skill.
 pub fn run(name: &str, lang: Lang, dir: Option<&Path>, sdk: Option<&Path>) -> Result<ExitCode> {
     check_name(name)?;
-    match lang {
-        Lang::Python => return run_python(name, dir),
-        Lang::C | Lang::Zig | Lang::Js => return run_other(name, lang, dir),
-        Lang::Rust => {}
-    }
-    let sdk = sdk_dir(sdk)?;
+    let sdk = match lang {
+        Lang::Rust => Some(sdk_dir(sdk)?),
+        _ => None,
+    };
     let root = dir.unwrap_or(Path::new(".")).join(name);
     if root.exists() {
         bail!(
@@ -69,83 +67,36 @@ pub fn run(name: &str, lang: Lang, dir: Option<&Path>, sdk: Option<&Path>) -> Re
             root.display()
         );
     }
-    fs::create_dir_all(root.join("src")).with_context(|| format!("creating {}", root.display()))?;
-    let files = [
-        ("Cargo.toml", templates::cargo_toml(name, &sdk)),
-        ("limina.toml", templates::manifest(name)),
-        ("src/lib.rs", templates::lib_rs(name)),
-        ("README.md", templates::readme(name)),
-        (".gitignore", templates::GITIGNORE.to_string()),
-    ];
+    let files = match (lang, &sdk) {
+        (Lang::Rust, Some(sdk)) => templates::files(name, sdk),
+        (Lang::Python, _) => templates_python::files(name),
+        _ => templates_lang::files(lang, name),
+    };
     for (file, text) in files {
         let path = root.join(file);
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+        }
         fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
     }
-    seed_lockfile(&sdk, &root);
-    println!("created package `{name}` in {}", root.display());
-    println!("  skill:  {name}.hello {{name}} -> {{greeting}}  (src/lib.rs)");
-    println!(
-        "  test:   cargo test --manifest-path {}/Cargo.toml",
-        root.display()
-    );
-    println!("  build:  limina pkg build {}", root.display());
-    println!(
-        "  serve:  limina --mcp-stdio --packages {}",
-        root.parent().unwrap_or(Path::new(".")).display()
-    );
-    Ok(ExitCode::SUCCESS)
-}
-
-/// Creates a Python package in `dir/name`.
-fn run_python(name: &str, dir: Option<&Path>) -> Result<ExitCode> {
-    let root = dir.unwrap_or(Path::new(".")).join(name);
-    if root.exists() {
-        bail!(
-            "{} already exists; pick another NAME or --dir (nothing was overwritten)",
-            root.display()
-        );
+    if let Some(sdk) = &sdk {
+        seed_lockfile(sdk, &root);
     }
-    fs::create_dir_all(&root).with_context(|| format!("creating {}", root.display()))?;
-    for (file, text) in templates_python::files(name) {
-        let path = root.join(file);
-        fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
-    }
-    println!("created Python package `{name}` in {}", root.display());
-    println!("  skill:  {name}.hello {{name}} -> {{greeting}}  (skills.py)");
-    println!("  test:   cd {} && python3 -m unittest", root.display());
-    println!("  build:  limina pkg build {}", root.display());
+    let shown = root.display();
     println!(
-        "  serve:  limina --mcp-stdio --packages {}",
-        root.parent().unwrap_or(Path::new(".")).display()
-    );
-    Ok(ExitCode::SUCCESS)
-}
-
-/// Creates a C, Zig or JavaScript package in `dir/name`.
-fn run_other(name: &str, lang: Lang, dir: Option<&Path>) -> Result<ExitCode> {
-    let root = dir.unwrap_or(Path::new(".")).join(name);
-    if root.exists() {
-        bail!(
-            "{} already exists; pick another NAME or --dir (nothing was overwritten)",
-            root.display()
-        );
-    }
-    fs::create_dir_all(&root).with_context(|| format!("creating {}", root.display()))?;
-    for (file, text) in templates_lang::files(lang, name) {
-        let path = root.join(file);
-        fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
-    }
-    println!(
-        "created {} package `{name}` in {}",
-        super::lang_name(lang),
-        root.display()
+        "created {} package `{name}` in {shown}",
+        super::lang_name(lang)
     );
     println!(
         "  skill:  {name}.hello {{name}} -> {{greeting}}  ({})",
         templates_lang::skill_file(lang)
     );
-    println!("  test:   limina pkg test {}", root.display());
-    println!("  build:  limina pkg build {}", root.display());
+    match lang {
+        Lang::Rust => println!("  test:   cargo test --manifest-path {shown}/Cargo.toml"),
+        Lang::Python => println!("  test:   cd {shown} && python3 -m unittest"),
+        _ => println!("  test:   limina pkg test {shown}"),
+    }
+    println!("  build:  limina pkg build {shown}");
     println!(
         "  serve:  limina --mcp-stdio --packages {}",
         root.parent().unwrap_or(Path::new(".")).display()

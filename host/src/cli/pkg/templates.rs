@@ -1,9 +1,21 @@
 //! The files `limina pkg new` writes.
 
+use super::Lang;
 use std::path::Path;
 
+/// `(file, text)` for every file of a new Rust package named `name` on the SDK at `sdk`.
+pub fn files(name: &str, sdk: &Path) -> Vec<(&'static str, String)> {
+    vec![
+        ("Cargo.toml", cargo_toml(name, sdk)),
+        ("limina.toml", manifest(name, Lang::Rust)),
+        ("src/lib.rs", lib_rs(name)),
+        ("README.md", readme(name)),
+        (".gitignore", GITIGNORE.to_string()),
+    ]
+}
+
 /// Ignores the build output.
-pub const GITIGNORE: &str = "/target/\n/*.wasm\n";
+const GITIGNORE: &str = "/target/\n/*.wasm\n";
 
 /// A TOML basic string holding `text`, escaped.
 fn toml_string(text: &str) -> String {
@@ -11,7 +23,7 @@ fn toml_string(text: &str) -> String {
 }
 
 /// `Cargo.toml`: a cdylib in its own workspace, depending on the SDK at `sdk`.
-pub fn cargo_toml(name: &str, sdk: &Path) -> String {
+fn cargo_toml(name: &str, sdk: &Path) -> String {
     let sdk = toml_string(&sdk.to_string_lossy());
     format!(
         r#"[package]
@@ -43,8 +55,30 @@ strip = true
     )
 }
 
-/// `limina.toml`.
-pub fn manifest(name: &str) -> String {
+/// `limina.toml`, with per-call limits sized for the language: an interpreter (Python,
+/// QuickJS) needs more fuel and memory than compiled code.
+pub fn manifest(name: &str, lang: Lang) -> String {
+    let (fuel, memory, timeout_ms, note) = match lang {
+        Lang::Rust => ("5_000_000", "8_388_608", 1000, ""),
+        Lang::C | Lang::Zig => (
+            "5_000_000",
+            "8_388_608",
+            500,
+            " Compiled code needs little.",
+        ),
+        Lang::Python => (
+            "200_000_000",
+            "67_108_864",
+            2000,
+            " The Python interpreter needs more of each than a compiled guest.",
+        ),
+        Lang::Js => (
+            "50_000_000",
+            "33_554_432",
+            500,
+            " The QuickJS engine needs more of each than a compiled guest.",
+        ),
+    };
     format!(
         r#"name = "{name}"
 version = "0.1.0"
@@ -54,20 +88,21 @@ description = "The {name} skill package."
 engine = ">=0.1.0"
 # Written by `limina pkg build`.
 component = "{name}.wasm"
-# Host interfaces the package may use, e.g. ["scene.read", "scene.write"]; none so far.
+# Host interfaces the package's skills may use, e.g. ["scene.read", "scene.write"]; a host
+# import outside this list is refused (`forbidden`) even when the caller holds the permission.
 capabilities = []
 
-# Per call: fuel (about one per wasm instruction), linear memory, wall-clock time.
+# Per call: fuel (about one per wasm instruction), linear memory, wall-clock time.{note}
 [limits]
-fuel_per_call = 5_000_000
-memory_bytes = 8_388_608
-timeout_ms = 1000
+fuel_per_call = {fuel}
+memory_bytes = {memory}
+timeout_ms = {timeout_ms}
 "#
     )
 }
 
 /// `src/lib.rs`: one skill, `<name>.hello`, and a native unit test of its handler.
-pub fn lib_rs(name: &str) -> String {
+fn lib_rs(name: &str) -> String {
     format!(
         r#"//! `{name}`: a Limina skill package.
 //!
@@ -132,7 +167,7 @@ mod tests {{
 }
 
 /// `README.md`: how to test, build, serve and sign the package.
-pub fn readme(name: &str) -> String {
+fn readme(name: &str) -> String {
     format!(
         r#"# {name}
 

@@ -28,7 +28,7 @@ pub fn files(lang: Lang, name: &str) -> Vec<(&'static str, String)> {
         ],
         Lang::Rust | Lang::Python => unreachable!("scaffolded by their own templates"),
     };
-    files.push(("limina.toml", manifest(lang, name)));
+    files.push(("limina.toml", super::templates::manifest(name, lang)));
     files.push(("README.md", readme(lang, name)));
     files.push((".gitignore", "/*.wasm\nbindings/\n".to_string()));
     files
@@ -43,39 +43,6 @@ pub fn skill_file(lang: Lang) -> &'static str {
         Lang::Rust => "src/lib.rs",
         Lang::Python => "skills.py",
     }
-}
-
-/// `limina.toml`, with limits sized for the language: a JavaScript engine needs more memory
-/// and fuel than compiled C or Zig.
-fn manifest(lang: Lang, name: &str) -> String {
-    let (fuel, memory, note) = match lang {
-        Lang::Js => (
-            "50_000_000",
-            "33_554_432",
-            "The QuickJS engine needs more of each than a compiled guest.",
-        ),
-        _ => ("5_000_000", "8_388_608", "Compiled code needs little."),
-    };
-    format!(
-        r#"name = "{name}"
-version = "0.1.0"
-kind = "skills"
-description = "The {name} skill package."
-# Host versions the package works with.
-engine = ">=0.1.0"
-# Written by `limina pkg build`.
-component = "{name}.wasm"
-# Host interfaces the package's skills may use, e.g. ["scene.read", "scene.write"]; a host
-# import outside this list is refused (`forbidden`) even when the caller holds the permission.
-capabilities = []
-
-# Per call: fuel (about one per wasm instruction), linear memory, wall-clock time. {note}
-[limits]
-fuel_per_call = {fuel}
-memory_bytes = {memory}
-timeout_ms = 500
-"#
-    )
 }
 
 /// `README.md`: the package's files and the loop of test, build, serve, reload.

@@ -6,7 +6,10 @@
 pub fn files(name: &str) -> Vec<(&'static str, String)> {
     let fill = |text: &str| text.replace("{{name}}", name);
     vec![
-        ("limina.toml", manifest(name)),
+        (
+            "limina.toml",
+            super::templates::manifest(name, super::Lang::Python),
+        ),
         ("app.py", include_str!("python_template/app.py").to_string()),
         (
             "limina_skill.py",
@@ -24,31 +27,6 @@ pub fn files(name: &str) -> Vec<(&'static str, String)> {
 
 /// Ignores the build output and Python's caches.
 const GITIGNORE: &str = "/*.wasm\n__pycache__/\n";
-
-/// `limina.toml`, with limits sized for a Python interpreter (a larger memory and more fuel
-/// than a Rust package needs).
-fn manifest(name: &str) -> String {
-    format!(
-        r#"name = "{name}"
-version = "0.1.0"
-kind = "skills"
-description = "The {name} skill package."
-# Host versions the package works with.
-engine = ">=0.1.0"
-# Written by `limina pkg build` (componentize-py).
-component = "{name}.wasm"
-# Host interfaces the package may use, e.g. ["scene.read", "scene.write"]; none so far.
-capabilities = []
-
-# Per call: fuel (about one per wasm instruction), linear memory, wall-clock time. The Python
-# interpreter needs more of each than a Rust guest.
-[limits]
-fuel_per_call = 200_000_000
-memory_bytes = 67_108_864
-timeout_ms = 2000
-"#
-    )
-}
 
 /// `README.md`: how to test, build and serve the package.
 fn readme(name: &str) -> String {
