@@ -66,6 +66,10 @@ pub struct Body {
     pub shape: BodyShape,
 }
 
+/// The entity's number (`ent_<n>`), so per-entity passes can name what they touched.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Number(pub u64);
+
 /// String tags attached to an entity.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Tags(pub BTreeSet<String>);
@@ -124,7 +128,9 @@ impl World {
             size: spec.size,
             color: spec.color,
         };
-        let entity = self.ecs.spawn((transform, appearance, Tags::default()));
+        let entity = self
+            .ecs
+            .spawn((transform, appearance, Tags::default(), Number(number)));
         if spec.body != BodyKind::None {
             let (handle, shape) = self.physics.add_body(spec, entity);
             self.ecs
@@ -132,6 +138,7 @@ impl World {
                 .expect("entity was just spawned");
         }
         self.by_number.insert(number, entity);
+        self.touch(number);
         self.record(Undo::Create(number));
         Ok(entity_id(number))
     }
@@ -151,6 +158,7 @@ impl World {
 
     pub(super) fn remove(&mut self, number: u64, entity: Entity) -> Removed {
         self.by_number.remove(&number);
+        self.touch(number);
         let body = self.ecs.get::<&Body>(entity).ok().map(|b| *b);
         let (transform, appearance, tags) = self
             .ecs
@@ -168,9 +176,12 @@ impl World {
     }
 
     pub(super) fn restore(&mut self, removed: Removed) {
-        let entity = self
-            .ecs
-            .spawn((removed.transform, removed.appearance, removed.tags));
+        let entity = self.ecs.spawn((
+            removed.transform,
+            removed.appearance,
+            removed.tags,
+            Number(removed.number),
+        ));
         if let Some(saved) = removed.body {
             let (handle, shape) = self.physics.restore_body(saved, entity);
             self.ecs
@@ -178,6 +189,7 @@ impl World {
                 .expect("entity was just spawned");
         }
         self.by_number.insert(removed.number, entity);
+        self.touch(removed.number);
     }
 
     /// Entities matching the filter, sorted by id.
@@ -264,6 +276,9 @@ impl World {
     }
 
     pub(super) fn write_transform(&mut self, entity: Entity, transform: Transform) {
+        if let Ok(number) = self.ecs.get::<&Number>(entity).map(|n| n.0) {
+            self.touch(number);
+        }
         *self
             .ecs
             .get::<&mut Transform>(entity)

@@ -5,6 +5,7 @@
 mod agents;
 mod assets;
 mod audio;
+mod changes;
 mod collisions;
 mod entity;
 mod inspect;
@@ -13,9 +14,10 @@ mod physics;
 mod render;
 mod ui;
 
-pub use agents::{ApproachTarget, Heard, Movement};
+pub use agents::{ApproachTarget, Heard, Movement, body_tag};
 pub use assets::GltfResource;
 pub use audio::{Bus, Sound, SoundKind, SoundSpec};
+pub use changes::{ChangeSet, EntityState};
 pub use collisions::CollisionEvent;
 pub use entity::{BodyKind, ColliderShape, EntityFilter, EntityInfo, EntitySpec, Shape, Transform};
 pub use journal::Journal;
@@ -64,6 +66,10 @@ pub struct World {
     next_number: u64,
     tick: u64,
     journal: Option<Journal>,
+    /// Where the journal began in the change log (a rollback truncates back to it).
+    journal_mark: usize,
+    changes: changes::ChangeLog,
+    instance: u64,
     pub(crate) render: RenderState,
     pub(crate) ui: UiState,
     pub(crate) audio: Mixer,
@@ -83,6 +89,9 @@ impl World {
             next_number: 1,
             tick: 0,
             journal: None,
+            journal_mark: 0,
+            changes: changes::ChangeLog::default(),
+            instance: NEXT_INSTANCE.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             render: RenderState::default(),
             ui: UiState::default(),
             audio: Mixer::default(),
@@ -119,11 +128,21 @@ impl World {
         self.physics.step();
         self.queue_collision_events();
         // Dynamic bodies drive their entity's transform.
-        for (transform, body) in self.ecs.query_mut::<(&mut Transform, &entity::Body)>() {
-            if let Some((position, rotation)) = self.physics.pose(body.handle) {
+        let mut moved = Vec::new();
+        for (transform, body, number) in self
+            .ecs
+            .query_mut::<(&mut Transform, &entity::Body, &entity::Number)>()
+        {
+            if let Some((position, rotation)) = self.physics.pose(body.handle)
+                && (transform.position != position || transform.rotation != rotation)
+            {
                 transform.position = position;
                 transform.rotation = rotation;
+                moved.push(number.0);
             }
+        }
+        for number in moved {
+            self.touch(number);
         }
         self.tick += 1;
         self.advance_agents();
@@ -133,6 +152,7 @@ impl World {
     /// Starts recording undo information for the mutations that follow.
     pub fn begin(&mut self) {
         self.journal = Some(Journal::default());
+        self.journal_mark = self.change_mark();
     }
 
     /// Keeps every mutation since `begin`.
@@ -144,6 +164,7 @@ impl World {
     pub fn rollback(&mut self) {
         if let Some(journal) = self.journal.take() {
             journal.undo(self);
+            self.truncate_changes(self.journal_mark);
         }
     }
 
@@ -158,6 +179,9 @@ impl World {
         self.by_number.get(&number).map(|e| (number, *e))
     }
 }
+
+/// Gives every world value its own [`World::instance`].
+static NEXT_INSTANCE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 /// `ent_<n>` → n.
 fn parse_entity_id(id: &str) -> Option<u64> {

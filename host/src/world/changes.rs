@@ -1,0 +1,185 @@
+//! The change set: which entities were created, moved or removed since state sync last
+//! looked. Recorded as the world mutates (every path that writes a transform, creates or
+//! removes an entity, and bodies moved by a physics step), so sync never diffs the world.
+//! A rolled-back call takes its records back with it.
+
+use super::{Transform, World, entity_id};
+
+/// Entity numbers touched since the last [`World::take_changes`], in touch order, with
+/// repeats. Kept bounded by folding repeats away when it grows past the world's size.
+#[derive(Default)]
+pub(super) struct ChangeLog {
+    touched: Vec<u64>,
+}
+
+/// An entity's state as sync reports it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EntityState {
+    pub number: u64,
+    pub id: String,
+    pub transform: Transform,
+}
+
+/// What changed since the last look.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct ChangeSet {
+    /// Entities created or moved, with their state now, by number.
+    pub changed: Vec<EntityState>,
+    /// Entities that no longer exist (numbers), ascending.
+    pub removed: Vec<u64>,
+}
+
+impl ChangeSet {
+    pub fn is_empty(&self) -> bool {
+        self.changed.is_empty() && self.removed.is_empty()
+    }
+}
+
+impl World {
+    /// Records that entity `number` was created, moved or removed.
+    pub(super) fn touch(&mut self, number: u64) {
+        let log = &mut self.changes.touched;
+        log.push(number);
+        // Nobody may be draining (an in-process registry): fold repeats so the log never
+        // outgrows the set of entities that exist or existed since the last drain.
+        if log.len() > 4 * self.settings.max_entities.max(256) {
+            log.sort_unstable();
+            log.dedup();
+        }
+    }
+
+    /// How many records the change log holds (a call's rollback truncates back to it).
+    pub(super) fn change_mark(&self) -> usize {
+        self.changes.touched.len()
+    }
+
+    /// Forgets records made after `mark` (their mutations were undone).
+    pub(super) fn truncate_changes(&mut self, mark: usize) {
+        self.changes.touched.truncate(mark);
+    }
+
+    /// Takes the changes recorded since the last call: each touched entity once, with its
+    /// current state, or as removed when it no longer exists.
+    pub fn take_changes(&mut self) -> ChangeSet {
+        let mut touched = std::mem::take(&mut self.changes.touched);
+        touched.sort_unstable();
+        touched.dedup();
+        let mut set = ChangeSet::default();
+        for number in touched {
+            match self.entity_state(number) {
+                Some(state) => set.changed.push(state),
+                None => set.removed.push(number),
+            }
+        }
+        set
+    }
+
+    /// One entity's state by number.
+    pub fn entity_state(&self, number: u64) -> Option<EntityState> {
+        let entity = self.entity_by_number(number)?;
+        let transform = *self.ecs.get::<&Transform>(entity).ok()?;
+        Some(EntityState {
+            number,
+            id: entity_id(number),
+            transform,
+        })
+    }
+
+    /// Every entity's state, by number.
+    pub fn entity_states(&self) -> Vec<EntityState> {
+        self.by_number
+            .keys()
+            .filter_map(|&n| self.entity_state(n))
+            .collect()
+    }
+
+    /// Identifies this world value: a world swapped in whole (a scene reload) has another,
+    /// so sync knows to send everyone a fresh snapshot.
+    pub fn instance(&self) -> u64 {
+        self.instance
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::world::{BodyKind, EntitySpec, Shape, World, WorldSettings};
+
+    fn world() -> World {
+        World::new(WorldSettings {
+            max_entities: 100,
+            tick_seconds: 1.0 / 60.0,
+        })
+    }
+
+    fn spec(position: [f64; 3], body: BodyKind) -> EntitySpec {
+        EntitySpec {
+            shape: Shape::Box,
+            collider: None,
+            size: 1.0,
+            color: 0,
+            position,
+            body,
+            friction: 0.5,
+            restitution: 0.0,
+        }
+    }
+
+    #[test]
+    fn creations_moves_and_removals_are_reported_once_each() {
+        let mut w = world();
+        let a = w.create_entity(&spec([0.0; 3], BodyKind::None)).unwrap();
+        let b = w.create_entity(&spec([1.0; 3], BodyKind::None)).unwrap();
+        w.set_transform(&a, Some([5.0, 0.0, 0.0]), None, None);
+        let set = w.take_changes();
+        let ids: Vec<_> = set.changed.iter().map(|s| s.id.as_str()).collect();
+        assert_eq!(ids, [a.as_str(), b.as_str()]);
+        assert_eq!(set.changed[0].transform.position, [5.0, 0.0, 0.0]);
+        assert!(set.removed.is_empty());
+        assert!(
+            w.take_changes().is_empty(),
+            "a second look sees nothing new"
+        );
+        assert!(w.destroy_entity(&b));
+        assert_eq!(w.take_changes().removed, [2]);
+    }
+
+    #[test]
+    fn a_rolled_back_call_leaves_no_changes() {
+        let mut w = world();
+        let a = w.create_entity(&spec([0.0; 3], BodyKind::None)).unwrap();
+        w.take_changes();
+        w.begin();
+        w.create_entity(&spec([1.0; 3], BodyKind::None)).unwrap();
+        w.set_transform(&a, Some([9.0, 9.0, 9.0]), None, None);
+        w.rollback();
+        assert!(w.take_changes().is_empty());
+        assert_eq!(w.get_entity(&a).unwrap().transform.position, [0.0; 3]);
+    }
+
+    #[test]
+    fn a_physics_step_reports_only_bodies_that_moved() {
+        let mut w = world();
+        let falling = w
+            .create_entity(&spec([0.0, 10.0, 0.0], BodyKind::Dynamic))
+            .unwrap();
+        w.create_entity(&spec([5.0, 0.0, 0.0], BodyKind::Fixed))
+            .unwrap();
+        w.create_entity(&spec([9.0, 0.0, 0.0], BodyKind::None))
+            .unwrap();
+        w.take_changes();
+        w.step();
+        let ids: Vec<_> = w.take_changes().changed.into_iter().map(|s| s.id).collect();
+        assert_eq!(ids, [falling]);
+    }
+
+    #[test]
+    fn an_undrained_log_stays_bounded() {
+        let mut w = world();
+        let a = w.create_entity(&spec([0.0; 3], BodyKind::None)).unwrap();
+        for i in 0..10_000 {
+            w.set_transform(&a, Some([i as f64, 0.0, 0.0]), None, None);
+        }
+        assert!(w.change_mark() <= 4 * 256 + 1);
+        assert_eq!(w.take_changes().changed.len(), 1);
+    }
+}
