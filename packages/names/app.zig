@@ -191,6 +191,8 @@ pub fn generateNames(arena: std.mem.Allocator, args: GenerateInput) limina.Failu
 fn generate(arena: std.mem.Allocator, input: []const u8) limina.Failure![]const u8 {
     const args = try limina.parse(GenerateInput, arena, input);
     const names = try generateNames(arena, args);
+    // A caller that asked for progress hears that the draw is done.
+    limina.progress(@floatFromInt(names.len), @floatFromInt(names.len), "names drawn");
     return limina.stringify(arena, .{ .names = names, .style = args.style });
 }
 

@@ -313,6 +313,13 @@ static inline void limina_log(limina_level level, const char *fmt, ...) {
     free(line.data);
 }
 
+/* Reports a long call's progress: `done` of `total` (a negative total: unknown), with an
+   optional message; sent to a client that asked for progress, dropped otherwise. */
+static inline void limina_progress(double done, double total, const char *message) {
+    skill_package_string_t text = {(uint8_t *)message, message ? strlen(message) : 0};
+    limina_skill_progress_report(done, total >= 0 ? &total : NULL, message ? &text : NULL);
+}
+
 static inline void limina__describe(const limina_skill *skills, size_t count,
                                     limina_skill_types_package_description_t *ret) {
     limina_skill_types_skill_descriptor_t *list =
@@ -397,6 +404,10 @@ static inline bool limina__invoke(const limina_skill *skills, size_t count,
 #else /* native: tests call the table through limina_invoke */
 
 typedef enum limina_level { LIMINA_DEBUG, LIMINA_INFO, LIMINA_WARN, LIMINA_ERROR } limina_level;
+
+static inline void limina_progress(double done, double total, const char *message) {
+    fprintf(stderr, "[progress] %g/%g %s\n", done, total, message ? message : "");
+}
 
 static inline void limina_log(limina_level level, const char *fmt, ...) {
     static const char *names[] = {"debug", "info", "warn", "error"};

@@ -38,7 +38,7 @@ pub mod bindings {
 /// The host interfaces a package may import (each checks the caller's permissions).
 pub mod host {
     pub use crate::bindings::limina::skill::{
-        agents, assets, audio, ecs, log, physics, random, render, scene, trace, ui,
+        agents, assets, audio, ecs, log, physics, progress, random, render, scene, trace, ui,
     };
 }
 

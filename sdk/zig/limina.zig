@@ -108,6 +108,18 @@ pub fn log(comptime level: enum { debug, info, warn, err }, comptime fmt: []cons
     }
 }
 
+/// Reports a long call's progress: `done` of `total` (when known), with an optional note;
+/// sent to a client that asked for progress, dropped otherwise. Natively, to stderr.
+pub fn progress(done: f64, total: ?f64, note: ?[]const u8) void {
+    if (wasm) {
+        var t: f64 = total orelse 0;
+        var text = c.skill_package_string_t{ .ptr = if (note) |m| @constCast(m.ptr) else null, .len = if (note) |m| m.len else 0 };
+        c.limina_skill_progress_report(done, if (total != null) &t else null, if (note != null) &text else null);
+    } else {
+        std.debug.print("[progress] {d}/{d} {s}\n", .{ done, total orelse -1, note orelse "" });
+    }
+}
+
 /// Exports `skills` as the component's `skill` interface; call once, in a `comptime` block of
 /// `app.zig`.
 pub fn exportPackage(comptime skills: []const Skill) void {

@@ -95,6 +95,7 @@ fn add_imports(linker: &mut Linker<GuestState>) -> Result<()> {
     wit::trace::add_to_linker::<GuestState, D>(linker, |s| s)?;
     wit::log::add_to_linker::<GuestState, D>(linker, |s| s)?;
     wit::random::add_to_linker::<GuestState, D>(linker, |s| s)?;
+    wit::progress::add_to_linker::<GuestState, D>(linker, |s| s)?;
     wit::render::add_to_linker::<GuestState, D>(linker, |s| s)?;
     wit::physics::add_to_linker::<GuestState, D>(linker, |s| s)?;
     wit::assets::add_to_linker::<GuestState, D>(linker, |s| s)?;

@@ -4,15 +4,16 @@ use super::bindings::{
     CallContext, PackageDescription, SkillError, SkillPackage as Package,
     SkillPackagePre as PackagePre,
 };
+use super::interrupt::{Cancel, Cut, Interrupt};
 use super::limiter::MemoryLimiter;
 use super::wasi::GuestWasi;
-use crate::limits::{EPOCH_TICK_MS, PackageLimits};
+use crate::limits::PackageLimits;
 use crate::policy::Permissions;
 use crate::realm::Realm;
 use anyhow::{Context, Result, anyhow};
 use std::sync::Arc;
 use wasmtime::component::{Component, Linker};
-use wasmtime::{Engine, Store, Trap};
+use wasmtime::{Engine, Store, StoreContextMut, Trap, UpdateDeadline};
 
 /// What a store carries: the limiter, whose package it is, the WASI state of a guest that
 /// uses WASI, and — only during a call — the realm on loan plus the call's identity and grants.
@@ -22,6 +23,8 @@ pub struct GuestState {
     pub(super) call: Option<ActiveCall>,
     /// Made on the guest's first WASI call; Rust guests never make one.
     pub(super) wasi: Option<Box<GuestWasi>>,
+    /// The deadline and cancellation of what runs now (a call, or start-up and describe).
+    pub(super) interrupt: Interrupt,
 }
 
 /// The state of the call in progress.
@@ -32,10 +35,15 @@ pub(super) struct ActiveCall {
     pub events: Vec<String>,
     /// Log lines the guest wrote.
     pub logs: Vec<crate::log::LogLine>,
+    /// Progress reports passed on so far.
+    pub progress_reports: usize,
 }
 
+/// Where a call's progress goes: `(done, total, message)` to the client that asked.
+pub type ProgressSink = Arc<dyn Fn(f64, Option<f64>, Option<String>) + Send + Sync>;
+
 /// Who is calling, with what, and within which limits.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct CallInfo {
     pub skill: String,
     pub agent_id: String,
@@ -49,6 +57,10 @@ pub struct CallInfo {
     pub memory_limit_bytes: u64,
     pub timeout_ms: u64,
     pub tick: u64,
+    /// Raised by the caller's transport to stop the call (`notifications/cancelled`).
+    pub cancel: Cancel,
+    /// Set when the caller asked for progress (`progressToken`).
+    pub progress: Option<ProgressSink>,
 }
 
 /// Why a call was cut short by the sandbox. The instance is discarded after any of them.
@@ -56,8 +68,10 @@ pub struct CallInfo {
 pub enum CallFailure {
     /// The call burned its whole fuel allotment.
     OutOfFuel { fuel: u64 },
-    /// The call ran past its wall-clock deadline.
+    /// The call ran past its wall-clock deadline (waiting in WASI included).
     Timeout { timeout_ms: u64 },
+    /// The caller cancelled the call.
+    Cancelled,
     /// The guest tried to grow memory or a table past its limit.
     Memory { limit_bytes: usize },
     /// Any other trap (panic, unreachable, stack overflow, bad output encoding).
@@ -78,22 +92,54 @@ pub struct CallOutcome<T = String> {
 #[derive(Clone)]
 pub struct CompiledPackage {
     pre: PackagePre<GuestState>,
+    /// Tells this compilation's instances from an earlier version's.
+    id: u64,
+    /// Whether it imports a host interface that reaches the world or the trace (else its
+    /// calls can run away from the engine).
+    touches_world: bool,
 }
+
+/// Host interfaces that read or change the realm (world, trace); `types`, `log`, `random`
+/// and WASI do not.
+const WORLD_INTERFACES: [&str; 9] = [
+    "scene", "ecs", "render", "physics", "assets", "agents", "ui", "audio", "trace",
+];
+
+static NEXT_COMPILED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 impl CompiledPackage {
     pub(super) fn new(
-        _engine: &Engine,
+        engine: &Engine,
         linker: &Linker<GuestState>,
         component: &Component,
         label: &str,
     ) -> Result<Self> {
+        let touches_world = component.component_type().imports(engine).any(|(name, _)| {
+            name.strip_prefix("limina:skill/")
+                .map(|rest| rest.split('@').next().unwrap_or(rest))
+                .is_some_and(|interface| WORLD_INTERFACES.contains(&interface))
+        });
         let pre = linker
             .instantiate_pre(component)
             .map_err(|e| anyhow!("{label} imports something this host does not provide: {e}"))?;
         let pre = PackagePre::new(pre).map_err(|e| {
             anyhow!("{label} does not export the limina:skill/skill interface: {e}")
         })?;
-        Ok(CompiledPackage { pre })
+        Ok(CompiledPackage {
+            pre,
+            id: NEXT_COMPILED.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            touches_world,
+        })
+    }
+
+    /// Whether the component imports any interface that reaches the world or the trace.
+    pub fn touches_world(&self) -> bool {
+        self.touches_world
+    }
+
+    /// Whether `instance` was made from this compilation.
+    pub fn same(&self, instance: &GuestInstance) -> bool {
+        instance.compiled == self.id
     }
 
     /// A fresh instance under `limits`. A start function that runs away is stopped by fuel.
@@ -106,18 +152,30 @@ impl CompiledPackage {
                 package: package.into(),
                 call: None,
                 wasi: None,
+                interrupt: Interrupt::new(limits.timeout_ms, Cancel::default()),
             },
         );
         store.limiter(|s| &mut s.limiter);
         store
             .set_fuel(limits.fuel_per_call)
             .map_err(anyhow::Error::from)?;
-        store.set_epoch_deadline(deadline_ticks(limits.timeout_ms));
+        // Every epoch tick asks whether the guest must stop: its deadline, or a cancel.
+        store.epoch_deadline_callback(|ctx: StoreContextMut<'_, GuestState>| {
+            match ctx.data().interrupt.check() {
+                Some(cut) => Err(cut.into()),
+                None => Ok(UpdateDeadline::Continue(1)),
+            }
+        });
+        store.set_epoch_deadline(1);
         let bindings = self
             .pre
             .instantiate(&mut store)
             .map_err(|e| anyhow!("instantiating package `{package}` failed: {e}"))?;
-        let instance = GuestInstance { store, bindings };
+        let instance = GuestInstance {
+            store,
+            bindings,
+            compiled: self.id,
+        };
         instance.drain_output(&mut Vec::new());
         Ok(instance)
     }
@@ -127,6 +185,8 @@ impl CompiledPackage {
 pub struct GuestInstance {
     store: Store<GuestState>,
     bindings: Package,
+    /// The [`CompiledPackage`] it came from.
+    compiled: u64,
 }
 
 impl GuestInstance {
@@ -202,7 +262,8 @@ impl GuestInstance {
         let skill = info.skill.clone();
         // Fuel and deadline are set per call; a store that cannot take fuel is a host bug.
         let _ = self.store.set_fuel(fuel);
-        self.store.set_epoch_deadline(deadline_ticks(timeout_ms));
+        self.store.data_mut().interrupt = Interrupt::new(timeout_ms, info.cancel.clone());
+        self.store.set_epoch_deadline(1);
         let limiter = &mut self.store.data_mut().limiter;
         limiter.reset_refusal();
         limiter.set_limit(info.memory_limit_bytes);
@@ -211,6 +272,7 @@ impl GuestInstance {
             info,
             events: Vec::new(),
             logs: Vec::new(),
+            progress_reports: 0,
         });
         let raw = call(&self.bindings, &mut self.store, &ctx, &skill);
         let active = self
@@ -246,6 +308,12 @@ fn classify(
     timeout_ms: u64,
     limiter: &MemoryLimiter,
 ) -> CallFailure {
+    if let Some(cut) = e.downcast_ref::<Cut>() {
+        return match cut {
+            Cut::Cancelled => CallFailure::Cancelled,
+            Cut::Deadline { .. } => CallFailure::Timeout { timeout_ms },
+        };
+    }
     match e.downcast_ref::<Trap>() {
         Some(Trap::OutOfFuel) => CallFailure::OutOfFuel { fuel },
         Some(Trap::Interrupt) => CallFailure::Timeout { timeout_ms },
@@ -254,8 +322,4 @@ fn classify(
         },
         _ => CallFailure::Trap(format!("{e:#}")),
     }
-}
-
-fn deadline_ticks(timeout_ms: u64) -> u64 {
-    timeout_ms.div_ceil(EPOCH_TICK_MS) + 1
 }

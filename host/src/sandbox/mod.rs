@@ -8,10 +8,15 @@ mod cache;
 mod engine;
 mod imports;
 mod instance;
+mod interrupt;
 mod limiter;
 mod wasi;
+mod wasi_sleep;
 
 pub use cache::{CompileCache, content_hash};
 pub use engine::Sandbox;
-pub use instance::{CallFailure, CallInfo, CallOutcome, CompiledPackage, GuestInstance};
+pub use instance::{
+    CallFailure, CallInfo, CallOutcome, CompiledPackage, GuestInstance, ProgressSink,
+};
+pub use interrupt::{Cancel, Cut, Interrupt};
 pub use limiter::MemoryLimiter;

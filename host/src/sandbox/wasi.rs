@@ -9,6 +9,7 @@
 //! guest's first WASI call and then kept for the life of the instance.
 
 use super::instance::GuestState;
+use super::wasi_sleep::GuestClock;
 use crate::limits::{
     MAX_GUEST_LOG_LINE_CHARS, MAX_GUEST_LOG_LINES_PER_CALL, MAX_GUEST_STDIO_BYTES,
 };
@@ -27,7 +28,16 @@ use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 /// through them is decided by the context [`GuestWasi::new`] builds.
 pub(super) fn add_to_linker(linker: &mut Linker<GuestState>) -> Result<()> {
     wasmtime_wasi::p2::add_to_linker_with_options_sync(linker, &LinkOptions::default())?;
-    Ok(())
+    super::wasi_sleep::shadow_clock_subscriptions(linker)
+}
+
+impl GuestState {
+    /// The guest's monotonic clock (making its WASI context if it has none yet).
+    pub(super) fn guest_clock(&mut self) -> GuestClock {
+        self.wasi
+            .get_or_insert_with(|| Box::new(GuestWasi::new()))
+            .clock
+    }
 }
 
 /// One instance's WASI state: the context that grants nothing, its resource table, and the
@@ -37,6 +47,7 @@ pub(super) struct GuestWasi {
     table: ResourceTable,
     stdout: CapturedOutput,
     stderr: CapturedOutput,
+    clock: GuestClock,
 }
 
 impl GuestWasi {
@@ -45,7 +56,11 @@ impl GuestWasi {
     fn new() -> Self {
         let stdout = CapturedOutput::default();
         let stderr = CapturedOutput::default();
+        let clock = GuestClock {
+            base: std::time::Instant::now(),
+        };
         let ctx = WasiCtxBuilder::new()
+            .monotonic_clock(clock)
             .stdout(stdout.clone())
             .stderr(stderr.clone())
             // Creating a socket fails outright; every address would be refused anyway (the
@@ -59,6 +74,7 @@ impl GuestWasi {
             table: ResourceTable::new(),
             stdout,
             stderr,
+            clock,
         }
     }
 

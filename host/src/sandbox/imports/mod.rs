@@ -7,6 +7,7 @@ mod audio;
 mod ecs;
 mod log;
 mod physics;
+mod progress;
 mod random;
 mod render;
 mod scene;
