@@ -7,10 +7,23 @@ use crate::limits::FUEL_PER_MS;
 use crate::realm::Realm;
 use crate::sandbox::bindings::SkillError;
 use crate::sandbox::{CallFailure, CallInfo, CallOutcome, GuestInstance};
+use std::sync::Arc;
 
 /// What to run inside the instance.
 pub(super) type GuestFn<'a, T> =
     dyn FnOnce(&mut GuestInstance, Box<Realm>, CallInfo) -> (Box<Realm>, CallOutcome<T>) + 'a;
+
+/// A guest call set up on the engine: the instance taken out for it, its allotments and
+/// identity. [`Registry::settle`] charges it and puts the instance back.
+pub(crate) struct GuestPrep {
+    key: (Arc<str>, usize),
+    pub(crate) instance: GuestInstance,
+    pub(crate) info: CallInfo,
+    fuel_cut_by_budget: bool,
+    memory_cut_by_budget: bool,
+    cpu_ms_left: Option<f64>,
+    memory: u64,
+}
 
 impl Registry {
     /// Runs `f` in `caller`'s instance of `package`; trace events the guest emitted are
@@ -24,37 +37,48 @@ impl Registry {
         events: &mut Vec<String>,
         f: Box<GuestFn<'_, T>>,
     ) -> Result<T, Failure> {
+        let mut prep = self.prepare_guest(caller, package, skill, invocation_id)?;
+        let realm = self.realm.take().expect("the realm is home between calls");
+        let (realm, outcome) = f(&mut prep.instance, realm, prep.info.clone());
+        self.realm = Some(realm);
+        self.settle(caller, prep, outcome, events)
+    }
+
+    /// Takes (or makes) `caller`'s instance of `package` and sizes the call: the allotment is
+    /// the lesser of the package's cap and what the session has left.
+    pub(crate) fn prepare_guest(
+        &mut self,
+        caller: &Caller,
+        package: usize,
+        skill: &str,
+        invocation_id: &str,
+    ) -> Result<GuestPrep, Failure> {
         let limits = self.packages[package].limits;
-        let key = (caller.session_id.as_str().into(), package);
-        if !self.instances.contains_key(&key) {
-            let p = &self.packages[package];
-            let instance = p
-                .compiled
-                .instantiate(&p.manifest.name, &limits)
-                .map_err(|e| {
-                    Failure::new(
-                        ErrorCode::HandlerError,
-                        format!("the package could not start: {e:#}"),
-                    )
-                })?;
-            self.instances.insert(key.clone(), instance);
-        }
-        // The allotment is the lesser of the package's cap and what the session has left.
+        let key: (Arc<str>, usize) = (caller.session_id.as_str().into(), package);
+        let instance = match self.instances.remove(&key) {
+            Some(instance) => instance,
+            None => {
+                let p = &self.packages[package];
+                p.compiled
+                    .instantiate(&p.manifest.name, &limits)
+                    .map_err(|e| {
+                        Failure::new(
+                            ErrorCode::HandlerError,
+                            format!("the package could not start: {e:#}"),
+                        )
+                    })?
+            }
+        };
         let budget = self.policy.budget(&caller.session_id);
-        let budget_fuel = budget
-            .cpu_ms_left()
-            .map(|ms| (ms * FUEL_PER_MS as f64) as u64);
+        let cpu_ms_left = budget.cpu_ms_left();
+        let budget_fuel = cpu_ms_left.map(|ms| (ms * FUEL_PER_MS as f64) as u64);
         let fuel = budget_fuel.map_or(limits.fuel_per_call, |b| b.clamp(1, limits.fuel_per_call));
-        let fuel_cut_by_budget = budget_fuel.is_some_and(|b| b < limits.fuel_per_call);
         let memory = budget
             .mem_bytes_limit()
             .map_or(limits.memory_bytes, |m| m.min(limits.memory_bytes));
-        let memory_cut_by_budget = memory < limits.memory_bytes;
-
         let grants = caller
             .permissions
             .intersect(self.packages[package].manifest.capabilities);
-        let realm = self.realm.take().expect("the realm is home between calls");
         let info = CallInfo {
             skill: skill.to_string(),
             agent_id: caller.agent_id.clone(),
@@ -65,37 +89,63 @@ impl Registry {
             fuel,
             memory_limit_bytes: memory,
             timeout_ms: limits.timeout_ms,
-            tick: realm.world.tick(),
+            tick: self.realm().world.tick(),
+            cancel: self.control.cancel.clone(),
+            progress: self.control.progress.clone(),
         };
-        let instance = self.instances.get_mut(&key).expect("inserted above");
-        let (realm, outcome) = f(instance, realm, info);
-        self.realm = Some(realm);
+        Ok(GuestPrep {
+            key,
+            instance,
+            info,
+            fuel_cut_by_budget: budget_fuel.is_some_and(|b| b < limits.fuel_per_call),
+            memory_cut_by_budget: memory < limits.memory_bytes,
+            cpu_ms_left,
+            memory,
+        })
+    }
+
+    /// Charges what the call used, keeps its events and logs, and puts the instance back
+    /// (unless it trapped).
+    pub(crate) fn settle<T>(
+        &mut self,
+        caller: &Caller,
+        prep: GuestPrep,
+        outcome: CallOutcome<T>,
+        events: &mut Vec<String>,
+    ) -> Result<T, Failure> {
         events.extend(outcome.events);
         self.logs.extend(outcome.logs);
         // Charged whatever happened: a call cut mid-way still used what it used, and a call
         // refused memory reached for at least the limit. A call the CPU budget cut used all
         // that was left (charged exactly, so float rounding cannot leave a sliver unspent).
         let mut cpu_ms = outcome.fuel_used as f64 / FUEL_PER_MS as f64;
-        if fuel_cut_by_budget && matches!(outcome.result, Err(CallFailure::OutOfFuel { .. })) {
-            cpu_ms = cpu_ms.max(budget.cpu_ms_left().unwrap_or(0.0));
+        if prep.fuel_cut_by_budget && matches!(outcome.result, Err(CallFailure::OutOfFuel { .. })) {
+            cpu_ms = cpu_ms.max(prep.cpu_ms_left.unwrap_or(0.0));
         }
         let mut peak = outcome.peak_memory_bytes as u64;
         if matches!(outcome.result, Err(CallFailure::Memory { .. })) {
-            peak = peak.max(memory);
+            peak = peak.max(prep.memory);
         }
         self.policy.charge(&caller.session_id, cpu_ms, peak);
         match outcome.result {
-            Ok(Ok(value)) => Ok(value),
-            Ok(Err(e)) => Err(from_guest(e)),
-            Err(failure) => {
-                // A trapped instance may be inconsistent: never run it again.
-                self.instances.remove(&key);
-                Err(from_sandbox(
-                    failure,
-                    fuel_cut_by_budget,
-                    memory_cut_by_budget,
-                ))
+            Ok(result) => {
+                // The package may have been replaced meanwhile (hot reload dropped its
+                // instances): only an instance of the package as it is now goes back.
+                if self
+                    .packages
+                    .get(prep.key.1)
+                    .is_some_and(|p| p.compiled.same(&prep.instance))
+                {
+                    self.instances.insert(prep.key, prep.instance);
+                }
+                result.map_err(from_guest)
             }
+            // A trapped instance may be inconsistent: never run it again.
+            Err(failure) => Err(from_sandbox(
+                failure,
+                prep.fuel_cut_by_budget,
+                prep.memory_cut_by_budget,
+            )),
         }
     }
 }
@@ -128,6 +178,14 @@ fn from_sandbox(failure: CallFailure, fuel_by_budget: bool, memory_by_budget: bo
         CallFailure::Memory { limit_bytes } => format!(
             "the call tried to grow memory past the package's {limit_bytes} byte limit and was stopped; {undone}"
         ),
+        CallFailure::Cancelled => {
+            return Failure::new(
+                ErrorCode::Cancelled,
+                format!(
+                    "the caller cancelled the call; it was stopped and charged for what it used, {undone}"
+                ),
+            );
+        }
         CallFailure::Trap(message) => {
             return Failure::new(
                 ErrorCode::HandlerError,

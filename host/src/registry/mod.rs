@@ -4,6 +4,7 @@
 
 mod builtins;
 mod decision;
+mod detached;
 mod guest_call;
 mod hooks;
 mod load;
@@ -12,6 +13,7 @@ mod reload;
 mod response;
 mod schema;
 
+pub use detached::{DetachedCall, Invocation, RanCall};
 pub use hooks::{HookPhase, HostHook};
 pub use response::{ErrorCode, Failure, Metadata, Response};
 pub use schema::Schema;
@@ -115,6 +117,25 @@ pub struct Registry {
     started: Instant,
     /// Guest log lines not yet passed on to clients.
     logs: Vec<crate::log::LogLine>,
+    /// The cancel and progress sink of the call in progress (defaults between calls).
+    control: CallControl,
+}
+
+/// What the caller's transport attaches to a call: a way to cancel it, and where its progress
+/// goes when the client asked for progress.
+#[derive(Clone, Default)]
+pub struct CallControl {
+    pub cancel: crate::sandbox::Cancel,
+    pub progress: Option<crate::sandbox::ProgressSink>,
+}
+
+impl CallControl {
+    /// Reports progress to the caller, if it asked for it (host built-ins use this).
+    pub fn report(&self, done: f64, total: Option<f64>, message: &str) {
+        if let Some(sink) = &self.progress {
+            sink(done, total, Some(message.to_string()));
+        }
+    }
 }
 
 impl Registry {
@@ -136,6 +157,7 @@ impl Registry {
             generation: 0,
             started: Instant::now(),
             logs: Vec::new(),
+            control: Default::default(),
         };
         builtins::register(&mut registry);
         registry

@@ -4,7 +4,7 @@
 use super::decision::{self, Crossing};
 use super::hooks::{HookPhase, covers};
 use super::schema::normalize_input;
-use super::{Caller, ErrorCode, Failure, Handler, Metadata, Registry, Response};
+use super::{CallControl, Caller, ErrorCode, Failure, Handler, Metadata, Registry, Response};
 use crate::limits::MAX_OUTPUT_BYTES;
 use crate::policy::CallRequest;
 use crate::trace::NewEvent;
@@ -14,9 +14,24 @@ use std::time::Instant;
 impl Registry {
     /// Runs skill `name` for `caller` with `input`.
     pub fn invoke(&mut self, caller: &Caller, name: &str, input: Value) -> Response {
+        self.invoke_with(caller, name, input, CallControl::default())
+    }
+
+    /// [`Registry::invoke`] under `control`: stopped at once (rolled back, charged for what
+    /// it used, traced as `skill.cancelled`) when its cancel is raised while guest code runs;
+    /// progress goes to its sink.
+    pub fn invoke_with(
+        &mut self,
+        caller: &Caller,
+        name: &str,
+        input: Value,
+        control: CallControl,
+    ) -> Response {
         let started = Instant::now();
         let mut events = Vec::new();
+        self.control = control;
         let result = self.run(caller, name, input, &mut events);
+        self.control = CallControl::default();
         let metadata = Metadata {
             execution_time_ms: started.elapsed().as_secs_f64() * 1000.0,
             events_emitted: events,
@@ -34,6 +49,40 @@ impl Registry {
         input: Value,
         events: &mut Vec<String>,
     ) -> Result<Value, Failure> {
+        let decided = self.decide(caller, name, input, events)?;
+        // 4. hooks and handler, as one transaction on the world
+        self.realm_mut().world.begin();
+        let result = self.hooks_and_handler(
+            caller,
+            name,
+            decided.handler,
+            decided.input,
+            &decided.decision_id,
+            events,
+        );
+        let realm = self.realm_mut();
+        match &result {
+            Ok(_) => realm.world.commit(),
+            Err(_) => realm.world.rollback(),
+        }
+        self.record_outcome(
+            caller,
+            name,
+            &decided.version,
+            &decided.decision_id,
+            result,
+            events,
+        )
+    }
+
+    /// Steps 1–3: resolve, validate (defaults first), policy (the decision is traced).
+    pub(super) fn decide(
+        &mut self,
+        caller: &Caller,
+        name: &str,
+        input: Value,
+        events: &mut Vec<String>,
+    ) -> Result<Decided, Failure> {
         // 1. resolve
         let Some(skill) = self.skills.get(name) else {
             return Err(Failure::new(
@@ -90,29 +139,49 @@ impl Registry {
         if !verdict.allow {
             return Err(Failure::new(ErrorCode::Forbidden, verdict.reason));
         }
-        // 4. hooks and handler, as one transaction on the world
-        realm.world.begin();
-        match self.hooks_and_handler(caller, name, handler, input, &decision.id, events) {
-            Ok((input, output)) => {
-                let realm = self.realm_mut();
-                realm.world.commit();
-                // 6. emit, caused by the decision
-                let tick = realm.world.tick();
-                events.push(realm.tracer.emit(NewEvent {
-                    kind: "skill.executed".into(),
-                    actor_id: caller.agent_id.clone(),
-                    thread_id: caller.session_id.clone(),
-                    parent_event_id: Some(decision.id.clone()),
-                    caused_by: vec![decision.id],
-                    payload: json!({"skill": name, "version": version, "input": input, "tick": tick}),
-                }));
-                Ok(output)
-            }
-            Err(failure) => {
-                self.realm_mut().world.rollback();
-                Err(failure)
-            }
-        }
+        Ok(Decided {
+            handler,
+            version,
+            input,
+            decision_id: decision.id,
+        })
+    }
+
+    /// Step 6: `skill.executed` (with the input the handler ran) or, for a cancelled call,
+    /// `skill.cancelled`, caused by the decision.
+    pub(super) fn record_outcome(
+        &mut self,
+        caller: &Caller,
+        name: &str,
+        version: &str,
+        decision_id: &str,
+        result: Result<(Value, Value), Failure>,
+        events: &mut Vec<String>,
+    ) -> Result<Value, Failure> {
+        let realm = self.realm_mut();
+        let tick = realm.world.tick();
+        let (kind, payload, outcome) = match result {
+            Ok((input, output)) => (
+                "skill.executed",
+                json!({"skill": name, "version": version, "input": input, "tick": tick}),
+                Ok(output),
+            ),
+            Err(failure) if failure.code == ErrorCode::Cancelled => (
+                "skill.cancelled",
+                json!({"skill": name, "version": version, "tick": tick}),
+                Err(failure),
+            ),
+            Err(failure) => return Err(failure),
+        };
+        events.push(realm.tracer.emit(NewEvent {
+            kind: kind.into(),
+            actor_id: caller.agent_id.clone(),
+            thread_id: caller.session_id.clone(),
+            parent_event_id: Some(decision_id.to_string()),
+            caused_by: vec![decision_id.to_string()],
+            payload,
+        }));
+        outcome
     }
 
     /// Before-hooks, handler, after-hooks and the output check. Returns the input the handler
@@ -249,8 +318,17 @@ impl Registry {
     }
 }
 
+/// A call that passed resolve, validate and policy.
+pub(super) struct Decided {
+    pub handler: Handler,
+    pub version: String,
+    /// The input with defaults filled.
+    pub input: Value,
+    pub decision_id: String,
+}
+
 /// Guest output: bounded in size and valid JSON.
-fn parse_output(name: &str, text: &str) -> Result<Value, Failure> {
+pub(super) fn parse_output(name: &str, text: &str) -> Result<Value, Failure> {
     if text.len() > MAX_OUTPUT_BYTES {
         return Err(Failure::new(
             ErrorCode::HandlerError,

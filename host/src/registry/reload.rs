@@ -106,11 +106,15 @@ impl Registry {
             .with_context(|| format!("reading {}", path.display()))?;
         self.realm_mut().world.reset();
         let mut done = Vec::new();
+        // The replay's own calls run without the caller's control; progress goes to it.
+        let control = self.control.clone();
+        let total = text.lines().filter(|l| !l.trim().is_empty()).count();
         for (n, line) in text
             .lines()
             .enumerate()
             .filter(|(_, l)| !l.trim().is_empty())
         {
+            control.report(done.len() as f64, Some(total as f64), "replaying the scene");
             let at = format!("{}:{}", path.display(), n + 1);
             let call: Value =
                 serde_json::from_str(line).with_context(|| format!("{at}: not JSON"))?;

@@ -1,4 +1,4 @@
-//! The engine's response to a call and its five error codes.
+//! The engine's response to a call and its error codes.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -18,6 +18,8 @@ pub enum ErrorCode {
     HandlerError,
     /// A limit cut the call: fuel, deadline, memory, world capacity or budget.
     CapacityExceeded,
+    /// The caller cancelled the call (`notifications/cancelled`); no reply is sent for it.
+    Cancelled,
 }
 
 impl ErrorCode {
@@ -28,6 +30,7 @@ impl ErrorCode {
             ErrorCode::Forbidden => "forbidden",
             ErrorCode::HandlerError => "handler_error",
             ErrorCode::CapacityExceeded => "capacity_exceeded",
+            ErrorCode::Cancelled => "cancelled",
         }
     }
 }

@@ -1,0 +1,188 @@
+//! Calls that run away from the engine. A guest whose component imports nothing that reaches
+//! the world or the trace (dice, rules, names, terrain: only `log`, `random` and WASI) cannot
+//! change what other calls see, so the engine decides it (resolve, validate, policy — traced
+//! in arrival order, as always), hands its instance to a worker thread, and goes on serving
+//! others. The worker runs it in a scratch realm holding an empty world and a random stream
+//! seeded from the host's (so seeded hosts replay the same rolls); the engine completes it
+//! when it comes back: charges the fuel and memory it used, checks the output, and records
+//! `skill.executed`. Budgets stay exact because a connection sends nothing else to the engine
+//! while its detached call runs (its messages wait, in order), so no second call of the
+//! session is decided before the first is charged.
+
+use super::guest_call::GuestPrep;
+use super::hooks::covers;
+use super::pipeline::{Decided, parse_output};
+use super::{CallControl, Caller, ErrorCode, Failure, Handler, Metadata, Registry, Response};
+use crate::realm::{Realm, Rng};
+use crate::sandbox::CallOutcome;
+use serde_json::Value;
+use std::time::Instant;
+
+/// What [`Registry::invoke_or_detach`] gives back.
+pub enum Invocation {
+    /// Ran on the engine (or failed before running).
+    Done(Response),
+    /// Ready to run on another thread; give the result to [`Registry::complete`].
+    Detached(Box<DetachedCall>),
+}
+
+/// A decided guest call with its instance, to run on any thread.
+pub struct DetachedCall {
+    caller: Caller,
+    name: String,
+    version: String,
+    input: Value,
+    decision_id: String,
+    events: Vec<String>,
+    started: Instant,
+    prep: GuestPrep,
+    text: String,
+    seed: u64,
+}
+
+/// A detached call that ran.
+pub struct RanCall {
+    call: Box<DetachedCall>,
+    outcome: CallOutcome,
+}
+
+impl DetachedCall {
+    /// Runs the guest in `scratch` (a realm with an empty world); returns it for reuse.
+    pub fn run(mut self: Box<Self>, mut scratch: Box<Realm>) -> (Box<Realm>, RanCall) {
+        scratch.rng = Rng::seeded(self.seed);
+        let info = self.prep.info.clone();
+        let (scratch, outcome) = self.prep.instance.invoke(scratch, info, &self.text);
+        (
+            scratch,
+            RanCall {
+                call: self,
+                outcome,
+            },
+        )
+    }
+
+    /// The skill it runs.
+    pub fn skill(&self) -> &str {
+        &self.name
+    }
+}
+
+impl Registry {
+    /// [`Registry::invoke_with`], except that a call that cannot touch the world comes
+    /// back detached, to run off the engine.
+    pub fn invoke_or_detach(
+        &mut self,
+        caller: &Caller,
+        name: &str,
+        input: Value,
+        control: CallControl,
+    ) -> Invocation {
+        if !self.detachable(name) {
+            return Invocation::Done(self.invoke_with(caller, name, input, control));
+        }
+        let started = Instant::now();
+        let mut events = Vec::new();
+        self.control = control;
+        let prepared = self
+            .decide(caller, name, input, &mut events)
+            .and_then(|decided| self.detach(caller, name, decided));
+        self.control = CallControl::default();
+        match prepared {
+            Ok((decided, prep)) => {
+                let seed = self.realm_mut().rng.next_u64();
+                Invocation::Detached(Box::new(DetachedCall {
+                    caller: caller.clone(),
+                    name: name.to_string(),
+                    version: decided.version,
+                    text: decided.input.to_string(),
+                    input: decided.input,
+                    decision_id: decided.decision_id,
+                    events,
+                    started,
+                    prep,
+                    seed,
+                }))
+            }
+            Err(failure) => Invocation::Done(Response::failed(
+                failure,
+                Metadata {
+                    execution_time_ms: started.elapsed().as_secs_f64() * 1000.0,
+                    events_emitted: events,
+                },
+            )),
+        }
+    }
+
+    /// Finishes a detached call on the engine: charge, output check, trace.
+    pub fn complete(&mut self, ran: RanCall) -> Response {
+        let RanCall { call, outcome } = ran;
+        let DetachedCall {
+            caller,
+            name,
+            version,
+            input,
+            decision_id,
+            mut events,
+            started,
+            prep,
+            ..
+        } = *call;
+        let result = self
+            .settle(&caller, prep, outcome, &mut events)
+            .and_then(|raw| parse_output(&name, &raw))
+            .and_then(|output| match self.skills.get(&name) {
+                Some(skill) => match skill.output.check(&output) {
+                    Some(problem) => Err(Failure::new(
+                        ErrorCode::HandlerError,
+                        format!(
+                            "`{name}` returned output that breaks its output schema: {problem}"
+                        ),
+                    )),
+                    None => Ok((input, output)),
+                },
+                None => Err(Failure::new(
+                    ErrorCode::HandlerError,
+                    format!("`{name}` was unloaded while it ran"),
+                )),
+            });
+        let result =
+            self.record_outcome(&caller, &name, &version, &decision_id, result, &mut events);
+        let metadata = Metadata {
+            execution_time_ms: started.elapsed().as_secs_f64() * 1000.0,
+            events_emitted: events,
+        };
+        match result {
+            Ok(output) => Response::ok(output, metadata),
+            Err(failure) => Response::failed(failure, metadata),
+        }
+    }
+
+    /// A guest skill whose package reaches neither world nor trace, and that no hook wraps.
+    fn detachable(&self, name: &str) -> bool {
+        let Some(skill) = self.skills.get(name) else {
+            return false;
+        };
+        let Handler::Guest(package) = skill.handler else {
+            return false;
+        };
+        !self.packages[package].compiled.touches_world()
+            && !self.host_hooks.iter().any(|h| covers(&h.skills, name))
+            && !self
+                .packages
+                .iter()
+                .any(|p| p.hooks.iter().any(|h| covers(&h.skills, name)))
+    }
+
+    fn detach(
+        &mut self,
+        caller: &Caller,
+        name: &str,
+        decided: Decided,
+    ) -> Result<(Decided, GuestPrep), Failure> {
+        let Handler::Guest(package) = decided.handler else {
+            unreachable!("only guest skills are detachable");
+        };
+        let prep = self.prepare_guest(caller, package, name, &decided.decision_id)?;
+        Ok((decided, prep))
+    }
+}
