@@ -23,6 +23,7 @@ pub const TOOL: Tool = Tool {
     registry: Registry::Npm,
     purpose: "JavaScript guests",
     size: "13 MB download",
+    with: &[],
 };
 /// The Limina JavaScript glue, written into the package's `bindings/` on every build.
 const LIMINA_JS: &str = include_str!("../../sdk/js/limina.js");

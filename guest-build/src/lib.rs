@@ -16,6 +16,7 @@
 //! caller's stdout stays its own (an MCP stream, or a command's report).
 
 pub mod cargo;
+pub mod clients;
 pub mod component;
 pub mod files;
 pub mod js;

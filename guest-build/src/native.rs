@@ -32,6 +32,7 @@ pub const ZIG: Tool = Tool {
     registry: Registry::PyPi,
     purpose: "C and Zig guests",
     size: "60 MB download, 400 MB unpacked",
+    with: &[],
 };
 /// Where the generated bindings and the Limina glue go inside a package.
 pub const BINDINGS_DIR: &str = "bindings";

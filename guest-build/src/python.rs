@@ -22,6 +22,7 @@ pub const TOOL: Tool = Tool {
     registry: Registry::PyPi,
     purpose: "Python guests",
     size: "70 MB",
+    with: &[],
 };
 
 /// An installed componentize-py: the Python of its virtual environment.

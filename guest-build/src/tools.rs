@@ -40,6 +40,8 @@ pub struct Tool {
     pub purpose: &'static str,
     /// Its rough download size, shown while it installs (`70 MB`).
     pub size: &'static str,
+    /// Other pinned packages installed beside it (`name==version` or `name@version`).
+    pub with: &'static [&'static str],
 }
 
 impl Tool {
@@ -134,7 +136,8 @@ impl Tool {
                     "--disable-pip-version-check",
                     "--no-input",
                 ])
-                .arg(format!("{}=={}", self.package, self.version)),
+                .arg(format!("{}=={}", self.package, self.version))
+                .args(self.with),
         )
         .with_context(|| format!("pip could not install {}=={}", self.package, self.version))?;
         let version = process::output_text(Command::new(&python).args([
@@ -169,7 +172,8 @@ impl Tool {
                     "--prefix",
                 ])
                 .arg(staging)
-                .arg(format!("{}@{}", self.package, self.version)),
+                .arg(format!("{}@{}", self.package, self.version))
+                .args(self.with),
         )
         .with_context(|| {
             format!(

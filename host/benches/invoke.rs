@@ -41,6 +41,8 @@ fn info(grants: Permissions, limits: &PackageLimits) -> CallInfo {
         memory_limit_bytes: limits.memory_bytes,
         timeout_ms: limits.timeout_ms,
         tick: 0,
+        cancel: Default::default(),
+        progress: None,
     }
 }
 

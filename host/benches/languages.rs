@@ -72,6 +72,8 @@ fn main() {
                 memory_limit_bytes: limits.memory_bytes,
                 timeout_ms: limits.timeout_ms,
                 tick: 0,
+                cancel: Default::default(),
+                progress: None,
             };
             let (back, outcome) = instance.invoke(lent.take().unwrap(), info, input);
             assert!(

@@ -65,3 +65,20 @@ pub const HEARD_WINDOW: usize = 64;
 pub const MAX_PENDING_COLLISION_EVENTS: usize = 1_024;
 /// Largest glTF/GLB file `three.loadGLTF` reads, in bytes.
 pub const MAX_ASSET_BYTES: u64 = 64 << 20;
+/// Cancellations of requests not (yet) seen that one connection may hold.
+pub const MAX_PENDING_CANCELS: usize = 1_024;
+/// Messages queued to one WebSocket client; past it a subscriber's deltas give way to a fresh
+/// snapshot once it catches up, and a client that is not reading its replies is disconnected.
+pub const OUTBOX_CAPACITY: usize = 256;
+/// Requests one connection may have waiting for the engine; more are refused at once.
+pub const MAX_IN_FLIGHT_PER_CONNECTION: usize = 64;
+/// Largest WebSocket message (and frame) a client may send, in bytes.
+pub const MAX_WS_MESSAGE_BYTES: usize = 4 << 20;
+/// How long a subscriber may stay behind (its queue full) before it is disconnected.
+pub const MAX_STALL_MS: u64 = 10_000;
+/// Default `--mcp-ws` port.
+pub const DEFAULT_WS_PORT: u16 = 8787;
+/// Side of one cell of the spatial index that filters deltas by area of interest, in metres.
+pub const AOI_CELL_METRES: f64 = 16.0;
+/// Progress reports one call may pass on to its client (the rest are dropped).
+pub const MAX_PROGRESS_REPORTS_PER_CALL: usize = 1_000;

@@ -3,7 +3,7 @@
 mod cli;
 
 use clap::{Parser, Subcommand};
-use limina::limits::{DEFAULT_TICK_MS, MAX_ENTITIES};
+use limina::limits::{DEFAULT_TICK_MS, DEFAULT_WS_PORT, MAX_ENTITIES};
 use limina::policy::DEFAULT_PROFILE;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -19,6 +19,30 @@ pub struct Cli {
     /// Serve MCP as newline-delimited JSON-RPC on stdin/stdout (logs go to stderr).
     #[arg(long)]
     mcp_stdio: bool,
+
+    /// Serve MCP over WebSocket (one JSON-RPC message per text frame, subprotocol `mcp`), many
+    /// clients on one world, with state sync (`state/subscribe`, `aoi/declare`). May run
+    /// beside --mcp-stdio on the same world.
+    #[arg(long)]
+    mcp_ws: bool,
+
+    /// WebSocket port (0 picks a free one; the address is logged).
+    #[arg(long, default_value_t = DEFAULT_WS_PORT, value_name = "N")]
+    port: u16,
+
+    /// Address to listen on. Anything but loopback needs --auth-token-file.
+    #[arg(long, default_value = "127.0.0.1", value_name = "IP")]
+    bind: std::net::IpAddr,
+
+    /// File holding the bearer token WebSocket clients must send
+    /// (`Authorization: Bearer <token>`); required to bind beyond loopback.
+    #[arg(long, value_name = "FILE")]
+    auth_token_file: Option<PathBuf>,
+
+    /// A browser Origin allowed to connect besides loopback pages (e.g. https://app.example).
+    /// Repeatable.
+    #[arg(long, value_name = "ORIGIN")]
+    allow_origin: Vec<String>,
 
     /// Configuration file (TOML): profiles and tool allow-lists, quotas, budgets, maxSessions,
     /// per-package limits. Without it, built-in defaults apply.

@@ -1,7 +1,7 @@
 //! The stdio transport and the MCP / Limina method surface.
 
 use crate::support::Client;
-use serde_json::json;
+use serde_json::{Value, json};
 use std::time::Duration;
 
 #[test]
@@ -235,4 +235,45 @@ fn shutdown_clears_the_session() {
 fn the_host_exits_cleanly_on_stdin_eof() {
     let c = Client::session("builder.readWrite", &[]);
     assert_eq!(c.close(), Some(0));
+}
+
+#[test]
+fn progress_and_cancellation_work_over_stdio_too() {
+    let packages = crate::support::guest_packages(&["slow"]);
+    let mut c = Client::session(
+        "builder.readWrite",
+        &["--packages", packages.path().to_str().unwrap()],
+    );
+    let reply = c.request(
+        "tools/call",
+        json!({"name": "slow.steps", "arguments": {"steps": 2}, "_meta": {"progressToken": 9}}),
+    );
+    assert_eq!(reply["result"]["structuredContent"], json!({"steps": 2}));
+    let tokens: Vec<Value> = c
+        .notifications
+        .iter()
+        .filter(|n| n["method"] == "notifications/progress")
+        .map(|n| n["params"]["progressToken"].clone())
+        .collect();
+    assert_eq!(tokens, [json!(9), json!(9)]);
+
+    // A cancel sent behind a running call reaches it: the engine thread reads stdin while
+    // the guest runs.
+    c.send_line(r#"{"jsonrpc":"2.0","id":"spin","method":"tools/call","params":{"name":"slow.buildThenSpin","arguments":{}}}"#);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    c.send_line(
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"spin"}}"#,
+    );
+    let ping = c.request("ping", json!({}));
+    assert_eq!(
+        ping["result"],
+        json!({}),
+        "the next request is answered, not the cancelled one"
+    );
+    let count = c.call_ok("scene.queryEntities", json!({}));
+    assert_eq!(
+        count["entities"],
+        json!([]),
+        "the cancelled call's entity was rolled back"
+    );
 }

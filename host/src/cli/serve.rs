@@ -5,7 +5,8 @@ use crate::Cli;
 use anyhow::{Context, Result, bail};
 use limina::config::Config;
 use limina::limits::TRACE_WINDOW;
-use limina::mcp::{Clock, Server, ServerConfig, stdio};
+use limina::mcp::ws::{self, WsConfig};
+use limina::mcp::{Clock, Engine, Server, ServerConfig};
 use limina::packages::{PackageSource, package_dirs};
 use limina::realm::{Realm, Rng};
 use limina::registry::Registry;
@@ -23,9 +24,16 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
         )
     })?;
     limina::log::set_level(level);
-    if !cli.mcp_stdio {
-        bail!("choose a transport: `limina --mcp-stdio` (see `limina --help`)");
+    if !cli.mcp_stdio && !cli.mcp_ws {
+        bail!(
+            "choose a transport: `limina --mcp-stdio`, `limina --mcp-ws` or both (see `limina --help`)"
+        );
     }
+    let ws = if cli.mcp_ws {
+        Some(ws_config(&cli)?)
+    } else {
+        None
+    };
     let config = match &cli.config {
         Some(path) => Config::load(path).map_err(anyhow::Error::msg)?,
         None => Config::default(),
@@ -113,7 +121,7 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
         ));
     }
     limina::log::info(&format!(
-        "{} skills from {} packages ready; serving MCP on stdio",
+        "{} skills from {} packages ready",
         registry.skills().count(),
         registry.packages().len()
     ));
@@ -137,13 +145,51 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
         server.watch(cli.packages.clone())?;
         limina::log::info("watching the package folders for changes");
     }
-    stdio::serve(
-        &mut server,
-        std::io::stdin().lock(),
-        std::io::stdout().lock(),
-    )
-    .context("serving stdio")?;
+    let engine = Engine::new(server, cli.mcp_stdio).context("starting the engine")?;
+    if cli.mcp_stdio {
+        limina::log::info("serving MCP on stdio");
+    }
+    if let Some(config) = ws {
+        let bind = config.bind;
+        let local = ws::start(config, engine.handle())
+            .with_context(|| format!("listening for WebSocket clients on {bind}"))?;
+        engine.add_listener();
+        limina::log::info(&format!("serving MCP over WebSocket on ws://{local}"));
+    }
+    engine.run().context("serving")?;
     Ok(std::process::ExitCode::SUCCESS)
+}
+
+/// The WebSocket listener's settings. Binding beyond loopback without a token is refused:
+/// anyone who can reach the port could otherwise act on the world.
+fn ws_config(cli: &Cli) -> Result<WsConfig> {
+    let token = match &cli.auth_token_file {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("--auth-token-file: reading {}", path.display()))?;
+            let token = text.trim().to_string();
+            if token.len() < 16 {
+                bail!(
+                    "--auth-token-file: the token in {} is {} characters; use at least 16 (e.g. `openssl rand -hex 32`)",
+                    path.display(),
+                    token.len()
+                );
+            }
+            Some(token)
+        }
+        None => None,
+    };
+    if !cli.bind.is_loopback() && token.is_none() {
+        bail!(
+            "--bind {} is not a loopback address: also pass --auth-token-file FILE so only clients with the token can connect",
+            cli.bind
+        );
+    }
+    Ok(WsConfig {
+        bind: std::net::SocketAddr::new(cli.bind, cli.port),
+        token,
+        allowed_origins: cli.allow_origin.clone(),
+    })
 }
 
 /// The packages, keeping only the highest version of each name.

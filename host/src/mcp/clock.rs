@@ -24,6 +24,14 @@ impl Clock {
         }
     }
 
+    /// How long until the next step is due (`None` for a manual clock).
+    pub fn until_next(&self) -> Option<Duration> {
+        match self {
+            Clock::Manual => None,
+            Clock::RealTime { tick, last } => Some(tick.saturating_sub(last.elapsed())),
+        }
+    }
+
     /// How many steps are due now.
     pub fn due_steps(&mut self) -> u64 {
         match self {

@@ -7,6 +7,8 @@ pub const INVALID_REQUEST: i64 = -32600;
 pub const METHOD_NOT_FOUND: i64 = -32601;
 pub const INVALID_PARAMS: i64 = -32602;
 pub const INTERNAL_ERROR: i64 = -32603;
+/// Limina: the connection has too many requests in flight.
+pub const SERVER_BUSY: i64 = -32000;
 /// Limina: the session is not initialized, or policy refused.
 pub const NOT_INITIALIZED: i64 = -32001;
 

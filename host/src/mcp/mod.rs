@@ -1,15 +1,24 @@
 //! MCP over JSON-RPC 2.0: one dispatcher for every transport, sessions bound at
-//! `initialize`, the standard tool methods and the Limina aliases. Wire error codes are
+//! `initialize`, the standard tool methods and the Limina aliases, state sync. The engine
+//! (`engine.rs`) owns the dispatcher and says how a message travels. Wire error codes are
 //! mapped here and nowhere else.
 
+mod aoi;
+mod cancel;
 mod clock;
+pub mod engine;
 mod jsonrpc;
+mod outbox;
 mod reload;
 mod server;
 mod session;
 pub mod stdio;
+mod sync;
 mod tools;
+mod workers;
+pub mod ws;
 
 pub use clock::Clock;
+pub use engine::{Engine, EngineHandle};
 pub use server::{Connection, Server, ServerConfig};
 pub use session::Session;

@@ -50,7 +50,8 @@ impl Server {
     /// `tools/list_changed` once the skill set changed since it last listed or was told.
     pub fn notifications(&mut self, conn: &mut Connection) -> Vec<Value> {
         let threshold = conn.log_level.unwrap_or(crate::log::Level::Warn);
-        let mut out: Vec<Value> = self
+        let mut out: Vec<Value> = std::mem::take(&mut conn.pending);
+        out.extend(self
             .registry_mut()
             .take_logs()
             .into_iter()
@@ -60,8 +61,7 @@ impl Server {
                     "notifications/message",
                     json!({"level": line.level.mcp_name(), "logger": line.logger, "data": line.message}),
                 )
-            })
-            .collect();
+            }));
         let generation = self.registry().generation();
         if conn.session.is_some() && conn.seen_generation != generation {
             conn.seen_generation = generation;

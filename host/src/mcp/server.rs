@@ -1,11 +1,14 @@
 //! The dispatcher shared by every transport: one message in, at most one reply out.
 
+use super::aoi::Aoi;
+use super::cancel::CancelBoard;
 use super::clock::Clock;
 use super::jsonrpc::{self, Incoming};
 use super::session::Session;
+use super::sync::{Subscription, SyncIndex};
 use super::tools::ToolCache;
 use crate::limits::TOOLS_PAGE_SIZE;
-use crate::registry::{ErrorCode, Registry, Response};
+use crate::registry::{CallControl, DetachedCall, ErrorCode, Invocation, Registry, Response};
 use serde_json::{Value, json};
 
 /// Server-wide settings.
@@ -22,9 +25,13 @@ pub struct Server {
     config: ServerConfig,
     tools: ToolCache,
     pub(super) reloads: Option<super::reload::Reloads>,
+    /// The spatial index state sync filters by; built on the first subscription.
+    pub(super) sync_index: Option<SyncIndex>,
+    /// Whether calls that cannot touch the world may leave the engine (the message at hand).
+    detach_calls: bool,
 }
 
-/// One client's connection: its session, once bound.
+/// One client's connection: its session once bound, its subscription, and what it is owed.
 #[derive(Default)]
 pub struct Connection {
     pub session: Option<Session>,
@@ -32,7 +39,75 @@ pub struct Connection {
     pub seen_generation: u64,
     /// The least severe guest log level passed on (`logging/setLevel`); warnings by default.
     pub log_level: Option<crate::log::Level>,
+    /// Its requests' cancellation flags, shared with its transport.
+    pub cancels: std::sync::Arc<CancelBoard>,
+    /// `state/subscribe` made: it is sent deltas.
+    pub subscription: Option<Subscription>,
+    /// An area declared before subscribing.
+    pub declared_aoi: Option<Aoi>,
+    /// Notifications to send before the next reply (a subscription's snapshot).
+    pub pending: Vec<Value>,
+    /// The trace events of its last call: what a delta it caused names in `causedBy`.
+    pub last_events: Vec<String>,
+    /// The cancel of the request being handled.
+    current: Option<crate::sandbox::Cancel>,
+    /// A call of the request being handled that came back detached, to run off the engine.
+    detached: Option<Box<DetachedCall>>,
+    /// Its way to send notifications while a call runs (progress).
+    notify: Option<Notify>,
 }
+
+/// What handling a message gave.
+pub enum Handled {
+    /// The reply to send, if any.
+    Reply(Option<Value>),
+    /// A call to run off the engine; hand what it gives to [`Server::complete`]. The
+    /// connection's further messages must wait until then.
+    Detached(Box<DetachedCall>, PendingReply),
+}
+
+/// How to answer a detached call once it completes.
+pub struct PendingReply {
+    id: Value,
+    shape: CallShape,
+}
+
+/// Which method asked: the standard one or the Limina alias.
+#[derive(Clone, Copy)]
+enum CallShape {
+    Mcp,
+    Limina,
+}
+
+impl Connection {
+    /// A connection whose requests are cancelled through `cancels`, and whose notifications
+    /// sent while a call runs (progress) go through `notify`.
+    pub fn new(cancels: std::sync::Arc<CancelBoard>, notify: Option<Notify>) -> Self {
+        Connection {
+            cancels,
+            notify,
+            ..Connection::default()
+        }
+    }
+
+    /// A sink turning a guest's (or a built-in's) reports into `notifications/progress`.
+    fn progress_sink(&self, token: Value) -> Option<crate::sandbox::ProgressSink> {
+        let notify = self.notify.clone()?;
+        Some(std::sync::Arc::new(move |done, total, message| {
+            let mut params = json!({"progressToken": token, "progress": done});
+            if let Some(total) = total {
+                params["total"] = json!(total);
+            }
+            if let Some(message) = message {
+                params["message"] = json!(message);
+            }
+            notify(jsonrpc::notification("notifications/progress", params));
+        }))
+    }
+}
+
+/// Sends a notification to a connection from any thread, while a call runs.
+pub type Notify = std::sync::Arc<dyn Fn(Value) + Send + Sync>;
 
 const INSTRUCTIONS: &str = "Limina hosts sandboxed skills acting on a shared 3D world. \
 Call tools/list to see the skills your profile allows; each takes a JSON object matching its inputSchema. \
@@ -46,6 +121,8 @@ impl Server {
             config,
             tools: ToolCache::default(),
             reloads: None,
+            sync_index: None,
+            detach_calls: false,
         }
     }
 
@@ -57,29 +134,75 @@ impl Server {
         &mut self.registry
     }
 
-    /// Handles one message; returns the reply to send, if any.
+    /// Handles one message; returns the reply to send, if any. A request cancelled before or
+    /// while it ran gets none. Calls never leave the engine here (see [`Server::handle_any`]).
     pub fn handle(&mut self, conn: &mut Connection, text: &str) -> Option<Value> {
+        self.detach_calls = false;
+        match self.handle_any(conn, text) {
+            Handled::Reply(reply) => reply,
+            Handled::Detached(..) => unreachable!("detaching is off"),
+        }
+    }
+
+    /// [`Server::handle`], except that a call to a package that cannot touch the world comes
+    /// back detached, to run on another thread.
+    pub fn handle_detaching(&mut self, conn: &mut Connection, text: &str) -> Handled {
+        self.detach_calls = true;
+        self.handle_any(conn, text)
+    }
+
+    fn handle_any(&mut self, conn: &mut Connection, text: &str) -> Handled {
         self.apply_reloads();
-        self.advance_clock();
-        match jsonrpc::parse(text) {
+        Handled::Reply(match jsonrpc::parse(text) {
             Incoming::Invalid(reply) => Some(reply),
             Incoming::Reply => None,
             Incoming::Notification { method, params } => {
-                // Notifications never get a reply, not even an error.
+                // Notifications never get a reply, not even an error; a call sent as one runs
+                // on the engine (nobody waits for it).
+                self.detach_calls = false;
                 let _ = self.dispatch(conn, &method, params);
                 None
             }
             Incoming::Request { id, method, params } => {
-                Some(match self.dispatch(conn, &method, params) {
-                    Ok(result) => jsonrpc::result(id, result),
-                    Err(RpcError {
-                        code,
-                        message,
-                        data,
-                    }) => jsonrpc::error(id, code, &message, data),
-                })
+                let Some(cancel) = conn.cancels.start(&id) else {
+                    return Handled::Reply(None);
+                };
+                conn.current = Some(cancel);
+                let outcome = self.dispatch(conn, &method, params);
+                conn.current = None;
+                if let Some(call) = conn.detached.take() {
+                    let shape = if method == "callTool" {
+                        CallShape::Limina
+                    } else {
+                        CallShape::Mcp
+                    };
+                    return Handled::Detached(call, PendingReply { id, shape });
+                }
+                if conn.cancels.finish(&id) {
+                    return Handled::Reply(None);
+                }
+                Some(reply(id, outcome))
             }
+        })
+    }
+
+    /// Completes a detached call; the reply to send (none when it was cancelled).
+    pub fn complete(
+        &mut self,
+        conn: &mut Connection,
+        ran: crate::registry::RanCall,
+        pending: PendingReply,
+    ) -> Option<Value> {
+        let response = self.registry.complete(ran);
+        conn.last_events = response.metadata.events_emitted.clone();
+        if conn.cancels.finish(&pending.id) {
+            return None;
         }
+        let outcome = match pending.shape {
+            CallShape::Mcp => Ok(mcp_result(response)),
+            CallShape::Limina => limina_result(response),
+        };
+        Some(reply(pending.id, outcome))
     }
 
     /// Writes buffered trace events out; transports call it when no input is waiting.
@@ -96,10 +219,16 @@ impl Server {
         }
     }
 
-    pub(super) fn advance_clock(&mut self) {
+    /// Takes the world steps real time has made due; transports call it before each message.
+    pub fn advance_clock(&mut self) {
         for _ in 0..self.config.clock.due_steps() {
             self.registry.realm_mut().world.step();
         }
+    }
+
+    /// How long until the clock's next step is due (`None`: it only steps on request).
+    pub fn until_next_step(&self) -> Option<std::time::Duration> {
+        self.config.clock.until_next()
     }
 
     fn dispatch(
@@ -110,7 +239,15 @@ impl Server {
     ) -> Result<Value, RpcError> {
         match method {
             "initialize" => self.initialize(conn, &params),
-            "notifications/initialized" | "notifications/cancelled" => Ok(Value::Null),
+            "notifications/initialized" => Ok(Value::Null),
+            "notifications/cancelled" => {
+                if let Some(id) = params.get("requestId") {
+                    conn.cancels.cancel(id);
+                }
+                Ok(Value::Null)
+            }
+            "state/subscribe" => self.subscribe(conn, &params),
+            "aoi/declare" => self.declare_aoi(conn, &params),
             "ping" => Ok(json!({})),
             "logging/setLevel" => {
                 let name = params
@@ -196,8 +333,41 @@ impl Server {
         Ok(reply)
     }
 
-    fn tools_call(&mut self, conn: &Connection, params: &Value) -> Result<Value, RpcError> {
-        let session = conn.session.as_ref().ok_or_else(not_initialized)?;
+    /// Runs a call for `conn`, cancellable through its current request's flag; remembers the
+    /// call's events for the deltas it causes. `None`: it was detached (see `handle_any`).
+    fn invoke(
+        &mut self,
+        conn: &mut Connection,
+        name: &str,
+        input: Value,
+        progress_token: Option<Value>,
+    ) -> Option<Response> {
+        let session = conn.session.as_ref().expect("checked by the caller");
+        let control = CallControl {
+            cancel: conn.current.clone().unwrap_or_default(),
+            progress: progress_token.and_then(|token| conn.progress_sink(token)),
+        };
+        let response = if self.detach_calls {
+            match self
+                .registry
+                .invoke_or_detach(&session.caller, name, input, control)
+            {
+                Invocation::Done(response) => response,
+                Invocation::Detached(call) => {
+                    conn.detached = Some(call);
+                    return None;
+                }
+            }
+        } else {
+            self.registry
+                .invoke_with(&session.caller, name, input, control)
+        };
+        conn.last_events = response.metadata.events_emitted.clone();
+        Some(response)
+    }
+
+    fn tools_call(&mut self, conn: &mut Connection, params: &Value) -> Result<Value, RpcError> {
+        conn.session.as_ref().ok_or_else(not_initialized)?;
         let name = params
             .get("name")
             .and_then(Value::as_str)
@@ -209,12 +379,14 @@ impl Server {
             ));
         }
         let arguments = params.get("arguments").cloned().unwrap_or(Value::Null);
-        let response = self.registry.invoke(&session.caller, name, arguments);
-        Ok(mcp_result(response))
+        let token = progress_token(params);
+        Ok(self
+            .invoke(conn, name, arguments, token)
+            .map_or(Value::Null, mcp_result))
     }
 
-    fn call_tool(&mut self, conn: &Connection, params: &Value) -> Result<Value, RpcError> {
-        let session = conn.session.as_ref().ok_or_else(not_initialized)?;
+    fn call_tool(&mut self, conn: &mut Connection, params: &Value) -> Result<Value, RpcError> {
+        conn.session.as_ref().ok_or_else(not_initialized)?;
         let name = params
             .get("name")
             .or_else(|| params.get("tool"))
@@ -231,15 +403,42 @@ impl Server {
             .cloned()
             .unwrap_or(Value::Null);
         // A `context` in the request never overrides the bound identity.
-        let response = self.registry.invoke(&session.caller, name, input);
-        match &response.error {
-            None => Ok(serde_json::to_value(&response).expect("responses serialize")),
-            Some(failure) => Err(RpcError {
-                code: engine_code(failure.code),
-                message: format!("{}: {}", failure.code, failure.message),
-                data: Some(serde_json::to_value(&response).expect("responses serialize")),
-            }),
+        match self.invoke(conn, name, input, progress_token(params)) {
+            Some(response) => limina_result(response),
+            None => Ok(Value::Null),
         }
+    }
+}
+
+/// The `progressToken` a request carries in `params._meta`, if it is a string or a number.
+fn progress_token(params: &Value) -> Option<Value> {
+    params
+        .pointer("/_meta/progressToken")
+        .filter(|t| t.is_string() || t.is_number())
+        .cloned()
+}
+
+/// A reply to request `id`.
+fn reply(id: Value, outcome: Result<Value, RpcError>) -> Value {
+    match outcome {
+        Ok(result) => jsonrpc::result(id, result),
+        Err(RpcError {
+            code,
+            message,
+            data,
+        }) => jsonrpc::error(id, code, &message, data),
+    }
+}
+
+/// An engine response in the `callTool` shape: the response, or an error carrying it.
+fn limina_result(response: Response) -> Result<Value, RpcError> {
+    match &response.error {
+        None => Ok(serde_json::to_value(&response).expect("responses serialize")),
+        Some(failure) => Err(RpcError {
+            code: engine_code(failure.code),
+            message: format!("{}: {}", failure.code, failure.message),
+            data: Some(serde_json::to_value(&response).expect("responses serialize")),
+        }),
     }
 }
 
@@ -276,21 +475,23 @@ fn engine_code(code: ErrorCode) -> i64 {
         ErrorCode::Forbidden => -32001,
         ErrorCode::CapacityExceeded => -32002,
         ErrorCode::HandlerError => -32603,
+        // Never sent for a cancelled request; the code JSON-RPC peers use for it.
+        ErrorCode::Cancelled => -32800,
     }
 }
 
-fn not_initialized() -> RpcError {
+pub(super) fn not_initialized() -> RpcError {
     RpcError::new(jsonrpc::NOT_INITIALIZED, "MCP session is not initialized")
 }
 
-struct RpcError {
+pub(super) struct RpcError {
     code: i64,
     message: String,
     data: Option<Value>,
 }
 
 impl RpcError {
-    fn new(code: i64, message: impl Into<String>) -> Self {
+    pub(super) fn new(code: i64, message: impl Into<String>) -> Self {
         RpcError {
             code,
             message: message.into(),

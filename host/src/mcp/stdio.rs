@@ -1,91 +1,192 @@
-//! `limina --mcp-stdio`: newline-delimited JSON-RPC on stdin/stdout. Replies are buffered and
-//! flushed when no more input is waiting, so pipelined clients get batched writes and
-//! request/response clients get each reply at once. While stdin is idle the server still
-//! swaps in hot-reloaded packages and tells the client (`tools/list_changed`).
+//! `limina --mcp-stdio`: newline-delimited JSON-RPC on stdin/stdout, served by the engine
+//! thread itself (see `engine.rs`): no reader thread, no hop per message. This module holds
+//! stdin's side: a buffer the engine fills when `poll` says input is waiting, cut into lines,
+//! and a watcher that, while a guest call runs, reads what has arrived and raises the cancel
+//! flag of any `notifications/cancelled` in it — so a cancel sent behind a call stops it.
 
+use super::cancel::{CancelBoard, Watch};
 use super::jsonrpc;
-use super::{Connection, Server};
-use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
-use std::os::fd::{AsRawFd, RawFd};
+use serde_json::Value;
+use std::io;
+use std::os::fd::RawFd;
+use std::sync::{Arc, Mutex, Weak};
 
-/// How often an idle server looks for reloads.
-const IDLE_POLL_MS: i32 = 100;
+/// Bytes read from stdin and not yet handled.
+pub struct StdioInput {
+    fd: RawFd,
+    buf: Vec<u8>,
+    /// Where unhandled input starts in `buf`.
+    start: usize,
+    /// How far the cancel watcher has looked (an index into `buf`).
+    scanned: usize,
+    eof: bool,
+    board: Weak<CancelBoard>,
+}
 
-/// Serves one client over the given streams until input ends.
-pub fn serve<R: Read + AsRawFd, W: Write>(
-    server: &mut Server,
-    input: R,
-    output: W,
-) -> io::Result<()> {
-    let fd = input.as_raw_fd();
-    let mut reader = BufReader::with_capacity(1 << 16, input);
-    let mut writer = BufWriter::with_capacity(1 << 16, output);
-    let mut conn = Connection::default();
-    let mut line = Vec::new();
-    loop {
-        if reader.buffer().is_empty() {
-            server.flush();
-            writer.flush()?;
-            // Nothing buffered: wait for input, doing idle work meanwhile.
-            while !readable(fd, IDLE_POLL_MS)? {
-                server.idle();
-                write_all(&mut writer, server.notifications(&mut conn))?;
-                writer.flush()?;
+impl StdioInput {
+    pub fn new(fd: RawFd) -> Self {
+        StdioInput {
+            fd,
+            buf: Vec::with_capacity(1 << 16),
+            start: 0,
+            scanned: 0,
+            eof: false,
+            board: Weak::new(),
+        }
+    }
+
+    /// Connects the board whose flags the watcher raises.
+    pub fn set_board(input: &Arc<Mutex<StdioInput>>, board: &Arc<CancelBoard>) {
+        input.lock().unwrap_or_else(|e| e.into_inner()).board = Arc::downgrade(board);
+    }
+
+    /// The watcher run at each cancellation check while a call runs.
+    pub fn cancel_watch(input: &Arc<Mutex<StdioInput>>) -> Watch {
+        let input = Arc::downgrade(input);
+        Arc::new(move || {
+            let Some(input) = input.upgrade() else { return };
+            // Never wait: the engine holds the lock only between calls.
+            let Ok(mut input) = input.try_lock() else {
+                return;
+            };
+            if !input.eof && readable(input.fd) {
+                let _ = input.fill();
+            }
+            let ids = input.scan_cancels();
+            if let Some(board) = input.board.upgrade() {
+                for id in ids {
+                    board.cancel(&id);
+                }
+            }
+        })
+    }
+
+    /// Reads what is waiting (one `read`; call it when input is readable).
+    pub fn fill(&mut self) -> io::Result<()> {
+        if self.start > 0 && self.start * 2 >= self.buf.len() {
+            self.buf.drain(..self.start);
+            self.scanned -= self.start.min(self.scanned);
+            self.start = 0;
+        }
+        let len = self.buf.len();
+        self.buf.resize(len + (1 << 16), 0);
+        // SAFETY: reads into the 64 KiB just reserved at the end of `buf`.
+        let n = unsafe { libc::read(self.fd, self.buf[len..].as_mut_ptr().cast(), 1 << 16) };
+        if n < 0 {
+            self.buf.truncate(len);
+            let e = io::Error::last_os_error();
+            return match e.kind() {
+                io::ErrorKind::Interrupted | io::ErrorKind::WouldBlock => Ok(()),
+                _ => Err(e),
+            };
+        }
+        self.buf.truncate(len + n as usize);
+        if n == 0 {
+            self.eof = true;
+        }
+        Ok(())
+    }
+
+    /// The next complete line (or a final one without a newline at end of input); a line that
+    /// is not UTF-8 comes back as the parse-error reply to send.
+    pub fn next_line(&mut self) -> Option<Result<String, Value>> {
+        loop {
+            let rest = &self.buf[self.start..];
+            let (line, used) = match rest.iter().position(|b| *b == b'\n') {
+                Some(i) => (&rest[..i], i + 1),
+                None if self.eof && !rest.is_empty() => (rest, rest.len()),
+                None => return None,
+            };
+            let parsed = match std::str::from_utf8(line) {
+                Ok(text) if text.trim().is_empty() => None,
+                Ok(text) => Some(Ok(text.trim().to_string())),
+                Err(_) => Some(Err(jsonrpc::error(
+                    Value::Null,
+                    jsonrpc::PARSE_ERROR,
+                    "Parse error: the message is not valid UTF-8",
+                    None,
+                ))),
+            };
+            self.start += used;
+            if parsed.is_some() {
+                return parsed;
             }
         }
-        line.clear();
-        if reader.read_until(b'\n', &mut line)? == 0 {
-            break;
-        }
-        let reply = match std::str::from_utf8(&line) {
-            Ok(text) if text.trim().is_empty() => None,
-            Ok(text) => server.handle(&mut conn, text.trim()),
-            Err(_) => Some(jsonrpc::error(
-                serde_json::Value::Null,
-                jsonrpc::PARSE_ERROR,
-                "Parse error: the message is not valid UTF-8",
-                None,
-            )),
+    }
+
+    /// Whether input has ended and every line was handed out.
+    pub fn ended(&self) -> bool {
+        self.eof && self.start >= self.buf.len()
+    }
+
+    /// Request ids of the `notifications/cancelled` in complete lines not looked at before.
+    fn scan_cancels(&mut self) -> Vec<Value> {
+        let from = self.scanned.max(self.start);
+        let Some(end) = self.buf[from..].iter().rposition(|b| *b == b'\n') else {
+            return Vec::new();
         };
-        write_all(&mut writer, server.notifications(&mut conn))?;
-        write_all(&mut writer, reply)?;
+        let end = from + end + 1;
+        let mut ids = Vec::new();
+        for line in self.buf[from..end].split(|b| *b == b'\n') {
+            if !contains(line, b"notifications/cancelled") {
+                continue;
+            }
+            if let Ok(message) = serde_json::from_slice::<Value>(line)
+                && message.get("method").and_then(Value::as_str) == Some("notifications/cancelled")
+                && let Some(id) = message.pointer("/params/requestId")
+            {
+                ids.push(id.clone());
+            }
+        }
+        self.scanned = end;
+        ids
     }
-    server.flush();
-    writer.flush()?;
-    server.disconnect(&mut conn);
-    Ok(())
 }
 
-fn write_all<W: Write>(
-    writer: &mut W,
-    messages: impl IntoIterator<Item = serde_json::Value>,
-) -> io::Result<()> {
-    for message in messages {
-        serde_json::to_writer(&mut *writer, &message)?;
-        writer.write_all(b"\n")?;
-    }
-    Ok(())
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
 }
 
-/// Whether `fd` has input (or end of input) within `timeout_ms`.
-fn readable(fd: RawFd, timeout_ms: i32) -> io::Result<bool> {
+/// Whether `fd` has input (or end of input) right now.
+fn readable(fd: RawFd) -> bool {
     let mut pfd = libc::pollfd {
         fd,
         events: libc::POLLIN,
         revents: 0,
     };
     // SAFETY: one valid pollfd for the duration of the call.
-    let n = unsafe { libc::poll(&mut pfd, 1, timeout_ms) };
-    match n {
-        -1 => {
-            let e = io::Error::last_os_error();
-            if e.kind() == io::ErrorKind::Interrupted {
-                Ok(false)
-            } else {
-                Err(e)
-            }
-        }
-        0 => Ok(false),
-        _ => Ok(true),
+    unsafe { libc::poll(&mut pfd, 1, 0) > 0 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+    use std::os::fd::AsRawFd;
+
+    #[test]
+    fn lines_come_out_whole_and_cancels_are_seen_ahead_of_them() {
+        let (reader, mut writer) = std::os::unix::net::UnixStream::pair().unwrap();
+        let input = Arc::new(Mutex::new(StdioInput::new(reader.as_raw_fd())));
+        let board = Arc::new(CancelBoard::with_watch(Some(StdioInput::cancel_watch(
+            &input,
+        ))));
+        StdioInput::set_board(&input, &board);
+        let running = board.start(&serde_json::json!(5)).unwrap();
+        writer
+            .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"ping\"}\n{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":5}}\n{\"partial\":")
+            .unwrap();
+        assert!(
+            running.is_cancelled(),
+            "the watcher read the cancel while the call ran"
+        );
+        let mut input = input.lock().unwrap();
+        assert!(input.next_line().unwrap().unwrap().contains("ping"));
+        assert!(input.next_line().unwrap().unwrap().contains("cancelled"));
+        assert!(input.next_line().is_none(), "the partial line waits");
+        drop(writer);
+        input.fill().unwrap();
+        assert_eq!(input.next_line().unwrap().unwrap(), "{\"partial\":");
+        assert!(input.ended());
     }
 }

@@ -1,0 +1,121 @@
+//! Cancellation per connection: the flags of requests in flight, by request id. A transport
+//! raises a flag the moment `notifications/cancelled` arrives — before the engine reaches it
+//! in order — so a running guest stops at once and a queued request never starts.
+
+use crate::limits::MAX_PENDING_CANCELS;
+use crate::sandbox::Cancel;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// A watcher run on each cancellation check (see [`Cancel`]).
+pub type Watch = Arc<dyn Fn() + Send + Sync>;
+
+/// One connection's cancellable requests.
+#[derive(Default)]
+pub struct CancelBoard {
+    flags: Mutex<HashMap<String, Entry>>,
+    watch: Option<Watch>,
+}
+
+struct Entry {
+    flag: Arc<AtomicBool>,
+    /// Started by the engine (else only cancelled ahead of time).
+    running: bool,
+}
+
+/// The key of a request id: its JSON text, so `1` and `"1"` stay apart.
+fn key(id: &Value) -> String {
+    id.to_string()
+}
+
+impl CancelBoard {
+    /// A board whose cancels run `watch` at each check.
+    pub fn with_watch(watch: Option<Watch>) -> Self {
+        CancelBoard {
+            flags: Mutex::default(),
+            watch,
+        }
+    }
+
+    /// Cancels request `id`: a running one stops, a queued one will not start.
+    pub fn cancel(&self, id: &Value) {
+        let mut flags = self.flags.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(entry) = flags.get(&key(id)) {
+            entry.flag.store(true, Ordering::Release);
+            return;
+        }
+        // Cancels of ids that never arrive must not pile up.
+        if flags.len() >= MAX_PENDING_CANCELS {
+            flags.retain(|_, e| e.running);
+        }
+        flags.insert(
+            key(id),
+            Entry {
+                flag: Arc::new(AtomicBool::new(true)),
+                running: false,
+            },
+        );
+    }
+
+    /// Starts request `id`; `None` when it was cancelled before it started.
+    pub fn start(&self, id: &Value) -> Option<Cancel> {
+        let mut flags = self.flags.lock().unwrap_or_else(|e| e.into_inner());
+        if flags.remove(&key(id)).is_some() {
+            return None;
+        }
+        let flag = Arc::new(AtomicBool::new(false));
+        flags.insert(
+            key(id),
+            Entry {
+                flag: flag.clone(),
+                running: true,
+            },
+        );
+        Some(Cancel::new(flag, self.watch.clone()))
+    }
+
+    /// Ends request `id`; true when it was cancelled while it ran.
+    pub fn finish(&self, id: &Value) -> bool {
+        let mut flags = self.flags.lock().unwrap_or_else(|e| e.into_inner());
+        flags
+            .remove(&key(id))
+            .is_some_and(|e| e.flag.load(Ordering::Acquire))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_cancel_before_the_start_keeps_the_request_from_running() {
+        let board = CancelBoard::default();
+        board.cancel(&json!(7));
+        assert!(board.start(&json!(7)).is_none());
+        assert!(board.start(&json!(7)).is_some(), "only once");
+    }
+
+    #[test]
+    fn a_cancel_while_running_raises_the_flag_and_is_reported_at_the_end() {
+        let board = CancelBoard::default();
+        let cancel = board.start(&json!("a")).unwrap();
+        assert!(!cancel.is_cancelled());
+        board.cancel(&json!("a"));
+        assert!(cancel.is_cancelled());
+        assert!(board.finish(&json!("a")));
+        let again = board.start(&json!("a")).unwrap();
+        assert!(!board.finish(&json!("a")) && !again.is_cancelled());
+    }
+
+    #[test]
+    fn stray_cancels_stay_bounded() {
+        let board = CancelBoard::default();
+        for i in 0..(MAX_PENDING_CANCELS * 3) {
+            board.cancel(&json!(i));
+        }
+        assert!(board.flags.lock().unwrap().len() <= MAX_PENDING_CANCELS);
+    }
+}

@@ -1,0 +1,576 @@
+//! The engine: the one thread that owns the registry, world, policy and trace (through the
+//! [`Server`]) and applies every connection's messages in arrival order.
+//!
+//! How a message travels:
+//! - **stdio** — the engine thread reads stdin itself (`poll` on stdin and a wake-up fd), so a
+//!   stdio message reaches the dispatcher with no thread hop; replies are buffered and flushed
+//!   when no more input is waiting. While a guest call runs, each epoch tick (2 ms) looks at
+//!   stdin for a `notifications/cancelled` aimed at it, on the same thread.
+//! - **WebSocket** — a tokio task per connection reads text frames, raises cancellation flags
+//!   at once, refuses floods past its in-flight cap, and hands each message to the engine over
+//!   a channel (waking it through the eventfd). The engine handles it, then queues the reply and
+//!   notifications on that connection's bounded outbox, drained to the socket by its writer task.
+//! - After every message and every clock step the engine takes the world's change set and
+//!   queues each subscriber its `state/delta`, filtered by its area of interest; `causedBy`
+//!   names the events of the call that made the change.
+//!
+//! Bounded everywhere: a subscriber whose outbox is full misses deltas and gets a fresh
+//! `state/snapshot` once it has room again (or is disconnected after `MAX_STALL_MS`); a
+//! client whose replies cannot be queued is disconnected with a close reason.
+
+use super::cancel::CancelBoard;
+use super::outbox::{Outbox, Sent};
+use super::server::{Connection, Handled, Notify, PendingReply, Server};
+use super::stdio::StdioInput;
+use super::workers::Workers;
+use crate::limits::{MAX_STALL_MS, OUTBOX_CAPACITY};
+use crate::registry::RanCall;
+use serde_json::Value;
+use std::collections::{HashMap, VecDeque};
+use std::io::{self, Write};
+use std::os::fd::RawFd;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Threads that run calls which cannot touch the world (the machine this targets has 2 cores).
+const DETACHED_WORKERS: usize = 2;
+
+/// How long the engine sleeps when nothing is due (it still looks for hot reloads).
+const IDLE_POLL: Duration = Duration::from_millis(100);
+
+/// A connection's number.
+pub type PeerId = u64;
+
+/// What transports hand the engine.
+pub enum Inbound {
+    /// A client connected.
+    Open {
+        id: PeerId,
+        outbox: Outbox,
+        cancels: Arc<CancelBoard>,
+        in_flight: Arc<AtomicUsize>,
+        /// Sends it a notification while a call runs (progress).
+        notify: Notify,
+    },
+    /// One JSON-RPC message from it.
+    Message { id: PeerId, text: String },
+    /// It went away.
+    Close { id: PeerId },
+    /// A detached call of its finished on a worker.
+    Completed { id: PeerId, ran: RanCall },
+}
+
+/// A transport's way in: a channel plus the eventfd that wakes the engine's `poll`.
+#[derive(Clone)]
+pub struct EngineHandle {
+    tx: Sender<Inbound>,
+    wake: Arc<Wake>,
+}
+
+impl EngineHandle {
+    /// Hands `message` to the engine; false once the engine has stopped.
+    pub fn send(&self, message: Inbound) -> bool {
+        let sent = self.tx.send(message).is_ok();
+        self.wake.signal();
+        sent
+    }
+}
+
+/// A connected client.
+struct Peer {
+    conn: Connection,
+    outbox: Outbox,
+    in_flight: Arc<AtomicUsize>,
+    /// Its call running off the engine: its other messages wait in `backlog`, in order.
+    busy: Option<PendingReply>,
+    backlog: VecDeque<String>,
+    /// It went away while busy: released once the call completes.
+    closing: bool,
+}
+
+impl Peer {
+    fn new(conn: Connection, outbox: Outbox, in_flight: Arc<AtomicUsize>) -> Peer {
+        Peer {
+            conn,
+            outbox,
+            in_flight,
+            busy: None,
+            backlog: VecDeque::new(),
+            closing: false,
+        }
+    }
+}
+
+/// The engine loop's state.
+pub struct Engine {
+    server: Server,
+    peers: HashMap<PeerId, Peer>,
+    inbox: Receiver<Inbound>,
+    handle: EngineHandle,
+    stdio: Option<StdioSide>,
+    workers: Workers,
+}
+
+/// stdin (read by the engine thread) and stdout (written by it, and by a call's progress
+/// reports, whole messages at a time under the lock).
+struct StdioSide {
+    input: Arc<Mutex<StdioInput>>,
+    output: Arc<Mutex<io::BufWriter<io::Stdout>>>,
+}
+
+/// The stdio connection's id.
+const STDIO: PeerId = 0;
+
+impl Engine {
+    /// An engine over `server`; `stdio` serves stdin/stdout as one more connection.
+    pub fn new(server: Server, stdio: bool) -> io::Result<Engine> {
+        let (tx, inbox) = channel();
+        let handle = EngineHandle {
+            tx,
+            wake: Arc::new(Wake::new()?),
+        };
+        let workers = Workers::start(DETACHED_WORKERS, handle.clone())?;
+        let mut engine = Engine {
+            server,
+            peers: HashMap::new(),
+            inbox,
+            handle,
+            stdio: None,
+            workers,
+        };
+        if stdio {
+            let input = Arc::new(Mutex::new(StdioInput::new(libc::STDIN_FILENO)));
+            let cancels = Arc::new(CancelBoard::with_watch(Some(StdioInput::cancel_watch(
+                &input,
+            ))));
+            StdioInput::set_board(&input, &cancels);
+            let output = Arc::new(Mutex::new(io::BufWriter::with_capacity(
+                1 << 16,
+                io::stdout(),
+            )));
+            let progress_out = output.clone();
+            let notify: Notify = Arc::new(move |message: Value| {
+                let mut out = progress_out.lock().unwrap_or_else(|e| e.into_inner());
+                let _ = write_line(&mut *out, &message).and_then(|()| out.flush());
+            });
+            engine.peers.insert(
+                STDIO,
+                Peer::new(
+                    Connection::new(cancels, Some(notify)),
+                    Outbox::Stdio(Vec::new()),
+                    Arc::default(),
+                ),
+            );
+            engine.stdio = Some(StdioSide { input, output });
+        }
+        Ok(engine)
+    }
+
+    /// Where transports send what they read.
+    pub fn handle(&self) -> EngineHandle {
+        self.handle.clone()
+    }
+
+    /// Serves until stdin ends (with stdio) or forever (sockets only).
+    pub fn run(mut self) -> io::Result<()> {
+        loop {
+            if !self.serve_stdio_input()? && !self.serves_sockets() {
+                break;
+            }
+            self.flush()?;
+            let timeout = self.poll_timeout();
+            // While stdio's call runs off the engine its input waits in the pipe.
+            let stdio_busy = self.peers.get(&STDIO).is_some_and(|p| p.busy.is_some());
+            let stdin = self
+                .stdio
+                .as_ref()
+                .filter(|_| !stdio_busy)
+                .map(|_| libc::STDIN_FILENO);
+            let ready = poll(stdin, self.handle.wake.fd, timeout)?;
+            if ready.stdin
+                && let Some(stdio) = &self.stdio
+            {
+                stdio
+                    .input
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .fill()?;
+            }
+            if ready.wake {
+                self.handle.wake.clear();
+            }
+            while let Ok(message) = self.inbox.try_recv() {
+                self.on_inbound(message);
+            }
+            self.idle();
+        }
+        self.flush()?;
+        if let Some(mut peer) = self.peers.remove(&STDIO) {
+            self.server.disconnect(&mut peer.conn);
+        }
+        Ok(())
+    }
+
+    /// Whether any socket transport may still connect (the channel has senders besides ours).
+    fn serves_sockets(&self) -> bool {
+        self.handle.wake.listeners.load(Ordering::Relaxed) > 0
+    }
+
+    /// Handles every complete line stdin has buffered; false once stdin has ended.
+    fn serve_stdio_input(&mut self) -> io::Result<bool> {
+        let Some(stdio) = &self.stdio else {
+            return Ok(true);
+        };
+        let input = stdio.input.clone();
+        loop {
+            if self.peers.get(&STDIO).is_some_and(|p| p.busy.is_some()) {
+                return Ok(true);
+            }
+            let line = input.lock().unwrap_or_else(|e| e.into_inner()).next_line();
+            match line {
+                Some(Ok(text)) => self.on_message(STDIO, &text),
+                Some(Err(reply)) => self.send(STDIO, reply, Kind::Reply),
+                None => break,
+            }
+        }
+        let ended = input.lock().unwrap_or_else(|e| e.into_inner()).ended();
+        if ended && self.stdio.is_some() {
+            self.flush()?;
+            if let Some(mut peer) = self.peers.remove(&STDIO) {
+                self.server.disconnect(&mut peer.conn);
+            }
+            self.stdio = None;
+            return Ok(false);
+        }
+        Ok(true)
+    }
+
+    fn on_inbound(&mut self, message: Inbound) {
+        match message {
+            Inbound::Open {
+                id,
+                outbox,
+                cancels,
+                in_flight,
+                notify,
+            } => {
+                let conn = Connection::new(cancels, Some(notify));
+                self.peers.insert(id, Peer::new(conn, outbox, in_flight));
+            }
+            Inbound::Message { id, text } => {
+                let Some(peer) = self.peers.get_mut(&id) else {
+                    return;
+                };
+                if peer.busy.is_some() {
+                    peer.backlog.push_back(text);
+                } else {
+                    peer.in_flight.fetch_sub(1, Ordering::AcqRel);
+                    self.on_message(id, &text);
+                }
+            }
+            Inbound::Close { id } => match self.peers.get_mut(&id) {
+                Some(peer) if peer.busy.is_some() => peer.closing = true,
+                Some(_) => self.release(id),
+                None => {}
+            },
+            Inbound::Completed { id, ran } => self.on_completed(id, ran),
+        }
+    }
+
+    /// Frees a connection's session and forgets it.
+    fn release(&mut self, id: PeerId) {
+        if let Some(mut peer) = self.peers.remove(&id) {
+            self.server.disconnect(&mut peer.conn);
+            crate::log::debug(&format!("connection {id} closed; its session is released"));
+        }
+    }
+
+    /// A detached call came back: its reply, then the messages that waited behind it.
+    fn on_completed(&mut self, id: PeerId, ran: RanCall) {
+        let Some(peer) = self.peers.get_mut(&id) else {
+            return;
+        };
+        let pending = peer.busy.take().expect("a completed call was pending");
+        let reply = self.server.complete(&mut peer.conn, ran, pending);
+        self.answer(id, reply);
+        loop {
+            let Some(peer) = self.peers.get_mut(&id) else {
+                return;
+            };
+            if peer.busy.is_some() {
+                return;
+            }
+            let Some(text) = peer.backlog.pop_front() else {
+                break;
+            };
+            if id != STDIO {
+                peer.in_flight.fetch_sub(1, Ordering::AcqRel);
+            }
+            self.on_message(id, &text);
+        }
+        if self.peers.get(&id).is_some_and(|p| p.closing) {
+            self.release(id);
+        }
+    }
+
+    /// One message from `id`: world time first, then the message, its notifications and
+    /// reply, then the deltas it caused.
+    fn on_message(&mut self, id: PeerId, text: &str) {
+        self.step_clock();
+        let Some(peer) = self.peers.get_mut(&id) else {
+            return;
+        };
+        let reply = match self.server.handle_detaching(&mut peer.conn, text) {
+            Handled::Reply(reply) => reply,
+            Handled::Detached(call, pending) => {
+                crate::log::debug(&format!("{} runs off the engine", call.skill()));
+                peer.busy = Some(pending);
+                self.workers.submit(id, call);
+                None
+            }
+        };
+        self.answer(id, reply);
+    }
+
+    /// Sends `id` what it is owed (notifications first), then everyone the deltas its call
+    /// caused.
+    fn answer(&mut self, id: PeerId, reply: Option<Value>) {
+        let Some(peer) = self.peers.get_mut(&id) else {
+            return;
+        };
+        let notes = self.server.notifications(&mut peer.conn);
+        let caused_by = std::mem::take(&mut peer.conn.last_events);
+        for note in notes {
+            self.send(id, note, Kind::Notification);
+        }
+        if let Some(reply) = reply {
+            self.send(id, reply, Kind::Reply);
+        }
+        self.publish(&caused_by);
+    }
+
+    /// Steps the world as real time says and publishes what moved.
+    fn step_clock(&mut self) {
+        self.server.advance_clock();
+        self.publish(&[]);
+    }
+
+    /// Reloads, clock, deltas, and what idle connections are owed (`tools/list_changed`).
+    fn idle(&mut self) {
+        let generation = self.server.registry().generation();
+        self.server.idle();
+        self.publish(&[]);
+        let changed = generation != self.server.registry().generation();
+        let ids: Vec<PeerId> = self.peers.keys().copied().collect();
+        for id in ids {
+            if changed && let Some(peer) = self.peers.get_mut(&id) {
+                for note in self.server.notifications(&mut peer.conn) {
+                    self.send(id, note, Kind::Notification);
+                }
+            }
+            self.catch_up(id);
+        }
+    }
+
+    /// Sends every subscriber what the world's latest changes owe it.
+    fn publish(&mut self, caused_by: &[String]) {
+        let Some(update) = self.server.take_world_update() else {
+            return;
+        };
+        let ids: Vec<PeerId> = self
+            .peers
+            .iter()
+            .filter(|(_, p)| p.conn.subscription.is_some())
+            .map(|(id, _)| *id)
+            .collect();
+        for id in ids {
+            let peer = self.peers.get_mut(&id).expect("listed above");
+            let subscription = peer.conn.subscription.as_mut().expect("filtered");
+            if subscription.behind_since.is_some() {
+                // It gets a fresh snapshot once it has room; nothing to add meanwhile.
+                continue;
+            }
+            if let Some(delta) = self.server.delta_for(subscription, &update, caused_by) {
+                self.send(id, delta, Kind::Delta);
+            }
+        }
+    }
+
+    /// A subscriber that fell behind: a fresh snapshot once half its outbox is free again,
+    /// or a disconnect when it has been stuck for too long.
+    fn catch_up(&mut self, id: PeerId) {
+        let Some(peer) = self.peers.get_mut(&id) else {
+            return;
+        };
+        let Some(subscription) = peer.conn.subscription.as_mut() else {
+            return;
+        };
+        let Some(since) = subscription.behind_since else {
+            return;
+        };
+        if peer.outbox.room() >= OUTBOX_CAPACITY / 2 {
+            subscription.behind_since = None;
+            let mut snapshot = self.server.snapshot(subscription);
+            snapshot["params"]["resync"] = Value::Bool(true);
+            self.send(id, snapshot, Kind::Notification);
+        } else if since.elapsed() > Duration::from_millis(MAX_STALL_MS) {
+            peer.outbox.close(
+                1008,
+                &format!("the client has not read its messages for {MAX_STALL_MS} ms; reconnect and subscribe again"),
+            );
+        }
+    }
+
+    /// Queues `message` for `id`. A full outbox drops a delta (the subscriber resyncs later)
+    /// and disconnects a client that is not reading its replies.
+    fn send(&mut self, id: PeerId, message: Value, kind: Kind) {
+        let Some(peer) = self.peers.get_mut(&id) else {
+            return;
+        };
+        match peer.outbox.push(message) {
+            Sent::Queued | Sent::Gone => {}
+            Sent::Full => match kind {
+                Kind::Delta => {
+                    if let Some(s) = peer.conn.subscription.as_mut() {
+                        s.behind_since.get_or_insert_with(Instant::now);
+                    }
+                }
+                Kind::Reply | Kind::Notification => peer.outbox.close(
+                    1008,
+                    &format!(
+                        "the client is not reading: {OUTBOX_CAPACITY} messages are waiting for it"
+                    ),
+                ),
+            },
+        }
+    }
+
+    /// Writes stdio's queued messages and the trace's buffered events.
+    fn flush(&mut self) -> io::Result<()> {
+        self.server.flush();
+        let Some(stdio) = &self.stdio else {
+            return Ok(());
+        };
+        let mut out = stdio.output.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(Peer {
+            outbox: Outbox::Stdio(queued),
+            ..
+        }) = self.peers.get_mut(&STDIO)
+        {
+            for message in queued.drain(..) {
+                write_line(&mut *out, &message)?;
+            }
+        }
+        out.flush()
+    }
+
+    /// Until the next world step when someone watches the world; else the idle period.
+    fn poll_timeout(&self) -> Duration {
+        let watched = self.peers.values().any(|p| p.conn.subscription.is_some());
+        match self.server.until_next_step() {
+            Some(next) if watched => next.min(IDLE_POLL),
+            _ => IDLE_POLL,
+        }
+    }
+
+    /// Registers a socket transport (so the engine keeps running after stdin ends).
+    pub fn add_listener(&self) {
+        self.handle.wake.listeners.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// One message as one line.
+fn write_line(out: &mut impl Write, message: &Value) -> io::Result<()> {
+    serde_json::to_writer(&mut *out, message)?;
+    out.write_all(b"\n")
+}
+
+/// What kind of message is queued (decides what a full outbox means).
+#[derive(Clone, Copy)]
+enum Kind {
+    Reply,
+    Notification,
+    Delta,
+}
+
+/// An eventfd that wakes the engine's `poll` when a transport hands it a message.
+struct Wake {
+    fd: RawFd,
+    /// Socket transports started.
+    listeners: AtomicUsize,
+}
+
+impl Wake {
+    fn new() -> io::Result<Wake> {
+        // SAFETY: plain syscall; the fd is owned by this value and closed on drop.
+        let fd = unsafe { libc::eventfd(0, libc::EFD_NONBLOCK | libc::EFD_CLOEXEC) };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(Wake {
+            fd,
+            listeners: AtomicUsize::new(0),
+        })
+    }
+
+    fn signal(&self) {
+        let one: u64 = 1;
+        // SAFETY: writes 8 bytes from a live u64 to our eventfd. A full counter (never in
+        // practice) only means the engine is already due to wake.
+        unsafe { libc::write(self.fd, (&one as *const u64).cast(), 8) };
+    }
+
+    fn clear(&self) {
+        let mut count: u64 = 0;
+        // SAFETY: reads 8 bytes into a live u64 from our non-blocking eventfd.
+        unsafe { libc::read(self.fd, (&mut count as *mut u64).cast(), 8) };
+    }
+}
+
+impl Drop for Wake {
+    fn drop(&mut self) {
+        // SAFETY: we own the fd.
+        unsafe { libc::close(self.fd) };
+    }
+}
+
+struct Ready {
+    stdin: bool,
+    wake: bool,
+}
+
+/// Waits until stdin (if any) or the wake fd is readable, or `timeout` passes.
+fn poll(stdin: Option<RawFd>, wake: RawFd, timeout: Duration) -> io::Result<Ready> {
+    let mut fds = [
+        libc::pollfd {
+            fd: wake,
+            events: libc::POLLIN,
+            revents: 0,
+        },
+        libc::pollfd {
+            fd: stdin.unwrap_or(-1),
+            events: libc::POLLIN,
+            revents: 0,
+        },
+    ];
+    let count = if stdin.is_some() { 2 } else { 1 };
+    let ms = timeout.as_millis().min(i32::MAX as u128) as i32;
+    // SAFETY: `count` valid pollfds for the duration of the call.
+    let n = unsafe { libc::poll(fds.as_mut_ptr(), count, ms) };
+    if n < 0 {
+        let e = io::Error::last_os_error();
+        if e.kind() == io::ErrorKind::Interrupted {
+            return Ok(Ready {
+                stdin: false,
+                wake: false,
+            });
+        }
+        return Err(e);
+    }
+    Ok(Ready {
+        wake: fds[0].revents != 0,
+        stdin: count == 2 && fds[1].revents != 0,
+    })
+}

@@ -1,0 +1,213 @@
+//! State sync: `state/subscribe`, `aoi/declare`, and the `state/delta` each subscriber is
+//! owed after the world changes. Deltas come from the world's change set (recorded as it
+//! mutates), kept in a spatial index and filtered per subscriber by its area of interest;
+//! each subscriber remembers which entities it sees, so one that leaves its area arrives as
+//! a removal and one that enters as a change.
+
+use super::aoi::{Aoi, SpatialGrid, inside};
+use super::jsonrpc;
+use super::server::{Connection, RpcError, Server, not_initialized};
+use crate::world::{ChangeSet, EntityState};
+use serde_json::{Value, json};
+use std::collections::HashSet;
+use std::time::Instant;
+
+/// One connection's subscription.
+#[derive(Debug, Default)]
+pub struct Subscription {
+    pub aoi: Option<Aoi>,
+    /// Entities this subscriber has been told about and not told are gone.
+    visible: HashSet<u64>,
+    /// Since when deltas could not be queued (the client is behind); it gets a fresh snapshot
+    /// once it catches up.
+    pub behind_since: Option<Instant>,
+}
+
+/// What the world did since sync last looked.
+pub enum WorldUpdate {
+    /// Entities changed.
+    Changes(ChangeSet),
+    /// A different world was swapped in (a scene reload): everyone needs a fresh snapshot.
+    Replaced,
+}
+
+/// The spatial index over the world, kept only while someone subscribes.
+#[derive(Default)]
+pub struct SyncIndex {
+    grid: SpatialGrid,
+    /// The world value the grid describes (`None`: not built).
+    world: Option<u64>,
+}
+
+fn entity_json(state: &EntityState) -> Value {
+    let t = &state.transform;
+    json!({"id": state.id, "pos": t.position, "rot": t.rotation, "scale": t.scale})
+}
+
+impl Server {
+    /// `state/subscribe {aoi?}`: queues the snapshot, answers `{ok, tick}`.
+    pub(super) fn subscribe(
+        &mut self,
+        conn: &mut Connection,
+        params: &Value,
+    ) -> Result<Value, RpcError> {
+        conn.session.as_ref().ok_or_else(not_initialized)?;
+        let aoi = match params.get("aoi") {
+            Some(area) => Aoi::parse(area),
+            None => conn.declared_aoi,
+        };
+        self.build_index();
+        let mut subscription = Subscription {
+            aoi,
+            ..Subscription::default()
+        };
+        let snapshot = self.snapshot(&mut subscription);
+        conn.pending.push(snapshot);
+        conn.subscription = Some(subscription);
+        Ok(json!({"ok": true, "tick": self.registry().realm().world.tick()}))
+    }
+
+    /// `aoi/declare {center, radius}`: a subscriber hears at once of what entered and left.
+    pub(super) fn declare_aoi(
+        &mut self,
+        conn: &mut Connection,
+        params: &Value,
+    ) -> Result<Value, RpcError> {
+        conn.session.as_ref().ok_or_else(not_initialized)?;
+        let aoi = Aoi::parse(params);
+        let Some(subscription) = &mut conn.subscription else {
+            conn.declared_aoi = aoi;
+            return Ok(json!({"ok": true}));
+        };
+        subscription.aoi = aoi;
+        self.build_index();
+        let index = self.sync_index.as_ref().expect("built above");
+        let now: HashSet<u64> = index.grid.within(aoi.as_ref()).into_iter().collect();
+        let world = &self.registry().realm().world;
+        let mut entered: Vec<u64> = now.difference(&subscription.visible).copied().collect();
+        let mut left: Vec<u64> = subscription.visible.difference(&now).copied().collect();
+        entered.sort_unstable();
+        left.sort_unstable();
+        let changes: Vec<Value> = entered
+            .iter()
+            .filter_map(|n| world.entity_state(*n))
+            .map(|s| entity_json(&s))
+            .collect();
+        let removed: Vec<String> = left.iter().map(|n| format!("ent_{n}")).collect();
+        subscription.visible = now;
+        if !changes.is_empty() || !removed.is_empty() {
+            conn.pending.push(jsonrpc::notification(
+                "state/delta",
+                json!({"tick": world.tick(), "causedBy": [], "changes": changes, "removed": removed}),
+            ));
+        }
+        Ok(json!({"ok": true}))
+    }
+
+    /// Takes the world's changes (keeping the index current); `None` when nothing changed.
+    pub fn take_world_update(&mut self) -> Option<WorldUpdate> {
+        let world = &mut self.registry_mut().realm_mut().world;
+        let instance = world.instance();
+        let changes = world.take_changes();
+        if self.sync_index.as_ref()?.world != Some(instance) {
+            self.build_index();
+            return Some(WorldUpdate::Replaced);
+        }
+        let index = self.sync_index.as_mut()?;
+        if changes.is_empty() {
+            return None;
+        }
+        for state in &changes.changed {
+            index.grid.upsert(state.number, state.transform.position);
+        }
+        for number in &changes.removed {
+            index.grid.remove(*number);
+        }
+        Some(WorldUpdate::Changes(changes))
+    }
+
+    /// The `state/delta` (or, after a world swap, `state/snapshot`) owed to `subscription`.
+    pub fn delta_for(
+        &self,
+        subscription: &mut Subscription,
+        update: &WorldUpdate,
+        caused_by: &[String],
+    ) -> Option<Value> {
+        let changes = match update {
+            WorldUpdate::Replaced => return Some(self.snapshot(subscription)),
+            WorldUpdate::Changes(changes) => changes,
+        };
+        let mut out = Vec::new();
+        let mut removed = Vec::new();
+        for state in &changes.changed {
+            if inside(subscription.aoi.as_ref(), state.transform.position) {
+                subscription.visible.insert(state.number);
+                out.push(entity_json(state));
+            } else if subscription.visible.remove(&state.number) {
+                removed.push(state.id.clone());
+            }
+        }
+        for number in &changes.removed {
+            if subscription.visible.remove(number) {
+                removed.push(format!("ent_{number}"));
+            }
+        }
+        if out.is_empty() && removed.is_empty() {
+            return None;
+        }
+        Some(jsonrpc::notification(
+            "state/delta",
+            json!({
+                "tick": self.registry().realm().world.tick(),
+                "causedBy": caused_by,
+                "changes": out,
+                "removed": removed,
+            }),
+        ))
+    }
+
+    /// A `state/snapshot` of what `subscription` may see; it now sees exactly that.
+    pub fn snapshot(&self, subscription: &mut Subscription) -> Value {
+        let world = &self.registry().realm().world;
+        let numbers = match &self.sync_index {
+            Some(index) => index.grid.within(subscription.aoi.as_ref()),
+            None => world
+                .entity_states()
+                .into_iter()
+                .filter(|s| inside(subscription.aoi.as_ref(), s.transform.position))
+                .map(|s| s.number)
+                .collect(),
+        };
+        let entities: Vec<Value> = numbers
+            .iter()
+            .filter_map(|n| world.entity_state(*n))
+            .map(|s| entity_json(&s))
+            .collect();
+        subscription.visible = numbers.into_iter().collect();
+        jsonrpc::notification(
+            "state/snapshot",
+            json!({"tick": world.tick(), "entities": entities}),
+        )
+    }
+
+    /// Builds the index from the world when it is missing or describes another world value.
+    fn build_index(&mut self) {
+        let world = &self.registry().realm().world;
+        let instance = world.instance();
+        if self
+            .sync_index
+            .as_ref()
+            .is_some_and(|i| i.world == Some(instance))
+        {
+            return;
+        }
+        let mut grid = SpatialGrid::default();
+        for state in world.entity_states() {
+            grid.upsert(state.number, state.transform.position);
+        }
+        self.sync_index = Some(SyncIndex {
+            grid,
+            world: Some(instance),
+        });
+    }
+}

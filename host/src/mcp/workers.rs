@@ -1,0 +1,57 @@
+//! Worker threads for detached calls (see `registry/detached.rs`): each keeps a scratch realm
+//! (an empty world, an in-memory trace) to lend the guests it runs, and hands every finished
+//! call back to the engine through its channel.
+
+use super::engine::{EngineHandle, Inbound, PeerId};
+use crate::realm::{Realm, Rng};
+use crate::registry::DetachedCall;
+use crate::trace::Tracer;
+use crate::world::{World, WorldSettings};
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::{Arc, Mutex};
+
+/// Threads running detached calls.
+pub struct Workers {
+    jobs: Sender<(PeerId, Box<DetachedCall>)>,
+}
+
+impl Workers {
+    /// Starts `count` workers that report to `engine`.
+    pub fn start(count: usize, engine: EngineHandle) -> std::io::Result<Workers> {
+        let (jobs, rx) = channel();
+        let rx = Arc::new(Mutex::new(rx));
+        for n in 0..count.max(1) {
+            let (rx, engine) = (rx.clone(), engine.clone());
+            std::thread::Builder::new()
+                .name(format!("limina-worker-{n}"))
+                .spawn(move || work(&rx, &engine))?;
+        }
+        Ok(Workers { jobs })
+    }
+
+    /// Queues `call` for `peer`.
+    pub fn submit(&self, peer: PeerId, call: Box<DetachedCall>) {
+        // The workers live as long as the engine that owns this sender.
+        let _ = self.jobs.send((peer, call));
+    }
+}
+
+fn work(rx: &Mutex<Receiver<(PeerId, Box<DetachedCall>)>>, engine: &EngineHandle) {
+    let mut scratch = Box::new(Realm {
+        world: World::new(WorldSettings {
+            max_entities: 0,
+            tick_seconds: 1.0 / 60.0,
+        }),
+        tracer: Tracer::new(16),
+        rng: Rng::seeded(0),
+    });
+    loop {
+        let job = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
+        let Ok((peer, call)) = job else { return };
+        let (back, ran) = call.run(scratch);
+        scratch = back;
+        if !engine.send(Inbound::Completed { id: peer, ran }) {
+            return;
+        }
+    }
+}
