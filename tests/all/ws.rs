@@ -216,9 +216,13 @@ fn a_guest_sleeping_in_wasi_is_cut_at_its_deadline_while_others_are_served() {
         json!({"name": "sleepy.nap", "arguments": {"seconds": 30}}),
     );
     std::thread::sleep(Duration::from_millis(100));
-    let pinged = Instant::now();
     assert_eq!(other.request("ping", json!({}))["result"], json!({}));
-    let ping_wait = pinged.elapsed();
+    // The sleeper runs off the engine (its package cannot touch the world): the ping was
+    // answered while it still slept.
+    assert!(
+        sleeper.read_for(Duration::from_millis(0)).is_none(),
+        "the ping waited for the sleeping guest"
+    );
     let reply = sleeper.reply_to(id);
     let took = started.elapsed();
     let result = &reply["result"];
@@ -230,11 +234,7 @@ fn a_guest_sleeping_in_wasi_is_cut_at_its_deadline_while_others_are_served() {
         took < Duration::from_secs(10),
         "cut at its 1 s deadline, not after 30 s: {took:?}"
     );
-    assert!(
-        ping_wait < Duration::from_secs(5),
-        "the other client waited {ping_wait:?}"
-    );
-    // The same session calls again: a fresh instance, cut again, the host still serving.
+    // The same session calls again: a fresh instance, the host still serving.
     let quick = sleeper.call("sleepy.nap", json!({"seconds": 0}));
     assert_eq!(quick["isError"], false, "{quick}");
 }

@@ -10,6 +10,12 @@
 //!   at once, refuses floods past its in-flight cap, and hands each message to the engine over
 //!   a channel (waking it through the eventfd). The engine handles it, then queues the reply and
 //!   notifications on that connection's bounded outbox, drained to the socket by its writer task.
+//! - **Calls that cannot touch the world** (their package imports nothing that reaches the world
+//!   or the trace) are decided on the engine — resolve, validate, policy, traced in arrival
+//!   order — then run on a worker thread; the engine serves everyone else meanwhile and
+//!   completes the call (charge, output check, `skill.executed`) when it comes back. That
+//!   connection's later messages wait for it, in order, so its budget is charged before its next
+//!   call is decided (see `registry/detached.rs`).
 //! - After every message and every clock step the engine takes the world's change set and
 //!   queues each subscriber its `state/delta`, filtered by its area of interest; `causedBy`
 //!   names the events of the call that made the change.

@@ -112,6 +112,17 @@ impl Tracer {
     /// trace is copied line for line; an in-memory one holds only its window. The file
     /// appears whole or not at all.
     pub fn export(&mut self, dir: &Path, name: &str) -> Result<(u64, u64)> {
+        self.export_reporting(dir, name, &mut |_, _| {})
+    }
+
+    /// [`Tracer::export`], calling `report(done, total)` as it goes (bytes of the durable
+    /// file, or events of the in-memory window), about every MiB or 4,096 events.
+    pub fn export_reporting(
+        &mut self,
+        dir: &Path,
+        name: &str,
+        report: &mut dyn FnMut(u64, u64),
+    ) -> Result<(u64, u64)> {
         check_export_name(name)?;
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create the export folder {}", dir.display()))?;
@@ -129,7 +140,7 @@ impl Tracer {
         }
         // Export names never start with `.`, so the temporary file cannot clash with one.
         let temp = dir.join(format!(".{name}.tmp"));
-        let written = self.write_jsonl(&temp).and_then(|counts| {
+        let written = self.write_jsonl(&temp, report).and_then(|counts| {
             std::fs::rename(&temp, &target)?;
             Ok(counts)
         });
@@ -139,26 +150,38 @@ impl Tracer {
         written.with_context(|| format!("cannot export the trace to {}", target.display()))
     }
 
-    fn write_jsonl(&self, path: &Path) -> Result<(u64, u64)> {
+    fn write_jsonl(&self, path: &Path, report: &mut dyn FnMut(u64, u64)) -> Result<(u64, u64)> {
         let mut out = BufWriter::new(File::create(path)?);
         let (mut events, mut bytes) = (0u64, 0u64);
         match &self.store {
             Some(store) => {
+                let total = std::fs::metadata(store.path()).map_or(0, |m| m.len());
                 let mut reader = store.reader(0)?;
                 let mut line = Vec::new();
+                let mut reported = 0;
                 while reader.read_until(b'\n', &mut line)? > 0 {
                     out.write_all(&line)?;
                     (events, bytes) = (events + 1, bytes + line.len() as u64);
                     line.clear();
+                    if bytes - reported >= 1 << 20 {
+                        report(bytes, total.max(bytes));
+                        reported = bytes;
+                    }
                 }
+                report(bytes, total.max(bytes));
             }
             None => {
+                let total = self.window.len() as u64;
                 for event in &self.window {
                     let mut line = serde_json::to_vec(event)?;
                     line.push(b'\n');
                     out.write_all(&line)?;
                     (events, bytes) = (events + 1, bytes + line.len() as u64);
+                    if events % 4096 == 0 {
+                        report(events, total);
+                    }
                 }
+                report(events, total);
             }
         }
         out.into_inner().map_err(|e| e.into_error())?.sync_all()?;

@@ -106,10 +106,13 @@ pub(super) fn export(registry: &mut Registry, input: &Value) -> Result<Value, Fa
             "this host has no traces folder; start it with --trace-dir",
         )
     })?;
+    let control = registry.control.clone();
     let (events, bytes) = registry
         .realm_mut()
         .tracer
-        .export(&dir, &name)
+        .export_reporting(&dir, &name, &mut |done, total| {
+            control.report(done as f64, Some(total as f64), "exporting the trace")
+        })
         .map_err(internal)?;
     Ok(json!({"name": name, "events": events, "bytes": bytes}))
 }
