@@ -13,6 +13,7 @@ mod hot_reload;
 mod languages;
 mod physics_skills;
 mod pkg_cli;
+mod privileged_skills;
 mod python_package;
 mod scene;
 mod social_skills;

@@ -2,8 +2,10 @@
 //! use, discarded after a trap), fuel and memory sized by the package limits and the session's
 //! budget, and the measured cost charged afterwards.
 
+use super::load::HOST_SESSION;
 use super::{Caller, ErrorCode, Failure, Registry};
 use crate::limits::FUEL_PER_MS;
+use crate::policy::Budget;
 use crate::realm::Realm;
 use crate::sandbox::bindings::SkillError;
 use crate::sandbox::{CallFailure, CallInfo, CallOutcome, GuestInstance};
@@ -40,7 +42,13 @@ impl Registry {
             self.instances.insert(key.clone(), instance);
         }
         // The allotment is the lesser of the package's cap and what the session has left.
-        let budget = self.policy.budget(&caller.session_id);
+        // The host's own calls (the scene replay) spend no session's budget.
+        let hosted = caller.session_id == HOST_SESSION;
+        let budget = if hosted {
+            Budget::default()
+        } else {
+            self.policy.budget(&caller.session_id)
+        };
         let budget_fuel = budget
             .cpu_ms_left()
             .map(|ms| (ms * FUEL_PER_MS as f64) as u64);
@@ -83,7 +91,9 @@ impl Registry {
         if matches!(outcome.result, Err(CallFailure::Memory { .. })) {
             peak = peak.max(memory);
         }
-        self.policy.charge(&caller.session_id, cpu_ms, peak);
+        if !hosted {
+            self.policy.charge(&caller.session_id, cpu_ms, peak);
+        }
         match outcome.result {
             Ok(Ok(value)) => Ok(value),
             Ok(Err(e)) => Err(from_guest(e)),

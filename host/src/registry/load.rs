@@ -157,12 +157,15 @@ impl Registry {
     }
 }
 
-/// The host itself, loading packages at start-up or on a file change: it may grant every
-/// permission a package declares.
+/// The agent and session id of the host's own calls; no client may bind them.
+pub const HOST_SESSION: &str = "host";
+
+/// The host itself, on its own authority: loading packages at start-up or on a file change
+/// (it may grant every permission a package declares) and replaying the scene file.
 pub(crate) fn host_caller() -> Caller {
     Caller {
-        agent_id: "host".into(),
-        session_id: "host".into(),
+        agent_id: HOST_SESSION.into(),
+        session_id: HOST_SESSION.into(),
         profile: "host".into(),
         permissions: Permissions::all(),
     }

@@ -13,6 +13,7 @@ mod response;
 mod schema;
 
 pub use hooks::{HookPhase, HostHook};
+pub use load::HOST_SESSION;
 pub use response::{ErrorCode, Failure, Metadata, Response};
 pub use schema::Schema;
 
