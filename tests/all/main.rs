@@ -8,6 +8,7 @@ mod core_in_process;
 mod dice;
 mod ecs_skills;
 mod example_packages;
+mod guest_errors;
 mod hooks;
 mod hot_reload;
 mod languages;

@@ -110,13 +110,14 @@ impl Registry {
     }
 }
 
+/// A guest's own error, with the code it chose.
 fn from_guest(e: SkillError) -> Failure {
     match e {
         SkillError::InvalidInput(m) => Failure::new(ErrorCode::InvalidInput, m),
         SkillError::Forbidden(m) => Failure::new(ErrorCode::Forbidden, m),
         SkillError::HandlerError(m) => Failure::new(ErrorCode::HandlerError, m),
         SkillError::CapacityExceeded(m) => Failure::new(ErrorCode::CapacityExceeded, m),
-        SkillError::NotFound(m) => Failure::new(ErrorCode::HandlerError, m),
+        SkillError::NotFound(m) => Failure::new(ErrorCode::NotFound, m),
     }
 }
 
