@@ -61,6 +61,15 @@ pub const MAX_UI_PANEL_BYTES: usize = 16 << 10;
 pub const MAX_SOUNDS: usize = 256;
 /// Signals and speech the world remembers for agents' perception (oldest forgotten first).
 pub const HEARD_WINDOW: usize = 64;
+/// Largest payload of a remembered signal or speech, in bytes of JSON; a bigger one is kept
+/// for perception as a clipped preview (the trace holds it whole), so a flood of huge signals
+/// cannot make every perception-reading call run out of fuel.
+pub const MAX_HEARD_PAYLOAD_BYTES: usize = 2 << 10;
+/// Characters of a clipped payload's JSON kept as its preview.
+pub const HEARD_PREVIEW_CHARS: usize = 256;
+/// Characters kept of a remembered event type (the `agents` import already refuses a signal
+/// kind over 128; this bounds every other path into the world).
+pub const MAX_HEARD_KIND_CHARS: usize = 256;
 /// Collision events kept for `physics.collisionEvents` between drains (oldest dropped first).
 pub const MAX_PENDING_COLLISION_EVENTS: usize = 1_024;
 /// Largest glTF/GLB file `three.loadGLTF` reads, in bytes.
