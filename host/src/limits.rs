@@ -25,6 +25,15 @@ impl Default for PackageLimits {
 pub const MAX_PACKAGE_MEMORY_BYTES: u64 = 256 << 20;
 /// Most table elements an instance may hold.
 pub const MAX_TABLE_ELEMENTS: usize = 20_000;
+/// Largest component the host compiles, in bytes (a Python component is about 18 MB).
+pub const MAX_COMPONENT_BYTES: usize = 64 << 20;
+/// Longest the host waits for one component to compile; a slower one is refused.
+pub const MAX_COMPILE_TIME: std::time::Duration = std::time::Duration::from_secs(120);
+/// Most skills one package may declare.
+pub const MAX_SKILLS_PER_PACKAGE: usize = 256;
+/// Largest description a package may give of itself (`describe`: every name, description and
+/// schema together), in bytes.
+pub const MAX_DESCRIBE_BYTES: usize = 1 << 20;
 /// Largest output a skill may return, in bytes of JSON.
 pub const MAX_OUTPUT_BYTES: usize = 1 << 20;
 /// Log lines one guest call may pass on to the client (the `log` import and captured

@@ -9,6 +9,7 @@ mod engine;
 mod imports;
 mod instance;
 mod limiter;
+mod precheck;
 mod wasi;
 
 pub use cache::{CompileCache, content_hash};
