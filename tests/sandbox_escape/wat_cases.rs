@@ -2,7 +2,8 @@
 //! `tests/sandbox_escape/cases/` holds `guest.wat` (made into a component by `wat_guest`),
 //! an optional `world.wit`, and `case.toml`: what the guest does, what the case proves, the
 //! package limits, and the expected outcome — refused `at = "load"` with a reason that `says`
-//! the listed words, or failing `at = "call"` with `code` and a message that `says` them.
+//! the listed words, failing `at = "call"` with `code` and a message that `says` them, or
+//! succeeding `at = "call-ok"` with what it logged reaching the client bounded.
 //!
 //! Every case also checks that the host keeps serving, that the world is unchanged, that the
 //! session's budget spent nothing (load) or only what the call used (call), and that the trace
@@ -170,6 +171,36 @@ fn run(name: &str) {
                 "{name}: the calls were charged what they used, within the budget: {spent_before} → {spent}"
             );
         }
+        "call-ok" => {
+            // Succeeds, and what it logged reaches the client bounded.
+            c.call_ok("hostile.run", json!({}));
+            c.call_ok("scene.queryEntities", json!({}));
+            let lines: Vec<String> = c
+                .notifications
+                .iter()
+                .filter(|n| {
+                    n["method"] == "notifications/message" && n["params"]["logger"] == "hostile"
+                })
+                .map(|n| n["params"]["data"].as_str().unwrap().to_string())
+                .collect();
+            let cap = limina::limits::MAX_GUEST_LOG_LINES_PER_CALL;
+            assert!(
+                !lines.is_empty() && lines.len() <= cap,
+                "{name}: {} log lines reached the client (at most {cap})",
+                lines.len()
+            );
+            assert!(
+                lines
+                    .iter()
+                    .all(|l| l.chars().count() <= limina::limits::MAX_GUEST_LOG_LINE_CHARS)
+            );
+            for word in &says {
+                assert!(
+                    lines.iter().any(|l| l.contains(word.as_str())),
+                    "{name}: `{word}` in no log line"
+                );
+            }
+        }
         other => panic!("{name}: unknown stage `{other}`"),
     }
     assert_eq!(world(&mut c), before, "{name}: the world changed");
@@ -224,6 +255,7 @@ cases!(
     result_pointer_out_of_bounds,
     shared_memory,
     start_function_loops,
+    stderr_flood,
     table_growth_past_the_limit,
     thousands_of_skills,
     unaligned_result_pointer,
