@@ -25,6 +25,15 @@ impl Default for PackageLimits {
 pub const MAX_PACKAGE_MEMORY_BYTES: u64 = 256 << 20;
 /// Most table elements an instance may hold.
 pub const MAX_TABLE_ELEMENTS: usize = 20_000;
+/// Largest component the host compiles, in bytes (a Python component is about 18 MB).
+pub const MAX_COMPONENT_BYTES: usize = 64 << 20;
+/// Longest the host waits for one component to compile; a slower one is refused.
+pub const MAX_COMPILE_TIME: std::time::Duration = std::time::Duration::from_secs(120);
+/// Most skills one package may declare.
+pub const MAX_SKILLS_PER_PACKAGE: usize = 256;
+/// Largest description a package may give of itself (`describe`: every name, description and
+/// schema together), in bytes.
+pub const MAX_DESCRIBE_BYTES: usize = 1 << 20;
 /// Largest output a skill may return, in bytes of JSON.
 pub const MAX_OUTPUT_BYTES: usize = 1 << 20;
 /// Log lines one guest call may pass on to the client (the `log` import and captured
@@ -61,6 +70,15 @@ pub const MAX_UI_PANEL_BYTES: usize = 16 << 10;
 pub const MAX_SOUNDS: usize = 256;
 /// Signals and speech the world remembers for agents' perception (oldest forgotten first).
 pub const HEARD_WINDOW: usize = 64;
+/// Largest payload of a remembered signal or speech, in bytes of JSON; a bigger one is kept
+/// for perception as a clipped preview (the trace holds it whole), so a flood of huge signals
+/// cannot make every perception-reading call run out of fuel.
+pub const MAX_HEARD_PAYLOAD_BYTES: usize = 2 << 10;
+/// Characters of a clipped payload's JSON kept as its preview.
+pub const HEARD_PREVIEW_CHARS: usize = 256;
+/// Characters kept of a remembered event type (the `agents` import already refuses a signal
+/// kind over 128; this bounds every other path into the world).
+pub const MAX_HEARD_KIND_CHARS: usize = 256;
 /// Collision events kept for `physics.collisionEvents` between drains (oldest dropped first).
 pub const MAX_PENDING_COLLISION_EVENTS: usize = 1_024;
 /// Largest glTF/GLB file `three.loadGLTF` reads, in bytes.

@@ -139,3 +139,31 @@ fn a_session_without_agent_write_is_refused_and_no_signal_is_written() {
     // It may still perceive.
     assert_eq!(perception(&mut c), Value::Null);
 }
+
+#[test]
+fn a_flood_of_huge_signals_leaves_perception_bounded_and_callable() {
+    let mut c = Client::session("builder.readWrite", &[]);
+    give_body(&mut c, "tester", [0.0; 3]);
+    let blob = "x".repeat(256 << 10);
+    for i in 0..20 {
+        c.call_ok(
+            "agent.emitEvent",
+            json!({"type": format!("flood{i}"), "payload": {"blob": blob}}),
+        );
+    }
+    let p = perception(&mut c);
+    let events = p["recentEvents"].as_array().unwrap();
+    assert_eq!(events.len(), 16, "the newest signals are still perceived");
+    for e in events {
+        assert_eq!(e["payload"]["clipped"], true, "{}", e["type"]);
+        assert!(e["payload"]["bytes"].as_u64().unwrap() > 256 << 10);
+    }
+    assert!(p.to_string().len() < 64 << 10, "perception stays small");
+    // The trace still holds every signal whole.
+    let last = events.last().unwrap()["id"].clone();
+    let full = c.call_ok("trace.explainEvent", json!({"eventId": last}));
+    assert_eq!(
+        full["event"]["payload"]["blob"].as_str().unwrap().len(),
+        256 << 10
+    );
+}

@@ -239,7 +239,7 @@ fn listed_and_described_schemas_match_the_catalog_field_by_field() {
         .map(|t| t["name"].as_str().unwrap().to_string())
         .collect();
     let mut want: BTreeSet<String> = catalog.iter().map(|e| e.name.to_string()).collect();
-    want.extend(ADDITIONS.iter().map(|a| a.to_string()));
+    want.extend(ADDITIONS.iter().map(|(a, _)| a.to_string()));
     assert_eq!(names, want, "listTools names");
 
     let mut problems = Vec::new();
@@ -283,7 +283,12 @@ fn tools_list_meta_and_output_schemas_match_the_catalog_and_skills_list_agrees()
             .filter(|e| e.permissions.iter().all(|p| granted.contains(p)))
             .map(|e| e.name.to_string())
             .collect();
-        allowed.extend(ADDITIONS.iter().map(|a| a.to_string()));
+        allowed.extend(
+            ADDITIONS
+                .iter()
+                .filter(|(_, needs)| needs.iter().all(|p| granted.contains(p)))
+                .map(|(a, _)| a.to_string()),
+        );
         assert_eq!(names, allowed, "tools/list under {profile_name}");
 
         let listed = c.call_ok("skills.list", json!({}));

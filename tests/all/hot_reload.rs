@@ -216,3 +216,82 @@ fn dev_reload_data_applies_a_changed_configuration() {
         "the line is named: {r}"
     );
 }
+
+/// Rewrites files that belong to no package — a log beside the package, a stray component
+/// copy, a trace folder under the root — every 10 ms until dropped.
+struct Churn {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<u64>>,
+}
+
+impl Churn {
+    fn start(root: &Path) -> Churn {
+        use std::sync::atomic::Ordering;
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let files = [
+            root.join("counter/notes.log"),
+            root.join("counter/backup.wasm"),
+            root.join("traces/trace.jsonl"),
+        ];
+        std::fs::create_dir_all(root.join("traces")).unwrap();
+        let flag = stop.clone();
+        let thread = std::thread::spawn(move || {
+            let mut writes = 0;
+            while !flag.load(Ordering::Relaxed) {
+                for file in &files {
+                    std::fs::write(file, format!("write {writes}\n")).unwrap();
+                }
+                writes += 1;
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            writes
+        });
+        Churn {
+            stop,
+            thread: Some(thread),
+        }
+    }
+
+    /// Stops and returns how many rounds of writes were made.
+    fn finish(mut self) -> u64 {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.thread.take().unwrap().join().unwrap()
+    }
+}
+
+impl Drop for Churn {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+#[test]
+fn churn_beside_a_package_neither_triggers_nor_delays_its_reload() {
+    let pkgs = counter_v1();
+    let mut c = Client::session(
+        "builder.readWrite",
+        &["--packages", pkgs.path().to_str().unwrap(), "--watch"],
+    );
+    assert_eq!(version(&mut c), 1);
+    let churn = Churn::start(pkgs.path());
+    std::thread::sleep(Duration::from_millis(600));
+    for kind in ["dev.skill.reload.completed", "dev.skill.reload.failed"] {
+        let tail = c.call_ok("trace.tail", json!({"type": kind}));
+        assert_eq!(tail["events"], json!([]), "churn alone reloaded: {tail}");
+    }
+    install(&pkgs.path().join("counter"), 2);
+    let note = c.wait_notification("notifications/tools/list_changed", Duration::from_secs(10));
+    assert!(
+        note.is_some(),
+        "no reload while files churned beside the package"
+    );
+    assert_eq!(version(&mut c), 2);
+    let rounds = churn.finish();
+    assert!(rounds > 20, "the churn kept going ({rounds} rounds)");
+    let done = c.call_ok("trace.tail", json!({"type": "dev.skill.reload.completed"}));
+    assert_eq!(
+        done["events"].as_array().unwrap().len(),
+        1,
+        "one reload: {done}"
+    );
+}

@@ -32,7 +32,7 @@ fn step(c: &mut Client, ticks: u64) -> u64 {
 
 #[test]
 fn world_step_advances_the_tick_and_checks_its_range() {
-    let mut c = Client::session("system.readonly", &[]);
+    let mut c = Client::session("player.limited", &[]);
     assert_eq!(c.call_ok("world.step", json!({})), json!({"tick": 1}));
     assert_eq!(step(&mut c, 1000), 1001);
     for ticks in [json!(0), json!(1001), json!(1.5)] {
@@ -41,6 +41,25 @@ fn world_step_advances_the_tick_and_checks_its_range() {
         assert!(message.contains("`ticks`"), "{message}");
     }
     assert_eq!(step(&mut c, 1), 1002, "refused steps took no ticks");
+}
+
+#[test]
+fn a_session_without_physics_write_cannot_advance_time() {
+    let mut c = Client::session("builder.readWrite", &[]);
+    let ball = entity(&mut c, json!({"dynamic": true, "position": [0, 5, 0]}));
+    for profile in ["system.readonly", "social.actor"] {
+        c.rebind(profile, "watcher");
+        let (code, message) = error_of(&c.call("world.step", json!({"ticks": 1000})));
+        assert_eq!(code, "forbidden", "{profile}");
+        assert_eq!(message, "missing permission: physics.write");
+        assert_eq!(
+            position(&mut c, &ball),
+            [0.0, 5.0, 0.0],
+            "{profile}: nothing fell"
+        );
+    }
+    c.rebind("player.limited", "player");
+    assert_eq!(step(&mut c, 1), 1, "the refused steps took no ticks");
 }
 
 #[test]
@@ -104,10 +123,10 @@ fn a_session_without_physics_write_cannot_push_and_the_body_does_not_move_sidewa
     ));
     assert_eq!(code, "forbidden");
     assert_eq!(message, "missing permission: physics.write");
+    // player.limited holds physics.write: time passes, and nothing pushed the ball sideways.
+    c.rebind("player.limited", "player");
     step(&mut c, 20);
     assert_eq!(position(&mut c, &ball)[0], 0.0);
-    // player.limited holds physics.write.
-    c.rebind("player.limited", "player");
     let out = c.call_ok(
         "physics.applyImpulse",
         json!({"entity": ball, "impulse": [40, 0, 0]}),
@@ -196,7 +215,7 @@ fn a_box_dropped_on_a_floor_reports_a_contact_start_with_both_entities_once() {
         json!({"static": true, "size": 10, "position": [0, -5, 0]}),
     );
     let box_ = entity(&mut c, json!({"dynamic": true, "position": [0, 2, 0]}));
-    c.rebind("system.readonly", "watcher");
+    c.rebind("player.limited", "watcher");
     assert_eq!(
         c.call_ok("physics.collisionEvents", json!({})),
         json!({"events": []})

@@ -190,7 +190,7 @@ fn inspector_snapshot_pages_entities_and_reports_the_host() {
             .iter()
             .any(|s| s["name"] == "dev.reload"
                 && s["version"] == "2.0.0"
-                && s["permissions"] == json!(["scene.read"]))
+                && s["permissions"] == json!(["scene.write"]))
     );
     assert!(
         last["permissions"]["caller"]

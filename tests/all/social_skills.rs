@@ -21,6 +21,14 @@ fn distance(a: [f64; 3], b: [f64; 3]) -> f64 {
     (0..3).map(|i| (a[i] - b[i]).powi(2)).sum::<f64>().sqrt()
 }
 
+/// Advances the world as the operator (`world.step` needs `physics.write`, which
+/// `social.actor` lacks), then acts as `agent` under `social.actor` again.
+fn step_as_operator(c: &mut Client, ticks: u64, agent: &str) {
+    c.rebind("builder.readWrite", "operator");
+    c.call_ok("world.step", json!({"ticks": ticks}));
+    c.rebind("social.actor", agent);
+}
+
 /// A host where `ann` has a body at the origin and an entity stands at (10, 0, 0); the
 /// connection then acts as `ann` under `social.actor`. Returns (ann's body, the other one).
 fn ann_and_a_friend(args: &[&str]) -> (Client, String, String) {
@@ -47,10 +55,10 @@ fn approach_walks_the_callers_body_over_ticks_and_stops_at_talk_distance() {
         [0.0; 3],
         "nothing moves until the world steps"
     );
-    c.call_ok("world.step", json!({"ticks": 10}));
+    step_as_operator(&mut c, 10, "ann");
     let halfway = position(&mut c, &body);
     assert!(halfway[0] > 1.0 && halfway[0] < 8.0, "{halfway:?}");
-    c.call_ok("world.step", json!({"ticks": 100}));
+    step_as_operator(&mut c, 100, "ann");
     assert!((distance(position(&mut c, &body), [10.0, 0.0, 0.0]) - 2.0).abs() < 1e-6);
     let p = c.call_ok("agent.getPerception", json!({}))["perception"].clone();
     assert_eq!(p["approaching"], Value::Null, "arrived");
@@ -69,7 +77,7 @@ fn approach_to_a_point_stops_the_default_distance_short() {
         out,
         json!({"approaching": true, "target": [0.0, 0.0, 10.0]})
     );
-    c.call_ok("world.step", json!({"ticks": 100}));
+    step_as_operator(&mut c, 100, "ann");
     let gap = distance(position(&mut c, &body), [0.0, 0.0, 10.0]);
     assert!((gap - 1.5).abs() < 1e-6, "{gap}");
 }
@@ -91,7 +99,7 @@ fn approach_is_false_without_a_body_a_target_or_distance_to_cover_and_moves_noth
     c.rebind("social.actor", "bodiless");
     let out = c.call_ok("social.approach", json!({"target": [5, 0, 0]}));
     assert_eq!(out["approaching"], false);
-    c.call_ok("world.step", json!({"ticks": 50}));
+    step_as_operator(&mut c, 50, "bodiless");
     assert_eq!(position(&mut c, &body), [0.0; 3]);
 }
 
@@ -202,10 +210,10 @@ fn only_social_actor_may_act_and_refusals_change_nothing() {
             assert_eq!(message, "missing permission: social.act");
         }
     }
+    c.rebind("builder.readWrite", "ann");
     c.call_ok("world.step", json!({"ticks": 100}));
     assert_eq!(position(&mut c, &body), [0.0; 3], "ann never moved");
     assert!(events_of(&mut c, "social.said").is_empty());
-    c.rebind("builder.readWrite", "ann");
     let first = c.call_ok("ui.label", json!({"anchor": {"kind": "screen"}}))["handle"].clone();
     assert_eq!(first, "ui_1", "no speech bubble was created");
 }

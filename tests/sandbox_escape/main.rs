@@ -9,3 +9,6 @@ mod admission;
 mod boundaries;
 mod identity;
 mod limits;
+mod read_only;
+mod wat_cases;
+mod wat_guest;

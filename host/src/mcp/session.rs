@@ -1,7 +1,7 @@
 //! A session: the identity and permissions bound at `initialize`.
 
 use crate::policy::Profiles;
-use crate::registry::Caller;
+use crate::registry::{Caller, HOST_SESSION};
 use serde_json::{Value, json};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -46,6 +46,13 @@ impl Session {
                     "`{key}` must be a non-empty string of at most 128 characters"
                 )),
             }
+        };
+        // The host's own identity is not for clients: its calls run on the host's authority.
+        let text = |key: &str| match text(key)? {
+            Some(id) if id == HOST_SESSION => Err(format!(
+                "`{key}` `{HOST_SESSION}` is reserved for the host's own calls; choose another"
+            )),
+            other => Ok(other),
         };
         let agent_id = text("agentId")?.unwrap_or_else(|| generated("agent"));
         let session_id = text("sessionId")?.unwrap_or_else(|| generated("session"));

@@ -1,8 +1,10 @@
 //! `--watch`: package folders are watched with `notify`; a changed component or manifest is
 //! read and compiled on the watcher's own thread (off the request path), then handed to the
-//! server, which admits it and swaps it into the registry between calls.
+//! server, which admits it and swaps it into the registry between calls. Only a package's own
+//! files count (its manifest and the component it names): logs, editor swap files or build
+//! folders churning elsewhere under a root neither trigger nor delay a reload.
 
-use super::PackageSource;
+use super::{Manifest, PackageSource};
 use crate::sandbox::{CompiledPackage, Sandbox};
 use anyhow::{Context, Result};
 use notify::{RecursiveMode, Watcher as _};
@@ -10,10 +12,14 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-/// How long the folder must be quiet before a change is acted on: builds write several files.
+/// How long a package's files must be quiet before a change is acted on: builds write several.
 const DEBOUNCE: Duration = Duration::from_millis(150);
+
+/// The longest a change waits for quiet: a package whose files never stop changing is still
+/// reloaded, at this pace.
+const MAX_DELAY: Duration = Duration::from_secs(2);
 
 /// A package that changed on disk, ready to swap in — or why it could not be read or built.
 pub struct Reload {
@@ -40,13 +46,15 @@ impl Watcher {
             .map(|r| std::fs::canonicalize(&r).unwrap_or(r))
             .collect();
         let (tx, rx) = channel::<PathBuf>();
+        let watched = roots.clone();
         let mut watcher =
             notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
                 if let Ok(event) = event
                     && counts(&event.kind)
                 {
-                    for path in event.paths {
-                        let _ = tx.send(path);
+                    // Filtered here, so unrelated churn never reaches the debounce.
+                    for dir in event.paths.iter().filter_map(|p| package_of(p, &watched)) {
+                        let _ = tx.send(dir);
                     }
                 }
             })
@@ -58,24 +66,24 @@ impl Watcher {
         }
         std::thread::Builder::new()
             .name("limina-watch".into())
-            .spawn(move || debounce_and_build(rx, &roots, &sandbox, &reloads))
+            .spawn(move || debounce_and_build(rx, &sandbox, &reloads))
             .context("starting the watcher thread")?;
         Ok(Watcher { _watcher: watcher })
     }
 }
 
-fn debounce_and_build(
-    rx: Receiver<PathBuf>,
-    roots: &[PathBuf],
-    sandbox: &Sandbox,
-    reloads: &Sender<Reload>,
-) {
+/// Gathers changed package folders until they are quiet for `DEBOUNCE` (or `MAX_DELAY` has
+/// passed since the first), then reads and compiles each.
+fn debounce_and_build(rx: Receiver<PathBuf>, sandbox: &Sandbox, reloads: &Sender<Reload>) {
     while let Ok(first) = rx.recv() {
-        let mut changed = BTreeSet::new();
-        changed.extend(package_of(&first, roots));
+        let deadline = Instant::now() + MAX_DELAY;
+        let mut changed = BTreeSet::from([first]);
         loop {
-            match rx.recv_timeout(DEBOUNCE) {
-                Ok(path) => changed.extend(package_of(&path, roots)),
+            let wait = DEBOUNCE.min(deadline.saturating_duration_since(Instant::now()));
+            match rx.recv_timeout(wait) {
+                Ok(dir) => {
+                    changed.insert(dir);
+                }
                 Err(RecvTimeoutError::Timeout) => break,
                 Err(RecvTimeoutError::Disconnected) => return,
             }
@@ -107,21 +115,24 @@ fn counts(kind: &notify::EventKind) -> bool {
     }
 }
 
-/// The package folder a changed path belongs to, if the change matters: a manifest or a
-/// `.wasm` directly inside a package folder (sources and build output are ignored).
+/// The package folder a changed path belongs to, if it is one of the package's own files: its
+/// `limina.toml`, or the component that manifest names. The nearest folder above the path
+/// holding a `limina.toml` (inside a root) is the package; every other path is churn.
 fn package_of(path: &Path, roots: &[PathBuf]) -> Option<PathBuf> {
-    let name = path.file_name()?.to_str()?;
-    if !(name == "limina.toml" || name.ends_with(".wasm")) {
-        return None;
+    let root = roots.iter().find(|r| path.starts_with(r))?;
+    let dir = path
+        .ancestors()
+        .skip(1)
+        .take_while(|d| d.starts_with(root))
+        .find(|d| d.join("limina.toml").is_file())?;
+    let manifest_path = dir.join("limina.toml");
+    if path == manifest_path {
+        return Some(dir.to_path_buf());
     }
-    let dir = path.parent()?;
-    if !dir.join("limina.toml").is_file() {
-        return None;
-    }
-    roots
-        .iter()
-        .any(|r| dir.starts_with(r))
-        .then(|| dir.to_path_buf())
+    // A manifest that does not parse names nothing; fixing it is the change that counts.
+    let text = std::fs::read_to_string(&manifest_path).ok()?;
+    let manifest = Manifest::parse(&text).ok()?;
+    (path == dir.join(&manifest.component)).then(|| dir.to_path_buf())
 }
 
 #[cfg(test)]
@@ -146,25 +157,53 @@ mod tests {
     }
 
     #[test]
-    fn only_manifests_and_components_of_package_folders_count() {
+    fn only_a_packages_manifest_and_named_component_count() {
         let root = tempfile::tempdir().unwrap();
         let pkg = root.path().join("dice");
         std::fs::create_dir_all(pkg.join("src")).unwrap();
-        std::fs::write(pkg.join("limina.toml"), "").unwrap();
+        std::fs::write(
+            pkg.join("limina.toml"),
+            "name = \"dice\"\nversion = \"1.0.0\"\ncomponent = \"build/dice.wasm\"\n",
+        )
+        .unwrap();
         let roots = vec![root.path().to_path_buf()];
         assert_eq!(
-            package_of(&pkg.join("dice.wasm"), &roots),
+            package_of(&pkg.join("build/dice.wasm"), &roots),
+            Some(pkg.clone())
+        );
+        assert_eq!(
+            package_of(&pkg.join("build/./dice.wasm"), &roots),
             Some(pkg.clone())
         );
         assert_eq!(
             package_of(&pkg.join("limina.toml"), &roots),
             Some(pkg.clone())
         );
-        assert_eq!(package_of(&pkg.join("src/lib.rs"), &roots), None);
-        assert_eq!(package_of(&pkg.join("target/x.wasm"), &roots), None);
+        for churn in [
+            "dice.wasm",
+            "build/old.wasm",
+            "src/lib.rs",
+            "target/x.wasm",
+            ".limina.toml.swp",
+            "trace.jsonl",
+        ] {
+            assert_eq!(package_of(&pkg.join(churn), &roots), None, "{churn}");
+        }
+        assert_eq!(package_of(&root.path().join("log.txt"), &roots), None);
         assert_eq!(
             package_of(&PathBuf::from("/elsewhere/limina.toml"), &roots),
             None
         );
+    }
+
+    #[test]
+    fn with_a_manifest_that_does_not_parse_only_the_manifest_counts() {
+        let root = tempfile::tempdir().unwrap();
+        let pkg = root.path().join("dice");
+        std::fs::create_dir_all(&pkg).unwrap();
+        std::fs::write(pkg.join("limina.toml"), "name = ").unwrap();
+        let roots = vec![root.path().to_path_buf()];
+        assert_eq!(package_of(&pkg.join("dice.wasm"), &roots), None);
+        assert_eq!(package_of(&pkg.join("limina.toml"), &roots), Some(pkg));
     }
 }

@@ -11,7 +11,7 @@
 
 use super::guest_call::GuestPrep;
 use super::hooks::covers;
-use super::pipeline::{Decided, parse_output};
+use super::pipeline::{Authority, Decided, parse_output};
 use super::{CallControl, Caller, ErrorCode, Failure, Handler, Metadata, Registry, Response};
 use crate::realm::{Realm, Rng};
 use crate::sandbox::CallOutcome;
@@ -84,7 +84,7 @@ impl Registry {
         let mut events = Vec::new();
         self.control = control;
         let prepared = self
-            .decide(caller, name, input, &mut events)
+            .decide(caller, name, input, Authority::Session, &mut events)
             .and_then(|decided| self.detach(caller, name, decided));
         self.control = CallControl::default();
         match prepared {

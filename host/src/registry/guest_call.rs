@@ -2,8 +2,10 @@
 //! use, discarded after a trap), fuel and memory sized by the package limits and the session's
 //! budget, and the measured cost charged afterwards.
 
+use super::load::HOST_SESSION;
 use super::{Caller, ErrorCode, Failure, Registry};
 use crate::limits::FUEL_PER_MS;
+use crate::policy::Budget;
 use crate::realm::Realm;
 use crate::sandbox::bindings::SkillError;
 use crate::sandbox::{CallFailure, CallInfo, CallOutcome, GuestInstance};
@@ -21,6 +23,8 @@ pub(crate) struct GuestPrep {
     pub(crate) info: CallInfo,
     fuel_cut_by_budget: bool,
     memory_cut_by_budget: bool,
+    /// The host's own call: charged to no session.
+    hosted: bool,
     cpu_ms_left: Option<f64>,
     memory: u64,
 }
@@ -69,7 +73,13 @@ impl Registry {
                     })?
             }
         };
-        let budget = self.policy.budget(&caller.session_id);
+        // The host's own calls (the scene replay) spend no session's budget.
+        let hosted = caller.session_id == HOST_SESSION;
+        let budget = if hosted {
+            Budget::default()
+        } else {
+            self.policy.budget(&caller.session_id)
+        };
         let cpu_ms_left = budget.cpu_ms_left();
         let budget_fuel = cpu_ms_left.map(|ms| (ms * FUEL_PER_MS as f64) as u64);
         let fuel = budget_fuel.map_or(limits.fuel_per_call, |b| b.clamp(1, limits.fuel_per_call));
@@ -99,6 +109,7 @@ impl Registry {
             info,
             fuel_cut_by_budget: budget_fuel.is_some_and(|b| b < limits.fuel_per_call),
             memory_cut_by_budget: memory < limits.memory_bytes,
+            hosted,
             cpu_ms_left,
             memory,
         })
@@ -126,7 +137,9 @@ impl Registry {
         if matches!(outcome.result, Err(CallFailure::Memory { .. })) {
             peak = peak.max(prep.memory);
         }
-        self.policy.charge(&caller.session_id, cpu_ms, peak);
+        if !prep.hosted {
+            self.policy.charge(&caller.session_id, cpu_ms, peak);
+        }
         match outcome.result {
             Ok(result) => {
                 // The package may have been replaced meanwhile (hot reload dropped its
@@ -150,13 +163,14 @@ impl Registry {
     }
 }
 
+/// A guest's own error, with the code it chose.
 fn from_guest(e: SkillError) -> Failure {
     match e {
         SkillError::InvalidInput(m) => Failure::new(ErrorCode::InvalidInput, m),
         SkillError::Forbidden(m) => Failure::new(ErrorCode::Forbidden, m),
         SkillError::HandlerError(m) => Failure::new(ErrorCode::HandlerError, m),
         SkillError::CapacityExceeded(m) => Failure::new(ErrorCode::CapacityExceeded, m),
-        SkillError::NotFound(m) => Failure::new(ErrorCode::HandlerError, m),
+        SkillError::NotFound(m) => Failure::new(ErrorCode::NotFound, m),
     }
 }
 

@@ -4,6 +4,7 @@
 use super::decision::{self, Crossing};
 use super::hooks::{GuestHook, HookPhase};
 use super::{Annotations, Caller, Handler, Package, Registry, Schema, Skill};
+use crate::limits::{MAX_DESCRIBE_BYTES, MAX_SKILLS_PER_PACKAGE};
 use crate::packages::PackageSource;
 use crate::packages::SignatureCheck;
 use crate::policy::{PackageFacts, Permissions};
@@ -157,12 +158,15 @@ impl Registry {
     }
 }
 
-/// The host itself, loading packages at start-up or on a file change: it may grant every
-/// permission a package declares.
+/// The agent and session id of the host's own calls; no client may bind them.
+pub const HOST_SESSION: &str = "host";
+
+/// The host itself, on its own authority: loading packages at start-up or on a file change
+/// (it may grant every permission a package declares) and replaying the scene file.
 pub(crate) fn host_caller() -> Caller {
     Caller {
-        agent_id: "host".into(),
-        session_id: "host".into(),
+        agent_id: HOST_SESSION.into(),
+        session_id: HOST_SESSION.into(),
         profile: "host".into(),
         permissions: Permissions::all(),
     }
@@ -214,6 +218,32 @@ fn check_description(
     if d.skills.is_empty() {
         bail!("package `{package}` declares no skills");
     }
+    if d.skills.len() > MAX_SKILLS_PER_PACKAGE {
+        bail!(
+            "package `{package}` declares {} skills, over the host's cap of {MAX_SKILLS_PER_PACKAGE} per package",
+            d.skills.len()
+        );
+    }
+    let size: usize = d.skills.iter().map(descriptor_bytes).sum::<usize>()
+        + d.hooks
+            .iter()
+            .map(|h| h.name.len() + h.skills.iter().map(String::len).sum::<usize>())
+            .sum::<usize>();
+    if size > MAX_DESCRIBE_BYTES {
+        bail!(
+            "package `{package}` describes itself in {size} bytes, over the host's cap of {MAX_DESCRIBE_BYTES}"
+        );
+    }
+    let twice = {
+        let mut seen = std::collections::HashSet::new();
+        d.skills
+            .iter()
+            .find(|s| !seen.insert(s.name.as_str()))
+            .map(|s| s.name.clone())
+    };
+    if let Some(twice) = twice {
+        bail!("package `{package}` declares the skill `{twice}` twice");
+    }
     let skills = d
         .skills
         .into_iter()
@@ -225,6 +255,22 @@ fn check_description(
         .map(|h| check_hook(package, h))
         .collect::<Result<Vec<_>>>()?;
     Ok((skills, hooks))
+}
+
+/// The text a skill descriptor carries, in bytes.
+fn descriptor_bytes(s: &SkillDescriptor) -> usize {
+    [
+        &s.name,
+        &s.version,
+        &s.category,
+        &s.description,
+        &s.input_schema,
+        &s.output_schema,
+    ]
+    .iter()
+    .map(|t| t.len())
+    .sum::<usize>()
+        + s.permissions.iter().map(String::len).sum::<usize>()
 }
 
 /// Namespaces of the host's built-ins, which guest hooks may not target.

@@ -15,6 +15,7 @@ mod schema;
 
 pub use detached::{DetachedCall, Invocation, RanCall};
 pub use hooks::{HookPhase, HostHook};
+pub use load::HOST_SESSION;
 pub use response::{ErrorCode, Failure, Metadata, Response};
 pub use schema::Schema;
 

@@ -6,10 +6,20 @@ use super::hooks::{HookPhase, covers};
 use super::schema::normalize_input;
 use super::{CallControl, Caller, ErrorCode, Failure, Handler, Metadata, Registry, Response};
 use crate::limits::MAX_OUTPUT_BYTES;
-use crate::policy::CallRequest;
+use crate::policy::{CallRequest, Verdict};
 use crate::trace::NewEvent;
 use serde_json::{Value, json};
 use std::time::Instant;
+
+/// On whose authority a call runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Authority {
+    /// The calling session's: the policy engine decides. Every call a client makes.
+    Session,
+    /// The host's own, for calls the operator wrote (the scene file): no session's profile,
+    /// quota or budget applies and nothing is charged to one; the crossing is still traced.
+    Host,
+}
 
 impl Registry {
     /// Runs skill `name` for `caller` with `input`.
@@ -27,10 +37,32 @@ impl Registry {
         input: Value,
         control: CallControl,
     ) -> Response {
+        self.invoke_under(caller, name, input, control, Authority::Session)
+    }
+
+    /// `invoke` on the given authority.
+    pub(super) fn invoke_as(
+        &mut self,
+        caller: &Caller,
+        name: &str,
+        input: Value,
+        authority: Authority,
+    ) -> Response {
+        self.invoke_under(caller, name, input, CallControl::default(), authority)
+    }
+
+    fn invoke_under(
+        &mut self,
+        caller: &Caller,
+        name: &str,
+        input: Value,
+        control: CallControl,
+        authority: Authority,
+    ) -> Response {
         let started = Instant::now();
         let mut events = Vec::new();
         self.control = control;
-        let result = self.run(caller, name, input, &mut events);
+        let result = self.run(caller, name, input, authority, &mut events);
         self.control = CallControl::default();
         let metadata = Metadata {
             execution_time_ms: started.elapsed().as_secs_f64() * 1000.0,
@@ -47,9 +79,10 @@ impl Registry {
         caller: &Caller,
         name: &str,
         input: Value,
+        authority: Authority,
         events: &mut Vec<String>,
     ) -> Result<Value, Failure> {
-        let decided = self.decide(caller, name, input, events)?;
+        let decided = self.decide(caller, name, input, authority, events)?;
         // 4. hooks and handler, as one transaction on the world
         self.realm_mut().world.begin();
         let result = self.hooks_and_handler(
@@ -81,6 +114,7 @@ impl Registry {
         caller: &Caller,
         name: &str,
         input: Value,
+        authority: Authority,
         events: &mut Vec<String>,
     ) -> Result<Decided, Failure> {
         // 1. resolve
@@ -115,15 +149,26 @@ impl Registry {
             .package_index()
             .map(|i| self.packages[i].manifest.name.clone());
         let now_ms = self.now_ms();
-        let verdict = self.policy.decide_call(CallRequest {
-            session_id: &caller.session_id,
-            profile: &caller.profile,
-            skill: name,
-            package: package.as_deref(),
-            required,
-            now_ms,
-            metered: matches!(handler, Handler::Guest(_)),
-        });
+        let verdict = match authority {
+            Authority::Session => self.policy.decide_call(CallRequest {
+                session_id: &caller.session_id,
+                profile: &caller.profile,
+                skill: name,
+                package: package.as_deref(),
+                required,
+                now_ms,
+                metered: matches!(handler, Handler::Guest(_)),
+            }),
+            Authority::Host => Verdict {
+                allow: true,
+                rule: "host.authority",
+                reason: "the host runs it on its own authority (the operator wrote the call)"
+                    .into(),
+                missing: None,
+                quota: None,
+                budget: None,
+            },
+        };
         let realm = self
             .realm
             .as_mut()

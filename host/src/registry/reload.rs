@@ -3,6 +3,7 @@
 //! `dev.<target>.reload.completed` or `.failed`, honestly.
 
 use super::load::host_caller;
+use super::pipeline::Authority;
 use super::{Caller, Registry};
 use crate::config::Config;
 use crate::packages::PackageSource;
@@ -10,7 +11,7 @@ use crate::packages::watch::Reload;
 use crate::trace::NewEvent;
 use anyhow::{Context, Result, anyhow, bail};
 use serde_json::{Value, json};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 impl Registry {
     /// The configuration file `data` reloads re-read.
@@ -84,14 +85,49 @@ impl Registry {
         Ok(profiles)
     }
 
-    /// Resets the world and replays a scene file as `caller`: one JSON object per line,
-    /// `{"skill": name, "input": {...}}` (or `name`/`arguments`). Stops at the first failure.
-    /// `name` picks another scene by bare file name in the `--scene` file's folder; paths are
-    /// refused, so a session cannot make the host read files elsewhere.
+    /// Replays a scene file into a fresh world and swaps it in only if every call succeeded:
+    /// one JSON object per line, `{"skill": name, "input": {...}}` (or `name`/`arguments`).
+    /// The calls run on the host's own authority (the operator wrote the file), whatever
+    /// `caller` — who asked — may do. On any failure the world is left as it was and the
+    /// error names the line. `name` picks another scene by bare file name in the `--scene`
+    /// file's folder; paths are refused, so a session cannot make the host read files elsewhere.
     pub fn replay_scene(&mut self, caller: &Caller, name: Option<&str>) -> Result<Vec<String>> {
-        let configured = self.scene_file.clone();
-        let path = match (name, configured) {
-            (None, Some(path)) => path,
+        // The caller only triggers; dev.reload already required it to hold `scene.write`.
+        let _ = caller;
+        let path = self.scene_path(name)?;
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("reading {}", path.display()))?;
+        let calls = parse_scene(&path, &text)?;
+        let host = host_caller();
+        let fresh = self.realm().world.emptied();
+        let realm = self.realm_mut();
+        let previous = std::mem::replace(&mut realm.world, fresh);
+        let rng = realm.rng.clone();
+        // The replay's own calls run without the caller's control; its progress goes to it.
+        let control = self.control.clone();
+        for (done, call) in calls.iter().enumerate() {
+            control.report(done as f64, Some(calls.len() as f64), "replaying the scene");
+            let response = self.invoke_as(&host, &call.skill, call.input.clone(), Authority::Host);
+            if let Some(failure) = response.error {
+                let realm = self.realm_mut();
+                realm.world = previous;
+                realm.rng = rng;
+                bail!(
+                    "{}: `{}` failed: {}: {}; the world was left as it was",
+                    call.at,
+                    call.skill,
+                    failure.code,
+                    failure.message
+                );
+            }
+        }
+        Ok(calls.into_iter().map(|c| c.skill).collect())
+    }
+
+    /// The scene file to replay: the `--scene` file, or `name` beside it.
+    fn scene_path(&self, name: Option<&str>) -> Result<PathBuf> {
+        match (name, self.scene_file.clone()) {
+            (None, Some(path)) => Ok(path),
             (None, None) => bail!("no scene file: start the host with --scene FILE"),
             (Some(name), configured) => {
                 crate::trace::check_export_name(name).map_err(|e| anyhow!("`name`: {e}"))?;
@@ -99,47 +135,9 @@ impl Registry {
                     .as_deref()
                     .and_then(|p| p.parent())
                     .ok_or_else(|| anyhow!("`name`: scenes are read from the --scene file's folder, and this host has none"))?;
-                folder.join(name)
+                Ok(folder.join(name))
             }
-        };
-        let text = std::fs::read_to_string(&path)
-            .with_context(|| format!("reading {}", path.display()))?;
-        self.realm_mut().world.reset();
-        let mut done = Vec::new();
-        // The replay's own calls run without the caller's control; progress goes to it.
-        let control = self.control.clone();
-        let total = text.lines().filter(|l| !l.trim().is_empty()).count();
-        for (n, line) in text
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| !l.trim().is_empty())
-        {
-            control.report(done.len() as f64, Some(total as f64), "replaying the scene");
-            let at = format!("{}:{}", path.display(), n + 1);
-            let call: Value =
-                serde_json::from_str(line).with_context(|| format!("{at}: not JSON"))?;
-            let skill = call
-                .get("skill")
-                .or(call.get("name"))
-                .and_then(Value::as_str)
-                .ok_or_else(|| anyhow!("{at}: each line needs a `skill` name"))?
-                .to_string();
-            let input = call
-                .get("input")
-                .or(call.get("arguments"))
-                .cloned()
-                .unwrap_or(Value::Null);
-            let response = self.invoke(caller, &skill, input);
-            if let Some(failure) = response.error {
-                bail!(
-                    "{at}: `{skill}` failed: {}: {}",
-                    failure.code,
-                    failure.message
-                );
-            }
-            done.push(skill);
         }
-        Ok(done)
     }
 
     /// Records a reload's outcome as `dev.<target>.reload.completed` or `.failed`.
@@ -163,4 +161,37 @@ impl Registry {
             payload,
         })
     }
+}
+
+/// One call of a scene file.
+struct SceneCall {
+    /// `path:line`, for errors.
+    at: String,
+    skill: String,
+    input: Value,
+}
+
+/// Every call of a scene file, read before any runs: a malformed line refuses the whole file.
+fn parse_scene(path: &Path, text: &str) -> Result<Vec<SceneCall>> {
+    let mut calls = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let at = format!("{}:{}", path.display(), n + 1);
+        let call: Value = serde_json::from_str(line).with_context(|| format!("{at}: not JSON"))?;
+        let skill = call
+            .get("skill")
+            .or(call.get("name"))
+            .and_then(Value::as_str)
+            .ok_or_else(|| anyhow!("{at}: each line needs a `skill` name"))?
+            .to_string();
+        let input = call
+            .get("input")
+            .or(call.get("arguments"))
+            .cloned()
+            .unwrap_or(Value::Null);
+        calls.push(SceneCall { at, skill, input });
+    }
+    Ok(calls)
 }

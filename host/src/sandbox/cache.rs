@@ -1,6 +1,7 @@
 //! Compiled components on disk, keyed by the component's sha256 and the engine's
 //! compatibility hash, so a restart deserializes in milliseconds instead of recompiling.
 
+use crate::limits::MAX_COMPILE_TIME;
 use anyhow::{Context, Result};
 use sha2::{Digest, Sha256};
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -37,8 +38,10 @@ impl CompileCache {
         Some(base.join("compiled"))
     }
 
-    /// The compiled component for `bytes`, from the cache when it holds a usable one.
+    /// The compiled component for `bytes`, from the cache when it holds a usable one. A
+    /// component over the size cap or using a refused wasm feature is refused first.
     pub fn load(&self, engine: &Engine, bytes: &[u8], label: &str) -> Result<Component> {
+        super::precheck::check(bytes, label)?;
         let Some(dir) = &self.dir else {
             return compile(engine, bytes, label);
         };
@@ -69,28 +72,29 @@ impl CompileCache {
 
 /// Compiles a component, saying so on stderr; a compile that takes a while (an 18 MB Python
 /// component takes seconds) reports every few seconds that it is still going, then its time.
+/// A compile running past `MAX_COMPILE_TIME` is refused: the host stops waiting for it (the
+/// compiler finishes on its own thread and its result is dropped).
 fn compile(engine: &Engine, bytes: &[u8], label: &str) -> Result<Component> {
     crate::log::info(&format!("compiling {label} ({} KiB)…", bytes.len() / 1024));
     let started = Instant::now();
-    let (done, finished) = mpsc::channel::<()>();
-    let still = label.to_string();
-    let ticker = std::thread::Builder::new()
-        .name("limina-compile-progress".into())
-        .spawn(move || {
-            while let Err(RecvTimeoutError::Timeout) = finished.recv_timeout(PROGRESS_EVERY) {
-                crate::log::info(&format!(
-                    "still compiling {still}… {}s",
-                    started.elapsed().as_secs()
-                ));
-            }
-        });
-    let component = Component::new(engine, bytes)
-        .map_err(anyhow::Error::from)
-        .with_context(|| format!("{label} is not a valid component"));
-    drop(done);
-    if let Ok(ticker) = ticker {
-        let _ = ticker.join();
-    }
+    let (engine_copy, bytes_copy) = (engine.clone(), bytes.to_vec());
+    let outcome = within(
+        MAX_COMPILE_TIME,
+        || {
+            crate::log::info(&format!(
+                "still compiling {label}… {}s",
+                started.elapsed().as_secs()
+            ))
+        },
+        move || Component::new(&engine_copy, &bytes_copy).map_err(anyhow::Error::from),
+    );
+    let Some(component) = outcome else {
+        anyhow::bail!(
+            "compiling {label} took longer than the host's {} s cap; the package was refused",
+            MAX_COMPILE_TIME.as_secs()
+        );
+    };
+    let component = component.with_context(|| format!("{label} is not a valid component"));
     let elapsed = started.elapsed();
     if elapsed >= PROGRESS_EVERY / 5 {
         crate::log::info(&format!(
@@ -99,6 +103,34 @@ fn compile(engine: &Engine, bytes: &[u8], label: &str) -> Result<Component> {
         ));
     }
     component
+}
+
+/// Runs `work` on its own thread and waits at most `limit` for it, calling `progress` every
+/// `PROGRESS_EVERY` meanwhile; `None` when the limit passed first (or the thread died).
+fn within<T: Send + 'static>(
+    limit: Duration,
+    mut progress: impl FnMut(),
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Option<T> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::Builder::new()
+        .name("limina-compile".into())
+        .spawn(move || {
+            let _ = tx.send(work());
+        })
+        .ok()?;
+    let deadline = Instant::now() + limit;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return None;
+        }
+        match rx.recv_timeout(left.min(PROGRESS_EVERY)) {
+            Ok(value) => return Some(value),
+            Err(RecvTimeoutError::Timeout) => progress(),
+            Err(RecvTimeoutError::Disconnected) => return None,
+        }
+    }
 }
 
 /// The cache entry at `path`, when there is a usable one.
@@ -196,4 +228,22 @@ fn engine_key(engine: &Engine) -> u64 {
     engine.precompile_compatibility_hash().hash(&mut h);
     env!("CARGO_PKG_VERSION").hash(&mut h);
     h.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::within;
+    use std::time::Duration;
+
+    #[test]
+    fn work_past_its_limit_is_given_up_on_and_work_within_it_is_returned() {
+        let mut ticks = 0;
+        let late = within(
+            Duration::from_millis(50),
+            || ticks += 1,
+            || std::thread::sleep(Duration::from_secs(2)),
+        );
+        assert!(late.is_none());
+        assert_eq!(within(Duration::from_secs(5), || {}, || 7), Some(7));
+    }
 }

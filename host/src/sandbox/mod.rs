@@ -10,6 +10,7 @@ mod imports;
 mod instance;
 mod interrupt;
 mod limiter;
+mod precheck;
 mod wasi;
 mod wasi_sleep;
 

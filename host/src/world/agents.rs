@@ -8,7 +8,9 @@
 use super::entity::{EntityFilter, EntityInfo};
 use super::journal::Undo;
 use super::{World, WorldError};
-use crate::limits::HEARD_WINDOW;
+use crate::limits::{
+    HEARD_PREVIEW_CHARS, HEARD_WINDOW, MAX_HEARD_KIND_CHARS, MAX_HEARD_PAYLOAD_BYTES,
+};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, VecDeque};
 
@@ -192,8 +194,14 @@ impl World {
         }
     }
 
-    /// Remembers a signal or a line of speech for agents' perception.
-    pub fn hear(&mut self, heard: Heard) {
+    /// Remembers a signal or a line of speech for agents' perception, bounded: a payload over
+    /// `MAX_HEARD_PAYLOAD_BYTES` is kept as `{clipped, bytes, preview}` and a long type is
+    /// cut (the trace event, named by `event_id`, keeps both whole).
+    pub fn hear(&mut self, mut heard: Heard) {
+        if heard.kind.chars().count() > MAX_HEARD_KIND_CHARS {
+            heard.kind = heard.kind.chars().take(MAX_HEARD_KIND_CHARS).collect();
+        }
+        heard.payload = clipped(heard.payload);
         self.agents.heard.push_back(heard);
         let evicted = if self.agents.heard.len() > HEARD_WINDOW {
             self.agents.heard.pop_front()
@@ -355,6 +363,16 @@ fn movement_json(m: &Movement) -> Value {
         ApproachTarget::Point(p) => json!(p),
     };
     json!({"target": target, "talkDistance": m.talk_distance, "startedTick": m.started_tick})
+}
+
+/// `payload`, or a preview of it when its JSON is over `MAX_HEARD_PAYLOAD_BYTES`.
+fn clipped(payload: Value) -> Value {
+    let text = payload.to_string();
+    if text.len() <= MAX_HEARD_PAYLOAD_BYTES {
+        return payload;
+    }
+    let preview: String = text.chars().take(HEARD_PREVIEW_CHARS).collect();
+    json!({"clipped": true, "bytes": text.len(), "preview": preview})
 }
 
 fn heard_json(h: &Heard) -> Value {

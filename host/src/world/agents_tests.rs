@@ -256,3 +256,53 @@ fn an_approach_ends_when_the_body_loses_its_agent_tag() {
     assert_eq!(x_of(&w, &me), x);
     assert!(w.agents().movement("ann").is_none());
 }
+
+#[test]
+fn huge_signals_are_kept_for_perception_as_bounded_previews() {
+    use crate::limits::{HEARD_PREVIEW_CHARS, MAX_HEARD_KIND_CHARS, MAX_HEARD_PAYLOAD_BYTES};
+    let mut w = world();
+    body(&mut w, "ann", [0.0; 3]);
+    let small = json!({"k": "v"});
+    let mut h = heard(&w, "agent.signal.small");
+    h.payload = small.clone();
+    w.hear(h);
+    for _ in 0..crate::limits::HEARD_WINDOW {
+        let mut h = heard(&w, &format!("agent.signal.{}", "x".repeat(10_000)));
+        h.event_id = "evt_big".into();
+        h.payload = json!({"blob": "é".repeat(1 << 16)});
+        w.hear(h);
+    }
+    let p = w.perception("ann").unwrap();
+    let events = p["recentEvents"].as_array().unwrap();
+    assert!(!events.is_empty());
+    for e in events {
+        assert_eq!(
+            e["type"].as_str().unwrap().chars().count(),
+            MAX_HEARD_KIND_CHARS
+        );
+        let payload = &e["payload"];
+        assert_eq!(payload["clipped"], true, "{payload}");
+        assert_eq!(
+            payload["bytes"],
+            json!(json!({"blob": "é".repeat(1 << 16)}).to_string().len())
+        );
+        let preview = payload["preview"].as_str().unwrap();
+        assert_eq!(preview.chars().count(), HEARD_PREVIEW_CHARS);
+        assert!(preview.starts_with("{\"blob\":\"éé"), "{preview}");
+    }
+    let size = p.to_string().len();
+    assert!(
+        size < 16 * (MAX_HEARD_PAYLOAD_BYTES + 1024),
+        "perception of {size} bytes"
+    );
+    // A payload within the bound is kept as it was.
+    let mut w = world();
+    body(&mut w, "ann", [0.0; 3]);
+    let mut h = heard(&w, "agent.signal.small");
+    h.payload = small.clone();
+    w.hear(h);
+    assert_eq!(
+        w.perception("ann").unwrap()["recentEvents"][0]["payload"],
+        small
+    );
+}

@@ -111,11 +111,17 @@ impl World {
     }
 
     /// Empties the world (entities, bodies, scene state, tick) but keeps its settings and
-    /// host configuration such as the assets folder: for replaying a scene from scratch.
+    /// host configuration such as the assets folder.
     pub fn reset(&mut self) {
+        *self = self.emptied();
+    }
+
+    /// An empty world with this one's settings and host configuration (the assets folder):
+    /// a scene is replayed into it and swapped in only if the whole replay succeeds.
+    pub fn emptied(&self) -> World {
         let mut fresh = World::new(self.settings.clone());
         fresh.set_assets_dir(self.assets_dir().to_path_buf());
-        *self = fresh;
+        fresh
     }
 
     /// Number of live entities.

@@ -409,7 +409,7 @@ pub(super) fn catalog() -> Vec<Entry> {
             version: "2.0.0",
             ..entry(
                 "dev.reload",
-                &["scene.read"],
+                &["scene.write"],
                 vec![
                     // The catalog lists skill|scene|data; DESIGN.md and issue #4 add `package`.
                     req("target", Str).one_of(&["skill", "package", "scene", "data"]),
@@ -660,5 +660,6 @@ pub(super) fn profile(name: &str) -> &'static [&'static str] {
     }
 }
 
-/// System skills the host adds beyond the catalog (DESIGN.md: the manual clock's step).
-pub(super) const ADDITIONS: [&str; 1] = ["world.step"];
+/// System skills the host adds beyond the catalog, with the permissions they need
+/// (DESIGN.md: the manual clock's step, which moves every body, so `physics.write`).
+pub(super) const ADDITIONS: [(&str, &[&str]); 1] = [("world.step", &["physics.write"])];

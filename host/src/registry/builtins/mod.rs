@@ -104,7 +104,11 @@ pub(super) fn register(registry: &mut Registry) {
 fn contract(name: &str) -> (&'static str, &'static [Permission]) {
     use Permission::*;
     match name {
-        "dev.reload" => ("2.0.0", &[SceneRead]),
+        // A scene reload replaces everyone's world; a package or data reload changes what
+        // every session runs under.
+        "dev.reload" => ("2.0.0", &[SceneWrite]),
+        // Advancing time moves every dynamic body.
+        "world.step" => ("1.0.0", &[PhysicsWrite]),
         "package.load" => ("1.0.0", &[AgentWrite]),
         "inspector.snapshot" => ("1.0.0", &[SceneRead, EcsRead, PhysicsRead, AgentRead]),
         _ => ("1.0.0", &[]),
