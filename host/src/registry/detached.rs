@@ -1,21 +1,26 @@
-//! Calls that run away from the engine. A guest whose component imports nothing that reaches
-//! the world or the trace (dice, rules, names, terrain: only `log`, `random` and WASI) cannot
-//! change what other calls see, so the engine decides it (resolve, validate, policy — traced
-//! in arrival order, as always), hands its instance to a worker thread, and goes on serving
-//! others. The worker runs it in a scratch realm holding an empty world and a random stream
-//! seeded from the host's (so seeded hosts replay the same rolls); the engine completes it
-//! when it comes back: charges the fuel and memory it used, checks the output, and records
-//! `skill.executed`. Budgets stay exact because a connection sends nothing else to the engine
-//! while its detached call runs (its messages wait, in order), so no second call of the
-//! session is decided before the first is charged.
+//! Calls that run away from the engine. A package that declares no capability (dice, rules,
+//! names, terrain) cannot touch the world: every world import it reaches is refused by its
+//! grants. So the engine decides its call (resolve, validate, policy — traced in arrival
+//! order, as always), hands its instance to a worker thread, and goes on serving others. The
+//! worker runs it in a scratch realm: an empty world, a random stream seeded from the host's
+//! (so seeded hosts replay the same rolls) and a scratch trace. The engine completes the call
+//! when it comes back: it records in the real trace, in order, what the guest traced (its
+//! `trace.emit` events and refused imports — the id `trace.emit` returned to a detached guest
+//! is provisional; the recorded event gets the next id of the real chain), charges the fuel and
+//! memory used, checks the output and records `skill.executed`. Budgets stay exact because a
+//! connection sends nothing else to the engine while its detached call runs (its messages
+//! wait, in order), so no second call of the session is decided before the first is charged.
 
 use super::guest_call::GuestPrep;
 use super::hooks::covers;
 use super::pipeline::{Authority, Decided, parse_output};
 use super::{CallControl, Caller, ErrorCode, Failure, Handler, Metadata, Registry, Response};
+use crate::limits::TRACE_WINDOW;
 use crate::realm::{Realm, Rng};
 use crate::sandbox::CallOutcome;
+use crate::trace::{Event, NewEvent, Tracer};
 use serde_json::Value;
+use std::collections::HashMap;
 use std::time::Instant;
 
 /// What [`Registry::invoke_or_detach`] gives back.
@@ -44,19 +49,24 @@ pub struct DetachedCall {
 pub struct RanCall {
     call: Box<DetachedCall>,
     outcome: CallOutcome,
+    /// What it traced into the scratch trace, oldest first.
+    traced: Vec<Event>,
 }
 
 impl DetachedCall {
     /// Runs the guest in `scratch` (a realm with an empty world); returns it for reuse.
     pub fn run(mut self: Box<Self>, mut scratch: Box<Realm>) -> (Box<Realm>, RanCall) {
         scratch.rng = Rng::seeded(self.seed);
+        scratch.tracer = Tracer::new(TRACE_WINDOW);
         let info = self.prep.info.clone();
         let (scratch, outcome) = self.prep.instance.invoke(scratch, info, &self.text);
+        let traced = scratch.tracer.recent().cloned().collect();
         (
             scratch,
             RanCall {
                 call: self,
                 outcome,
+                traced,
             },
         )
     }
@@ -115,7 +125,31 @@ impl Registry {
 
     /// Finishes a detached call on the engine: charge, output check, trace.
     pub fn complete(&mut self, ran: RanCall) -> Response {
-        let RanCall { call, outcome } = ran;
+        let RanCall {
+            call,
+            mut outcome,
+            traced,
+        } = ran;
+        // What the guest traced joins the real chain, links rewritten to the real ids.
+        let mut real: HashMap<String, String> = HashMap::new();
+        let tracer = &mut self.realm_mut().tracer;
+        for event in traced {
+            let rekey = |id: String| real.get(&id).cloned().unwrap_or(id);
+            let id = tracer.emit(NewEvent {
+                kind: event.kind,
+                actor_id: event.actor_id,
+                thread_id: event.thread_id,
+                parent_event_id: event.parent_event_id.map(rekey),
+                caused_by: event.caused_by.into_iter().map(rekey).collect(),
+                payload: event.payload,
+            });
+            real.insert(event.id, id);
+        }
+        for id in &mut outcome.events {
+            if let Some(recorded) = real.get(id) {
+                *id = recorded.clone();
+            }
+        }
         let DetachedCall {
             caller,
             name,
@@ -157,7 +191,7 @@ impl Registry {
         }
     }
 
-    /// A guest skill whose package reaches neither world nor trace, and that no hook wraps.
+    /// A guest skill whose package declares no capability, and that no hook wraps.
     fn detachable(&self, name: &str) -> bool {
         let Some(skill) = self.skills.get(name) else {
             return false;
@@ -165,7 +199,12 @@ impl Registry {
         let Handler::Guest(package) = skill.handler else {
             return false;
         };
-        !self.packages[package].compiled.touches_world()
+        self.packages[package]
+            .manifest
+            .capabilities
+            .iter()
+            .next()
+            .is_none()
             && !self.host_hooks.iter().any(|h| covers(&h.skills, name))
             && !self
                 .packages

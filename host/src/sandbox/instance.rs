@@ -94,31 +94,17 @@ pub struct CompiledPackage {
     pre: PackagePre<GuestState>,
     /// Tells this compilation's instances from an earlier version's.
     id: u64,
-    /// Whether it imports a host interface that reaches the world or the trace (else its
-    /// calls can run away from the engine).
-    touches_world: bool,
 }
-
-/// Host interfaces that read or change the realm (world, trace); `types`, `log`, `random`
-/// and WASI do not.
-const WORLD_INTERFACES: [&str; 9] = [
-    "scene", "ecs", "render", "physics", "assets", "agents", "ui", "audio", "trace",
-];
 
 static NEXT_COMPILED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 impl CompiledPackage {
     pub(super) fn new(
-        engine: &Engine,
+        _engine: &Engine,
         linker: &Linker<GuestState>,
         component: &Component,
         label: &str,
     ) -> Result<Self> {
-        let touches_world = component.component_type().imports(engine).any(|(name, _)| {
-            name.strip_prefix("limina:skill/")
-                .map(|rest| rest.split('@').next().unwrap_or(rest))
-                .is_some_and(|interface| WORLD_INTERFACES.contains(&interface))
-        });
         let pre = linker
             .instantiate_pre(component)
             .map_err(|e| anyhow!("{label} imports something this host does not provide: {e}"))?;
@@ -128,13 +114,7 @@ impl CompiledPackage {
         Ok(CompiledPackage {
             pre,
             id: NEXT_COMPILED.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
-            touches_world,
         })
-    }
-
-    /// Whether the component imports any interface that reaches the world or the trace.
-    pub fn touches_world(&self) -> bool {
-        self.touches_world
     }
 
     /// Whether `instance` was made from this compilation.
