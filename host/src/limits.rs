@@ -100,3 +100,11 @@ pub const DEFAULT_WS_PORT: u16 = 8787;
 pub const AOI_CELL_METRES: f64 = 16.0;
 /// Progress reports one call may pass on to its client (the rest are dropped).
 pub const MAX_PROGRESS_REPORTS_PER_CALL: usize = 1_000;
+/// Default `--mcp-http` port.
+pub const DEFAULT_HTTP_PORT: u16 = 8788;
+/// Largest HTTP request body, in bytes.
+pub const MAX_HTTP_BODY_BYTES: usize = 4 << 20;
+/// An HTTP session no request has touched for this long (and with no open stream) ends.
+pub const HTTP_IDLE_SESSION_SECS: u64 = 1_800;
+/// Events an HTTP session keeps for a client resuming its stream with `Last-Event-ID`.
+pub const SSE_REPLAY_EVENTS: usize = 256;

@@ -3,7 +3,7 @@
 mod cli;
 
 use clap::{Parser, Subcommand};
-use limina::limits::{DEFAULT_TICK_MS, DEFAULT_WS_PORT, MAX_ENTITIES};
+use limina::limits::{DEFAULT_TICK_MS, MAX_ENTITIES};
 use limina::policy::DEFAULT_PROFILE;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -26,15 +26,25 @@ pub struct Cli {
     #[arg(long)]
     mcp_ws: bool,
 
-    /// WebSocket port (0 picks a free one; the address is logged).
-    #[arg(long, default_value_t = DEFAULT_WS_PORT, value_name = "N")]
-    port: u16,
+    /// Serve MCP Streamable HTTP at http://<bind>:<http-port>/mcp, for standard remote MCP
+    /// clients (sessions, SSE streams, resumption). May run beside the other transports.
+    #[arg(long)]
+    mcp_http: bool,
+
+    /// Port of the transport chosen (0 picks a free one; the address is logged): with
+    /// --mcp-ws the WebSocket port [default: 8787], with --mcp-http alone the HTTP port.
+    #[arg(long, value_name = "N")]
+    port: Option<u16>,
+
+    /// HTTP port when both --mcp-ws and --mcp-http run [default: 8788].
+    #[arg(long, value_name = "N")]
+    http_port: Option<u16>,
 
     /// Address to listen on. Anything but loopback needs --auth-token-file.
     #[arg(long, default_value = "127.0.0.1", value_name = "IP")]
     bind: std::net::IpAddr,
 
-    /// File holding the bearer token WebSocket clients must send
+    /// File holding the bearer token WebSocket and HTTP clients must send
     /// (`Authorization: Bearer <token>`); required to bind beyond loopback.
     #[arg(long, value_name = "FILE")]
     auth_token_file: Option<PathBuf>,

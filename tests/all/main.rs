@@ -11,6 +11,8 @@ mod example_packages;
 mod guest_errors;
 mod hooks;
 mod hot_reload;
+mod http;
+mod http_client;
 mod languages;
 mod physics_skills;
 mod pkg_cli;

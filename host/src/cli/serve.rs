@@ -5,14 +5,17 @@ use crate::Cli;
 use anyhow::{Context, Result, bail};
 use limina::config::Config;
 use limina::limits::TRACE_WINDOW;
+use limina::limits::{DEFAULT_HTTP_PORT, DEFAULT_WS_PORT};
+use limina::mcp::http::{self, HttpConfig};
 use limina::mcp::ws::{self, WsConfig};
-use limina::mcp::{Clock, Engine, Server, ServerConfig};
+use limina::mcp::{Clock, Engine, Guard, Server, ServerConfig};
 use limina::packages::{PackageSource, package_dirs};
 use limina::realm::{Realm, Rng};
 use limina::registry::Registry;
 use limina::sandbox::{CompileCache, Sandbox};
 use limina::trace::Tracer;
 use limina::world::{World, WorldSettings};
+use std::net::SocketAddr;
 use std::path::PathBuf;
 
 /// Starts the host as the flags say and serves until the transport closes.
@@ -24,16 +27,17 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
         )
     })?;
     limina::log::set_level(level);
-    if !cli.mcp_stdio && !cli.mcp_ws {
+    if !cli.mcp_stdio && !cli.mcp_ws && !cli.mcp_http {
         bail!(
-            "choose a transport: `limina --mcp-stdio`, `limina --mcp-ws` or both (see `limina --help`)"
+            "choose a transport: `limina --mcp-stdio`, `--mcp-ws`, `--mcp-http`, or several (see `limina --help`)"
         );
     }
-    let ws = if cli.mcp_ws {
-        Some(ws_config(&cli)?)
-    } else {
-        None
-    };
+    let guard = guard(&cli)?;
+    let ws_port = cli.port.unwrap_or(DEFAULT_WS_PORT);
+    let http_port = cli
+        .http_port
+        .or(cli.port.filter(|_| !cli.mcp_ws))
+        .unwrap_or(DEFAULT_HTTP_PORT);
     let config = match &cli.config {
         Some(path) => Config::load(path).map_err(anyhow::Error::msg)?,
         None => Config::default(),
@@ -149,20 +153,34 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
     if cli.mcp_stdio {
         limina::log::info("serving MCP on stdio");
     }
-    if let Some(config) = ws {
-        let bind = config.bind;
+    if cli.mcp_ws {
+        let bind = SocketAddr::new(cli.bind, ws_port);
+        let config = WsConfig {
+            bind,
+            guard: guard.clone(),
+        };
         let local = ws::start(config, engine.handle())
             .with_context(|| format!("listening for WebSocket clients on {bind}"))?;
         engine.add_listener();
         limina::log::info(&format!("serving MCP over WebSocket on ws://{local}"));
     }
+    if cli.mcp_http {
+        let bind = SocketAddr::new(cli.bind, http_port);
+        let config = HttpConfig { bind, guard };
+        let local = http::start(config, engine.handle())
+            .with_context(|| format!("listening for HTTP clients on {bind}"))?;
+        engine.add_listener();
+        limina::log::info(&format!(
+            "serving MCP Streamable HTTP on http://{local}/mcp"
+        ));
+    }
     engine.run().context("serving")?;
     Ok(std::process::ExitCode::SUCCESS)
 }
 
-/// The WebSocket listener's settings. Binding beyond loopback without a token is refused:
-/// anyone who can reach the port could otherwise act on the world.
-fn ws_config(cli: &Cli) -> Result<WsConfig> {
+/// Who may connect to the socket transports. Binding beyond loopback without a token is
+/// refused: anyone who can reach the port could otherwise act on the world.
+fn guard(cli: &Cli) -> Result<Guard> {
     let token = match &cli.auth_token_file {
         Some(path) => {
             let text = std::fs::read_to_string(path)
@@ -185,8 +203,7 @@ fn ws_config(cli: &Cli) -> Result<WsConfig> {
             cli.bind
         );
     }
-    Ok(WsConfig {
-        bind: std::net::SocketAddr::new(cli.bind, cli.port),
+    Ok(Guard {
         token,
         allowed_origins: cli.allow_origin.clone(),
     })

@@ -35,7 +35,7 @@ use serde_json::Value;
 use std::collections::{HashMap, VecDeque};
 use std::io::{self, Write};
 use std::os::fd::RawFd;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -48,6 +48,13 @@ const IDLE_POLL: Duration = Duration::from_millis(100);
 
 /// A connection's number.
 pub type PeerId = u64;
+
+static NEXT_PEER: AtomicU64 = AtomicU64::new(1);
+
+/// A fresh connection number (0 is stdio's).
+pub fn next_peer_id() -> PeerId {
+    NEXT_PEER.fetch_add(1, Ordering::Relaxed)
+}
 
 /// What transports hand the engine.
 pub enum Inbound {

@@ -7,6 +7,8 @@ mod aoi;
 mod cancel;
 mod clock;
 pub mod engine;
+mod guard;
+pub mod http;
 mod jsonrpc;
 mod outbox;
 mod reload;
@@ -20,5 +22,6 @@ pub mod ws;
 
 pub use clock::Clock;
 pub use engine::{Engine, EngineHandle};
+pub use guard::Guard;
 pub use server::{Connection, Server, ServerConfig};
 pub use session::Session;

@@ -5,7 +5,8 @@
 //! It never touches the registry.
 
 use super::cancel::CancelBoard;
-use super::engine::{EngineHandle, Inbound, PeerId};
+use super::engine::{EngineHandle, Inbound, PeerId, next_peer_id};
+use super::guard::Guard;
 use super::jsonrpc;
 use super::outbox::{self, CloseSignal};
 use crate::limits::{MAX_IN_FLIGHT_PER_CONNECTION, MAX_WS_MESSAGE_BYTES};
@@ -13,9 +14,8 @@ use futures_util::{SinkExt, StreamExt};
 use serde_json::Value;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
-use subtle::ConstantTimeEq;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::handshake::server::{ErrorResponse, Request, Response};
@@ -27,15 +27,11 @@ use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 /// How long a client may take to finish the WebSocket handshake.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// Who may connect.
+/// Where to listen and who may connect.
 #[derive(Debug, Clone)]
 pub struct WsConfig {
     pub bind: SocketAddr,
-    /// Required as `Authorization: Bearer <token>` when set.
-    pub token: Option<String>,
-    /// Origins allowed besides loopback pages (`http://localhost:*`, `127.0.0.1`, `[::1]`,
-    /// and `null` for local files); clients that send no Origin (not browsers) are allowed.
-    pub allowed_origins: Vec<String>,
+    pub guard: Guard,
 }
 
 /// Binds and serves on a thread of its own; returns the address bound (port 0 picks one).
@@ -59,14 +55,12 @@ pub fn start(config: WsConfig, engine: EngineHandle) -> std::io::Result<SocketAd
     Ok(local)
 }
 
-static NEXT_PEER: AtomicU64 = AtomicU64::new(1);
-
 async fn accept(listener: TcpListener, config: Arc<WsConfig>, engine: EngineHandle) {
     loop {
         match listener.accept().await {
             Ok((stream, from)) => {
                 let _ = stream.set_nodelay(true);
-                let id = NEXT_PEER.fetch_add(1, Ordering::Relaxed);
+                let id = next_peer_id();
                 tokio::spawn(connection(stream, from, id, config.clone(), engine.clone()));
             }
             Err(e) => {
@@ -241,29 +235,23 @@ fn handshake(
     mut response: Response,
 ) -> Result<Response, ErrorResponse> {
     let header = |name: &str| request.headers().get(name).and_then(|v| v.to_str().ok());
-    if let Some(token) = &config.token {
-        let given = header("authorization")
-            .and_then(|v| v.strip_prefix("Bearer "))
-            .unwrap_or("");
-        if !bool::from(given.as_bytes().ct_eq(token.as_bytes())) {
-            let mut refusal = refuse(
-                http::StatusCode::UNAUTHORIZED,
-                "a bearer token is required: send `Authorization: Bearer <token>`",
-            );
-            refusal.headers_mut().insert(
-                "www-authenticate",
-                HeaderValue::from_static("Bearer realm=\"limina\""),
-            );
-            return Err(refusal);
-        }
+    if !config.guard.authorized(header("authorization")) {
+        let mut refusal = refuse(
+            http::StatusCode::UNAUTHORIZED,
+            "a bearer token is required: send `Authorization: Bearer <token>`",
+        );
+        refusal.headers_mut().insert(
+            "www-authenticate",
+            HeaderValue::from_static("Bearer realm=\"limina\""),
+        );
+        return Err(refusal);
     }
-    if let Some(origin) = header("origin")
-        && !origin_allowed(origin, &config.allowed_origins)
-    {
+    if !config.guard.origin_allowed(header("origin")) {
         return Err(refuse(
             http::StatusCode::FORBIDDEN,
             &format!(
-                "origin `{origin}` is not allowed: pages on loopback may connect; allow others with --allow-origin"
+                "origin `{}` is not allowed: pages on loopback may connect; allow others with --allow-origin",
+                header("origin").unwrap_or_default()
             ),
         ));
     }
@@ -281,52 +269,4 @@ fn refuse(status: http::StatusCode, message: &str) -> ErrorResponse {
     let mut response = ErrorResponse::new(Some(format!("{message}\n")));
     *response.status_mut() = status;
     response
-}
-
-/// Loopback pages, local files (`null`), and the configured origins.
-fn origin_allowed(origin: &str, allowed: &[String]) -> bool {
-    if origin == "null" || allowed.iter().any(|a| a == origin) {
-        return true;
-    }
-    let Some(rest) = origin
-        .strip_prefix("http://")
-        .or_else(|| origin.strip_prefix("https://"))
-    else {
-        return false;
-    };
-    let host = if rest.starts_with('[') {
-        rest.split_inclusive(']').next().unwrap_or("")
-    } else {
-        rest.split(':').next().unwrap_or("")
-    };
-    matches!(host, "localhost" | "127.0.0.1" | "[::1]")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::origin_allowed;
-
-    #[test]
-    fn loopback_pages_and_listed_origins_are_allowed() {
-        for ok in [
-            "http://localhost:3000",
-            "http://127.0.0.1",
-            "https://[::1]:8443",
-            "null",
-        ] {
-            assert!(origin_allowed(ok, &[]), "{ok}");
-        }
-        for bad in [
-            "http://evil.example",
-            "http://localhost.evil.example",
-            "http://127.0.0.1.nip.io",
-            "file://x",
-        ] {
-            assert!(!origin_allowed(bad, &[]), "{bad}");
-        }
-        assert!(origin_allowed(
-            "https://app.example",
-            &["https://app.example".into()]
-        ));
-    }
 }
