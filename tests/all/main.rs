@@ -6,6 +6,7 @@ mod audio_skills;
 mod catalog;
 mod core_in_process;
 mod dice;
+mod discovery;
 mod ecs_skills;
 mod example_packages;
 mod hooks;

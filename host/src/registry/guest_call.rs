@@ -84,6 +84,7 @@ impl Registry {
             peak = peak.max(memory);
         }
         self.policy.charge(&caller.session_id, cpu_ms, peak);
+        self.guest_cpu_ms += outcome.fuel_used as f64 / FUEL_PER_MS as f64;
         match outcome.result {
             Ok(Ok(value)) => Ok(value),
             Ok(Err(e)) => Err(from_guest(e)),

@@ -3,22 +3,28 @@
 //! output check → emit.
 
 mod builtins;
+mod calibrate;
 mod decision;
 mod guest_call;
 mod hooks;
+pub(crate) mod latency;
 mod load;
 mod pipeline;
 mod reload;
 mod response;
 mod schema;
+pub mod search;
+mod visibility;
 
+pub use calibrate::Calibrated;
 pub use hooks::{HookPhase, HostHook};
+pub use latency::{LatencyReport, LatencySource, LatencyWindow};
 pub use response::{ErrorCode, Failure, Metadata, Response};
 pub use schema::Schema;
 
 use crate::limits::PackageLimits;
 use crate::packages::Manifest;
-use crate::policy::{Permissions, PolicyConfig, PolicyEngine, Profiles};
+use crate::policy::{LatencyTier, Permissions, PolicyConfig, PolicyEngine, Profiles};
 use crate::realm::Realm;
 use crate::sandbox::{CompiledPackage, GuestInstance, Sandbox};
 use std::collections::{BTreeMap, HashMap};
@@ -63,6 +69,10 @@ pub struct Skill {
     pub output: Schema,
     pub annotations: Annotations,
     pub(crate) handler: Handler,
+    /// Its last calls, measured by the pipeline.
+    pub(crate) latency: LatencyWindow,
+    /// Its latency tier as last computed (after registration and after every call).
+    pub(crate) tier: LatencyTier,
 }
 
 impl Skill {
@@ -115,6 +125,11 @@ pub struct Registry {
     started: Instant,
     /// Guest log lines not yet passed on to clients.
     logs: Vec<crate::log::LogLine>,
+    /// Guest CPU time measured from fuel since start-up, in milliseconds: a call's share is
+    /// the difference across it (nested calls, such as a scene replay, count in their caller).
+    guest_cpu_ms: f64,
+    /// The `skills.search` index, rebuilt on first use after the skill set changes.
+    search: Option<search::SearchCatalog>,
 }
 
 impl Registry {
@@ -136,6 +151,8 @@ impl Registry {
             generation: 0,
             started: Instant::now(),
             logs: Vec::new(),
+            guest_cpu_ms: 0.0,
+            search: None,
         };
         builtins::register(&mut registry);
         registry
@@ -166,6 +183,70 @@ impl Registry {
     /// One skill by name.
     pub fn skill(&self, name: &str) -> Option<&Skill> {
         self.skills.get(name)
+    }
+
+    /// A skill's latency: measured over its last calls, or what its package declares until
+    /// enough calls were measured.
+    pub fn latency(&self, skill: &Skill) -> LatencyReport {
+        let expected = skill
+            .package_index()
+            .and_then(|i| self.packages[i].manifest.latency);
+        skill
+            .latency
+            .report(expected, &self.policy.latency().thresholds)
+    }
+
+    /// Recomputes a skill's tier; a change bumps the generation, so listings are rebuilt and
+    /// clients hear `notifications/tools/list_changed`. Returns whether it changed.
+    pub(crate) fn refresh_tier(&mut self, name: &str) -> bool {
+        let Some(skill) = self.skills.get(name) else {
+            return false;
+        };
+        let expected = skill
+            .package_index()
+            .and_then(|i| self.packages[i].manifest.latency);
+        let tier = skill
+            .latency
+            .tier(expected, &self.policy.latency().thresholds);
+        let skill = self.skills.get_mut(name).expect("looked up above");
+        if skill.tier == tier {
+            return false;
+        }
+        skill.tier = tier;
+        self.generation += 1;
+        true
+    }
+
+    /// Recomputes every skill's tier (after registering, or when the thresholds moved).
+    pub(crate) fn refresh_tiers(&mut self) {
+        let names: Vec<String> = self.skills.keys().cloned().collect();
+        for name in names {
+            self.refresh_tier(&name);
+        }
+    }
+
+    /// The slowest latency tier `caller` may use now.
+    pub fn session_tier(&self, caller: &Caller) -> LatencyTier {
+        self.policy
+            .session_tier(&caller.session_id, &caller.profile)
+    }
+
+    /// Sets the tier `caller` asks for (`None`: its profile's ceiling) and returns the tier now
+    /// in force; refused, changing nothing, beyond the profile's `maxLatencyTier`. A change
+    /// bumps the generation, so the session's listing is rebuilt and announced.
+    pub fn set_session_tier(
+        &mut self,
+        caller: &Caller,
+        tier: Option<LatencyTier>,
+    ) -> Result<LatencyTier, String> {
+        let before = self.session_tier(caller);
+        let now = self
+            .policy
+            .set_session_tier(&caller.session_id, &caller.profile, tier)?;
+        if now != before {
+            self.generation += 1;
+        }
+        Ok(now)
     }
 
     /// Folders holding installed packages (`--packages`), where `package.load` resolves.

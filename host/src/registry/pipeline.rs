@@ -16,7 +16,7 @@ impl Registry {
     pub fn invoke(&mut self, caller: &Caller, name: &str, input: Value) -> Response {
         let started = Instant::now();
         let mut events = Vec::new();
-        let result = self.run(caller, name, input, &mut events);
+        let result = self.run(caller, name, input, &mut events, started);
         let metadata = Metadata {
             execution_time_ms: started.elapsed().as_secs_f64() * 1000.0,
             events_emitted: events,
@@ -33,6 +33,7 @@ impl Registry {
         name: &str,
         input: Value,
         events: &mut Vec<String>,
+        started: Instant,
     ) -> Result<Value, Failure> {
         // 1. resolve
         let Some(skill) = self.skills.get(name) else {
@@ -60,6 +61,7 @@ impl Registry {
         }
         // 3. policy
         let handler = skill.handler;
+        let skill_tier = skill.tier;
         let version = skill.version.clone();
         let required = skill.permissions;
         let package = skill
@@ -74,6 +76,7 @@ impl Registry {
             required,
             now_ms,
             metered: matches!(handler, Handler::Guest(_)),
+            skill_tier,
         });
         let realm = self
             .realm
@@ -92,7 +95,10 @@ impl Registry {
         }
         // 4. hooks and handler, as one transaction on the world
         realm.world.begin();
-        match self.hooks_and_handler(caller, name, handler, input, &decision.id, events) {
+        let cpu_before = self.guest_cpu_ms;
+        let ran = self.hooks_and_handler(caller, name, handler, input, &decision.id, events);
+        self.record_latency(name, started, cpu_before, &ran);
+        match ran {
             Ok((input, output)) => {
                 let realm = self.realm_mut();
                 realm.world.commit();
@@ -117,7 +123,7 @@ impl Registry {
 
     /// Before-hooks, handler, after-hooks and the output check. Returns the input the handler
     /// ran (after any before-hook rewrote it) and the output.
-    fn hooks_and_handler(
+    pub(super) fn hooks_and_handler(
         &mut self,
         caller: &Caller,
         name: &str,
@@ -246,6 +252,34 @@ impl Registry {
             }
         }
         Ok(payload)
+    }
+}
+
+impl Registry {
+    /// Adds a call that got past the policy to its skill's latency window: wall time from
+    /// the start of the call, guest CPU measured from fuel, and whether it failed the
+    /// skill's way (a handler error or a cut limit; refusing an input is not a failure).
+    pub(super) fn record_latency(
+        &mut self,
+        name: &str,
+        started: Instant,
+        cpu_before: f64,
+        ran: &Result<(Value, Value), Failure>,
+    ) {
+        let wall_ms = started.elapsed().as_secs_f64() * 1000.0;
+        let cpu_ms = self.guest_cpu_ms - cpu_before;
+        let failed = matches!(
+            ran,
+            Err(Failure {
+                code: ErrorCode::HandlerError | ErrorCode::CapacityExceeded,
+                ..
+            })
+        );
+        // A reload inside the call (`dev.reload`) may have replaced the skill.
+        if let Some(skill) = self.skills.get_mut(name) {
+            skill.latency.record(wall_ms, cpu_ms, failed);
+            self.refresh_tier(name);
+        }
     }
 }
 
