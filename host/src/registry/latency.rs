@@ -17,6 +17,11 @@ pub struct LatencyWindow {
     failed: u128,
     len: usize,
     next: usize,
+    /// The thresholds `over` counts against (`None` before the first call).
+    counted_for: Option<TierThresholds>,
+    /// Calls in the window slower than the fast and than the standard threshold: the tier
+    /// follows from them without sorting.
+    over: [u8; 2],
 }
 
 impl Default for LatencyWindow {
@@ -27,8 +32,16 @@ impl Default for LatencyWindow {
             failed: 0,
             len: 0,
             next: 0,
+            counted_for: None,
+            over: [0, 0],
         }
     }
+}
+
+/// Which of the counts in `LatencyWindow::over` a call of `ms` adds to.
+fn over(ms: f32, t: &TierThresholds) -> [u8; 2] {
+    let ms = ms as f64;
+    [u8::from(ms > t.fast_ms), u8::from(ms > t.standard_ms)]
 }
 
 /// Where the figures of a report come from.
@@ -58,9 +71,27 @@ pub struct LatencyReport {
 }
 
 impl LatencyWindow {
-    /// Records one finished call.
-    pub fn record(&mut self, wall_ms: f64, cpu_ms: f64, failed: bool) {
+    /// Records one finished call; `thresholds` are the tiers' in force (when they moved since
+    /// the last call, the window is recounted once).
+    pub fn record(&mut self, wall_ms: f64, cpu_ms: f64, failed: bool, thresholds: &TierThresholds) {
+        if self.counted_for != Some(*thresholds) {
+            self.over = [0, 0];
+            for ms in &self.wall_ms[..self.len] {
+                let [f, s] = over(*ms, thresholds);
+                self.over[0] += f;
+                self.over[1] += s;
+            }
+            self.counted_for = Some(*thresholds);
+        }
         let slot = self.next;
+        if self.len == LATENCY_WINDOW {
+            let [f, s] = over(self.wall_ms[slot], thresholds);
+            self.over[0] -= f;
+            self.over[1] -= s;
+        }
+        let [f, s] = over(wall_ms as f32, thresholds);
+        self.over[0] += f;
+        self.over[1] += s;
         self.wall_ms[slot] = wall_ms as f32;
         self.cpu_ms[slot] = cpu_ms as f32;
         let bit = 1u128 << slot;
@@ -118,25 +149,40 @@ impl LatencyWindow {
         }
     }
 
-    /// The tier alone, as [`LatencyWindow::report`] gives it but without sorting: cheap
-    /// enough to check after every call.
+    /// The tier alone, as [`LatencyWindow::report`] gives it but in constant time, from the
+    /// counts of slow calls: cheap enough to check after every call.
     pub fn tier(
         &self,
         expected: Option<ExpectedLatency>,
         thresholds: &TierThresholds,
     ) -> LatencyTier {
         let n = self.len;
-        let (p50, source) = match (n >= LATENCY_MIN_SAMPLES, expected) {
-            (true, _) => {
-                let mut copy = self.wall_ms;
-                let rank = n.div_ceil(2) - 1;
-                let (_, median, _) = copy[..n].select_nth_unstable_by(rank, f32::total_cmp);
-                (Some(*median as f64), LatencySource::Measured)
-            }
-            (false, Some(e)) => (Some(e.p50_ms), LatencySource::Declared),
-            (false, None) => (None, LatencySource::Unknown),
+        if n < LATENCY_MIN_SAMPLES {
+            return match expected {
+                Some(e) => self.tier_of(Some(e.p50_ms), LatencySource::Declared, thresholds),
+                None => self.tier_of(None, LatencySource::Unknown, thresholds),
+            };
+        }
+        if self.counted_for != Some(*thresholds) {
+            // Counted for other thresholds: sort, as a report does.
+            return self.report(expected, thresholds).tier;
+        }
+        // The nearest-rank p50 is the `ceil(n/2)`th smallest call, so it is over a threshold
+        // exactly when at most `ceil(n/2) - 1` calls are not.
+        let at_most = n.div_ceil(2) - 1;
+        let p50_over = |count: u8| n - count as usize <= at_most;
+        let tier = if p50_over(self.over[1]) {
+            LatencyTier::Deep
+        } else if p50_over(self.over[0]) {
+            LatencyTier::Standard
+        } else {
+            LatencyTier::Fast
         };
-        self.tier_of(p50, source, thresholds)
+        if self.error_rate() > ERROR_RATE_DEMOTION {
+            tier.slower()
+        } else {
+            tier
+        }
     }
 
     fn tier_of(
@@ -212,7 +258,7 @@ mod tests {
     fn window(calls: impl IntoIterator<Item = (f64, bool)>) -> LatencyWindow {
         let mut w = LatencyWindow::default();
         for (ms, failed) in calls {
-            w.record(ms, ms / 2.0, failed);
+            w.record(ms, ms / 2.0, failed, &TierThresholds::default());
         }
         w
     }
@@ -296,7 +342,7 @@ mod tests {
         let mut w = LatencyWindow::default();
         for i in 0..150 {
             let ms = [1.0, 700.0, 1_600.0][i % 3] + i as f64;
-            w.record(ms, 0.0, i % 4 == 0);
+            w.record(ms, 0.0, i % 4 == 0, &t);
             for expected in [None, declared] {
                 assert_eq!(
                     w.tier(expected, &t),
@@ -308,6 +354,23 @@ mod tests {
     }
 
     #[test]
+    fn moved_thresholds_are_recounted_on_the_next_call() {
+        let mut w = LatencyWindow::default();
+        let loose = TierThresholds::default();
+        for _ in 0..20 {
+            w.record(600.0, 0.0, false, &loose);
+        }
+        assert_eq!(w.tier(None, &loose), LatencyTier::Standard);
+        let tight = TierThresholds {
+            fast_ms: 700.0,
+            standard_ms: 800.0,
+        };
+        w.record(600.0, 0.0, false, &tight);
+        assert_eq!(w.tier(None, &tight), LatencyTier::Fast);
+        assert_eq!(w.report(None, &tight).tier, LatencyTier::Fast);
+    }
+
+    #[test]
     fn a_failing_skill_is_shown_one_tier_slower_until_it_recovers() {
         let t = TierThresholds::default();
         // 31 failures in 100 calls: past 30 %.
@@ -315,7 +378,7 @@ mod tests {
         let r = w.report(None, &t);
         assert_eq!((r.error_rate, r.tier), (0.31, LatencyTier::Standard));
         // Exactly 30 % is not past it.
-        w.record(1.0, 0.0, false);
+        w.record(1.0, 0.0, false, &t);
         let r = w.report(None, &t);
         assert_eq!((r.error_rate, r.tier), (0.30, LatencyTier::Fast));
         let deep = window((0..20).map(|_| (2_000.0, true)));

@@ -275,10 +275,20 @@ impl Registry {
                 ..
             })
         );
+        let thresholds = self.policy.latency().thresholds;
         // A reload inside the call (`dev.reload`) may have replaced the skill.
-        if let Some(skill) = self.skills.get_mut(name) {
-            skill.latency.record(wall_ms, cpu_ms, failed);
-            self.refresh_tier(name);
+        let Some(skill) = self.skills.get_mut(name) else {
+            return;
+        };
+        skill.latency.record(wall_ms, cpu_ms, failed, &thresholds);
+        let expected = skill
+            .package_index()
+            .and_then(|i| self.packages[i].manifest.latency);
+        let tier = skill.latency.tier(expected, &thresholds);
+        if tier != skill.tier {
+            // Listings change: rebuild them and tell the clients.
+            skill.tier = tier;
+            self.generation += 1;
         }
     }
 }
