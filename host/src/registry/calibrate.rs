@@ -29,8 +29,8 @@ pub struct Calibrated {
 impl Registry {
     /// Runs every guest skill `runs` times (at least [`LATENCY_MIN_SAMPLES`]) on a scratch
     /// world and records the times in its latency window. Skills for which no valid input
-    /// can be made from the schema are left out.
-    pub fn calibrate(&mut self, runs: usize) -> Vec<Calibrated> {
+    /// can be made from the schema are left out and named in the second list.
+    pub fn calibrate(&mut self, runs: usize) -> (Vec<Calibrated>, Vec<String>) {
         let runs = runs.max(LATENCY_MIN_SAMPLES);
         let caller = Caller {
             agent_id: SESSION.into(),
@@ -46,19 +46,20 @@ impl Registry {
             tracer: Tracer::new(TRACE_WINDOW),
             rng: Rng::seeded(0),
         }));
-        let guests: Vec<(String, Handler, Value)> = self
+        let mut guests: Vec<(String, Handler, Value)> = Vec::new();
+        let mut skipped = Vec::new();
+        for s in self
             .skills
             .values()
             .filter(|s| matches!(s.handler, Handler::Guest(_)))
-            .filter_map(|s| {
-                let mut input = sample(&s.input.source);
-                s.input.fill_defaults(&mut input);
-                s.input
-                    .check(&input)
-                    .is_none()
-                    .then(|| (s.name.clone(), s.handler, input))
-            })
-            .collect();
+        {
+            let mut input = sample(&s.input.source);
+            s.input.fill_defaults(&mut input);
+            match s.input.check(&input) {
+                None => guests.push((s.name.clone(), s.handler, input)),
+                Some(_) => skipped.push(s.name.clone()),
+            }
+        }
         let mut found = Vec::new();
         for (name, handler, input) in guests {
             let mut failed = 0;
@@ -94,7 +95,7 @@ impl Registry {
         }
         self.realm = Some(live);
         self.end_session(SESSION);
-        found
+        (found, skipped)
     }
 }
 

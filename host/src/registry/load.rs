@@ -155,6 +155,7 @@ impl Registry {
             self.refresh_tier(name);
         }
         self.generation += 1;
+        self.skill_set += 1;
         crate::log::debug(&format!("loaded {label}: {}", names.join(", ")));
         Ok(names)
     }

@@ -120,15 +120,19 @@ pub struct Registry {
     scene_file: Option<std::path::PathBuf>,
     /// Folders holding installed packages, where `package.load` resolves references.
     package_roots: Vec<std::path::PathBuf>,
-    /// Bumped whenever the skill set changes, so callers can memoize listings.
+    /// Bumped whenever the skill set changes, or what a listing shows does (a skill or a
+    /// session changed latency tier), so callers can memoize listings.
     generation: u64,
+    /// Bumped only when skills are registered, replaced or reconfigured: what the search
+    /// index depends on (tier changes leave it be).
+    skill_set: u64,
     started: Instant,
     /// Guest log lines not yet passed on to clients.
     logs: Vec<crate::log::LogLine>,
     /// Guest CPU time measured from fuel since start-up, in milliseconds: a call's share is
     /// the difference across it (nested calls, such as a scene replay, count in their caller).
     guest_cpu_ms: f64,
-    /// The `skills.search` index, rebuilt on first use after the skill set changes.
+    /// The `skills.search` index, rebuilt on first use after `skill_set` moves.
     search: Option<search::SearchCatalog>,
 }
 
@@ -149,6 +153,7 @@ impl Registry {
             scene_file: None,
             package_roots: Vec::new(),
             generation: 0,
+            skill_set: 0,
             started: Instant::now(),
             logs: Vec::new(),
             guest_cpu_ms: 0.0,

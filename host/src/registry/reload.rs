@@ -83,6 +83,7 @@ impl Registry {
         // The tier thresholds may have moved.
         self.refresh_tiers();
         self.generation += 1;
+        self.skill_set += 1;
         Ok(profiles)
     }
 

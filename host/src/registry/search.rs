@@ -62,10 +62,10 @@ pub struct SearchIndex {
     docs: usize,
 }
 
-/// The index of the registry's skills, for the generation it was built at.
+/// The index of the registry's skills, for the skill set it was built from.
 #[derive(Debug)]
 pub(crate) struct SearchCatalog {
-    pub generation: u64,
+    pub skill_set: u64,
     pub index: SearchIndex,
     /// Skill name of each doc.
     pub names: Vec<String>,

@@ -107,11 +107,11 @@ pub(super) fn search(registry: &mut Registry, caller: &Caller, input: &Value) ->
     let query = input["query"].as_str().unwrap_or_default();
     let limit = input["limit"].as_u64().unwrap_or(10) as usize;
     let category = input.get("category").and_then(Value::as_str);
-    let generation = registry.generation;
+    let skill_set = registry.skill_set;
     if registry
         .search
         .as_ref()
-        .is_none_or(|s| s.generation != generation)
+        .is_none_or(|s| s.skill_set != skill_set)
     {
         let (names, docs): (Vec<String>, Vec<SearchDoc>) = registry
             .skills()
@@ -121,7 +121,7 @@ pub(super) fn search(registry: &mut Registry, caller: &Caller, input: &Value) ->
             })
             .unzip();
         registry.search = Some(SearchCatalog {
-            generation,
+            skill_set,
             index: SearchIndex::build(&docs),
             names,
         });

@@ -113,6 +113,7 @@ pub(super) fn register(registry: &mut Registry) {
         registry.skills.insert(skill.name.clone(), skill);
     }
     registry.generation += 1;
+    registry.skill_set += 1;
 }
 
 /// Version and required permissions of a built-in, as the catalog gives them.

@@ -39,8 +39,9 @@ pub(super) fn specs() -> Vec<Spec> {
                 "failed": {"type": "integer", "minimum": 0, "description": "Runs the made-up input failed; their time still counts."},
                 "p50Ms": {"type": ["number", "null"], "minimum": 0},
                 "tier": {"type": "string", "enum": ["fast", "standard", "deep"]}
-            }), &["name", "runs", "failed", "p50Ms", "tier"])}}),
-                &["calibrated"],
+            }), &["name", "runs", "failed", "p50Ms", "tier"])},
+                "skipped": {"type": "array", "items": {"type": "string"}, "description": "Skills no valid input could be made for from their schema; not run."}}),
+                &["calibrated", "skipped"],
             ),
         },
     ]
@@ -48,8 +49,8 @@ pub(super) fn specs() -> Vec<Spec> {
 
 pub(super) fn calibrate(registry: &mut Registry, input: &Value) -> Value {
     let runs = input["runs"].as_u64().unwrap_or(10) as usize;
-    let calibrated: Vec<Value> = registry
-        .calibrate(runs)
+    let (found, skipped) = registry.calibrate(runs);
+    let calibrated: Vec<Value> = found
         .into_iter()
         .map(|c| {
             json!({
@@ -61,7 +62,7 @@ pub(super) fn calibrate(registry: &mut Registry, input: &Value) -> Value {
             })
         })
         .collect();
-    json!({ "calibrated": calibrated })
+    json!({ "calibrated": calibrated, "skipped": skipped })
 }
 
 pub(super) fn set(
