@@ -12,6 +12,7 @@ mod example_packages;
 mod hooks;
 mod hot_reload;
 mod languages;
+mod latency_tiers;
 mod physics_skills;
 mod pkg_cli;
 mod python_package;
