@@ -158,21 +158,25 @@ impl SearchIndex {
                 *slot += idf * weight;
             }
         }
-        let mut hits: Vec<Hit> = touched
+        // Best first, then `keep` asked only until `limit` are kept: with most skills
+        // visible, the filter runs about `limit` times rather than once per match.
+        let mut ranked: Vec<Hit> = touched
             .into_iter()
-            .filter(|&doc| keep(doc))
             .map(|doc| Hit {
                 doc,
                 score: scores[doc],
             })
             .collect();
-        let order = |a: &Hit, b: &Hit| b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc));
-        if hits.len() > limit && limit > 0 {
-            hits.select_nth_unstable_by(limit - 1, order);
-            hits.truncate(limit);
+        ranked.sort_unstable_by(|a, b| b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc)));
+        let mut hits = Vec::with_capacity(limit.min(ranked.len()));
+        for hit in ranked {
+            if hits.len() == limit {
+                break;
+            }
+            if keep(hit.doc) {
+                hits.push(hit);
+            }
         }
-        hits.sort_by(order);
-        hits.truncate(limit);
         hits
     }
 }
