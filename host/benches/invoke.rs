@@ -5,9 +5,10 @@
 
 use limina::limits::{FUEL_PER_MS, PackageLimits};
 use limina::packages::PackageSource;
+use limina::policy::TierThresholds;
 use limina::policy::{Permissions, PolicyConfig, Profiles};
 use limina::realm::Realm;
-use limina::registry::{Caller, Registry};
+use limina::registry::{Caller, LatencyWindow, Registry};
 use limina::sandbox::{CallInfo, CompileCache, CompiledPackage, Sandbox};
 use limina::world::{BodyKind, EntitySpec, Shape};
 use serde_json::json;
@@ -147,6 +148,22 @@ fn main() {
         assert!(r.success);
     });
 
+    // What the always-on latency statistics add to each call: one record into the skill's
+    // window and the tier check that follows it.
+    let mut window = LatencyWindow::default();
+    let thresholds = TierThresholds::default();
+    let mut i = 0u32;
+    let statistics = measure(|| {
+        i = i.wrapping_add(1);
+        window.record(
+            0.02 + (i % 7) as f64 * 0.001,
+            0.01,
+            i.is_multiple_of(13),
+            &thresholds,
+        );
+        std::hint::black_box(window.tier(None, &thresholds));
+    });
+
     let fuel_per_ms = fuel_per_ms(&sandbox);
 
     println!("scene.createEntity, median of {SAMPLES} samples x {BATCH} calls (µs per call)");
@@ -164,6 +181,10 @@ fn main() {
         "  full pipeline (kept instance) {pipeline:>9.2}   {:.2}x native, {:.2}x wasm kept",
         pipeline / native,
         pipeline / kept
+    );
+    println!(
+        "  latency statistics per call   {statistics:>9.3}   {:.2}% of the full pipeline",
+        statistics / pipeline * 100.0
     );
     match fuel_per_ms {
         Some(f) => println!(

@@ -3,7 +3,10 @@
 //! without one; a bad file is refused with its line and the reason.
 
 use crate::limits::PackageLimits;
-use crate::policy::{BudgetLimits, Permissions, PolicyConfig, Profile, Profiles, QuotaRule};
+use crate::policy::{
+    BudgetLimits, LatencyPolicy, LatencyTier, Permissions, PolicyConfig, Profile, Profiles,
+    QuotaRule, TierEnforcement,
+};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -33,13 +36,23 @@ struct Raw {
     budgets: Option<Spanned<RawBudget>>,
     #[serde(default)]
     packages: BTreeMap<String, Spanned<RawPackage>>,
+    latency: Option<Spanned<RawLatency>>,
 }
 
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct RawProfile {
     permissions: Vec<Spanned<String>>,
     tools: Option<Vec<String>>,
+    max_latency_tier: Option<Spanned<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawLatency {
+    fast_ms: Option<f64>,
+    standard_ms: Option<f64>,
+    tier_enforcement: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -102,10 +115,20 @@ impl Config {
             if name.is_empty() {
                 return Err(at(span, "a profile name must not be empty".into()));
             }
+            let max_latency_tier = match p.max_latency_tier {
+                None => None,
+                Some(tier) => Some(LatencyTier::parse(tier.get_ref()).map_err(|e| {
+                    at(
+                        tier.span(),
+                        format!("profile `{name}`: `maxLatencyTier`: {e}"),
+                    )
+                })?),
+            };
             profiles.insert(Profile {
                 name,
                 permissions,
                 tools: p.tools,
+                max_latency_tier,
             });
         }
 
@@ -187,6 +210,32 @@ impl Config {
             package_limits.insert(name, limits);
         }
 
+        let mut latency = LatencyPolicy::default();
+        if let Some(spanned) = raw.latency {
+            let span = spanned.span();
+            let l = spanned.into_inner();
+            let t = &mut latency.thresholds;
+            t.fast_ms = l.fast_ms.unwrap_or(t.fast_ms);
+            t.standard_ms = l.standard_ms.unwrap_or(t.standard_ms);
+            if !(t.fast_ms.is_finite()
+                && t.fast_ms > 0.0
+                && t.standard_ms.is_finite()
+                && t.standard_ms >= t.fast_ms)
+            {
+                return Err(at(
+                    span,
+                    format!(
+                        "latency tiers need `fastMs` > 0 and `standardMs` ≥ `fastMs` (milliseconds); got fastMs = {} and standardMs = {}",
+                        t.fast_ms, t.standard_ms
+                    ),
+                ));
+            }
+            if let Some(e) = l.tier_enforcement {
+                latency.enforcement = TierEnforcement::parse(&e)
+                    .map_err(|e| at(span, format!("`tierEnforcement`: {e}")))?;
+            }
+        }
+
         Ok(Config {
             policy: PolicyConfig {
                 profiles,
@@ -195,6 +244,7 @@ impl Config {
                 max_sessions,
                 require_signatures: raw.require_signatures,
                 trusted_keys: raw.trusted_keys,
+                latency,
             },
             package_limits,
         })
@@ -245,6 +295,50 @@ fuelPerCall = 1000
         assert_eq!(c.policy.budget.calls, Some(10));
         assert_eq!(c.policy.budget.mem_bytes, None);
         assert_eq!(c.package_limits["dice"].fuel_per_call, 1000);
+    }
+
+    #[test]
+    fn latency_tiers_their_enforcement_and_a_profile_ceiling_parse() {
+        let c = Config::parse(
+            "[latency]\nfastMs = 200\nstandardMs = 900\ntierEnforcement = \"refuse\"\n\n[profiles.npc]\npermissions = []\nmaxLatencyTier = \"fast\"\n",
+        )
+        .unwrap();
+        assert_eq!(c.policy.latency.thresholds.fast_ms, 200.0);
+        assert_eq!(c.policy.latency.thresholds.standard_ms, 900.0);
+        assert_eq!(c.policy.latency.enforcement, TierEnforcement::Refuse);
+        let npc = c.policy.profiles.get("npc").unwrap();
+        assert_eq!(npc.max_latency_tier, Some(LatencyTier::Fast));
+        let defaults = Config::parse("").unwrap();
+        assert_eq!(defaults.policy.latency, LatencyPolicy::default());
+        assert_eq!(defaults.policy.latency.thresholds.fast_ms, 500.0);
+        assert_eq!(defaults.policy.latency.thresholds.standard_ms, 1500.0);
+    }
+
+    #[test]
+    fn bad_latency_settings_give_the_line_and_the_reason() {
+        let cases = [
+            ("[latency]\nfastMs = 0\n", "1:", "`fastMs` > 0"),
+            (
+                "[latency]\nfastMs = 900\nstandardMs = 800\n",
+                "1:",
+                "`standardMs` ≥ `fastMs`",
+            ),
+            (
+                "\n[latency]\ntierEnforcement = \"warn\"\n",
+                "2:",
+                "unknown tier enforcement `warn`",
+            ),
+            (
+                "[profiles.npc]\npermissions = []\nmaxLatencyTier = \"instant\"\n",
+                "3:",
+                "profile `npc`: `maxLatencyTier`: unknown latency tier `instant`",
+            ),
+        ];
+        for (text, line, words) in cases {
+            let err = Config::parse(text).unwrap_err();
+            assert!(err.starts_with(line), "expected line {line} in: {err}");
+            assert!(err.contains(words), "expected `{words}` in: {err}");
+        }
     }
 
     #[test]

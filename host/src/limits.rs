@@ -55,6 +55,17 @@ pub const MAX_ENTITIES: usize = 10_000;
 pub const DEFAULT_TICK_MS: u64 = 16;
 /// Events the trace keeps in memory for hot queries.
 pub const TRACE_WINDOW: usize = 4_096;
+/// Calls per skill the latency window remembers (the newest replace the oldest).
+pub const LATENCY_WINDOW: usize = 100;
+/// Calls a skill needs in its window before its measured p50 decides its tier; until then a
+/// latency the package manifest declares stands in.
+pub const LATENCY_MIN_SAMPLES: usize = 10;
+/// Upper p50 of the `fast` latency tier, in milliseconds (a voice NPC's budget).
+pub const FAST_TIER_MS: f64 = 500.0;
+/// Upper p50 of the `standard` latency tier, in milliseconds; slower skills are `deep`.
+pub const STANDARD_TIER_MS: f64 = 1_500.0;
+/// Share of failed calls in the window past which a skill is shown one tier slower.
+pub const ERROR_RATE_DEMOTION: f64 = 0.30;
 /// Tools per `tools/list` page.
 pub const TOOLS_PAGE_SIZE: usize = 100;
 /// Fuel one millisecond of guest CPU burns on this kind of machine, used to turn fuel consumed

@@ -269,7 +269,10 @@ impl Server {
             }
             "tools/list" => self.tools_list(conn, &params),
             "tools/call" => self.tools_call(conn, &params),
-            "listTools" => Ok((*self.tools.limina_tools(&self.registry)).clone()),
+            "listTools" => {
+                let caller = self.listing_caller(conn)?;
+                Ok(self.tools.limina_tools(&self.registry, &caller))
+            }
             "callTool" => self.call_tool(conn, &params),
             _ => Err(RpcError::new(
                 jsonrpc::METHOD_NOT_FOUND,
@@ -285,17 +288,23 @@ impl Server {
             &self.config.default_profile,
         )
         .map_err(|m| RpcError::new(jsonrpc::INVALID_PARAMS, m))?;
+        let tier = self.requested_tier(params, &session.caller.profile)?;
         self.disconnect(conn);
         self.registry
             .admit_session(&session.caller)
             .map_err(|m| RpcError::new(jsonrpc::NOT_INITIALIZED, m))?;
-        let reply = json!({
+        let tier = self
+            .registry
+            .set_session_tier(&session.caller, tier)
+            .map_err(|m| RpcError::new(jsonrpc::INVALID_PARAMS, m))?;
+        let mut reply = json!({
             "protocolVersion": session.protocol_version,
             "capabilities": {"tools": {"listChanged": true}, "logging": {}},
             "serverInfo": {"name": "limina", "version": env!("CARGO_PKG_VERSION")},
             "instructions": INSTRUCTIONS,
             "session": session.describe(),
         });
+        reply["session"]["latencyTier"] = json!(tier.as_str());
         crate::log::debug(&format!(
             "session {} bound: agent {}, profile {}",
             session.caller.session_id, session.caller.agent_id, session.caller.profile
@@ -306,16 +315,8 @@ impl Server {
     }
 
     fn tools_list(&mut self, conn: &Connection, params: &Value) -> Result<Value, RpcError> {
-        let permissions = match &conn.session {
-            Some(s) => s.caller.permissions,
-            None => self
-                .registry
-                .profiles()
-                .get(&self.config.default_profile)
-                .map(|p| p.permissions)
-                .map_err(|m| RpcError::new(jsonrpc::INTERNAL_ERROR, m))?,
-        };
-        let tools = self.tools.mcp_tools(&self.registry, permissions);
+        let caller = self.listing_caller(conn)?;
+        let tools = self.tools.mcp_tools(&self.registry, &caller);
         let start = match params.get("cursor") {
             None | Some(Value::Null) => 0,
             Some(Value::String(c)) => c
@@ -497,5 +498,52 @@ impl RpcError {
             message: message.into(),
             data: None,
         }
+    }
+}
+
+impl Server {
+    /// Who a listing is for: the bound session, or before `initialize` a caller under the
+    /// server's default profile.
+    fn listing_caller(&self, conn: &Connection) -> Result<crate::registry::Caller, RpcError> {
+        if let Some(session) = &conn.session {
+            return Ok(session.caller.clone());
+        }
+        let profile = self
+            .registry
+            .profiles()
+            .get(&self.config.default_profile)
+            .map_err(|m| RpcError::new(jsonrpc::INTERNAL_ERROR, m))?;
+        Ok(crate::registry::Caller {
+            agent_id: String::new(),
+            session_id: String::new(),
+            profile: profile.name.clone(),
+            permissions: profile.permissions,
+        })
+    }
+
+    /// The `latencyTier` an `initialize` asks for, checked against the profile's ceiling.
+    fn requested_tier(
+        &self,
+        params: &Value,
+        profile: &str,
+    ) -> Result<Option<crate::policy::LatencyTier>, RpcError> {
+        let invalid =
+            |m: String| RpcError::new(jsonrpc::INVALID_PARAMS, format!("`latencyTier`: {m}"));
+        let tier = match params.get("latencyTier") {
+            None | Some(Value::Null) => return Ok(None),
+            Some(Value::String(name)) => {
+                crate::policy::LatencyTier::parse(name).map_err(invalid)?
+            }
+            Some(other) => {
+                return Err(invalid(format!(
+                    "must be \"fast\", \"standard\" or \"deep\", got {other}"
+                )));
+            }
+        };
+        self.registry
+            .policy()
+            .check_tier(profile, tier)
+            .map_err(invalid)?;
+        Ok(Some(tier))
     }
 }

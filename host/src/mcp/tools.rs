@@ -1,18 +1,17 @@
-//! Skills as MCP tools, and as the Limina `listTools` shape. Listings are memoized per
-//! permission set and rebuilt when the registry's generation changes.
+//! Skills as MCP tools, and as the Limina `listTools` shape, for one session: only the skills
+//! it may call. Each skill's tool object is memoized and rebuilt when the registry's generation
+//! changes; which of them a session sees is decided per listing.
 
-use crate::policy::Permissions;
-use crate::registry::{Registry, Skill};
+use crate::registry::{Caller, Registry, Skill};
 use serde_json::{Value, json};
 use std::collections::HashMap;
-use std::sync::Arc;
 
-/// Memoized tool listings.
+/// Memoized tool objects, by skill name.
 #[derive(Default)]
 pub struct ToolCache {
     generation: u64,
-    mcp: HashMap<Permissions, Arc<Vec<Value>>>,
-    limina: Option<Arc<Value>>,
+    mcp: HashMap<String, Value>,
+    limina: HashMap<String, Value>,
 }
 
 impl ToolCache {
@@ -20,46 +19,54 @@ impl ToolCache {
         if self.generation != registry.generation() {
             self.generation = registry.generation();
             self.mcp.clear();
-            self.limina = None;
+            self.limina.clear();
         }
     }
 
-    /// MCP tool objects for the skills `permissions` allow, sorted by name.
-    pub fn mcp_tools(&mut self, registry: &Registry, permissions: Permissions) -> Arc<Vec<Value>> {
+    /// MCP tool objects for the skills `caller` may call, sorted by name, each with its
+    /// current latency in `_meta.latency`.
+    pub fn mcp_tools(&mut self, registry: &Registry, caller: &Caller) -> Vec<Value> {
         self.sync(registry);
-        self.mcp
-            .entry(permissions)
-            .or_insert_with(|| {
-                Arc::new(
-                    registry
-                        .skills()
-                        .filter(|s| permissions.first_missing(s.permissions).is_none())
-                        .map(mcp_tool)
-                        .collect(),
-                )
+        registry
+            .visible_skills(caller)
+            .map(|s| {
+                let mut tool = memoized(&mut self.mcp, s, mcp_tool);
+                tool["_meta"]["latency"] = registry.latency(s).to_json();
+                tool
             })
-            .clone()
+            .collect()
     }
 
-    /// `{tools: [{name, description, input_schema}]}` for the whole registry.
-    pub fn limina_tools(&mut self, registry: &Registry) -> Arc<Value> {
+    /// `{tools: [{name, description, input_schema}]}` for the skills `caller` may call.
+    pub fn limina_tools(&mut self, registry: &Registry, caller: &Caller) -> Value {
         self.sync(registry);
-        self.limina
-            .get_or_insert_with(|| {
-                let tools: Vec<Value> = registry
-                    .skills()
-                    .map(|s| {
-                        json!({
-                            "name": s.name,
-                            "description": s.description,
-                            "input_schema": s.input.source,
-                        })
-                    })
-                    .collect();
-                Arc::new(json!({ "tools": tools }))
-            })
-            .clone()
+        let tools: Vec<Value> = registry
+            .visible_skills(caller)
+            .map(|s| memoized(&mut self.limina, s, limina_tool))
+            .collect();
+        json!({ "tools": tools })
     }
+}
+
+fn memoized(
+    cache: &mut HashMap<String, Value>,
+    skill: &Skill,
+    build: fn(&Skill) -> Value,
+) -> Value {
+    if let Some(tool) = cache.get(&skill.name) {
+        return tool.clone();
+    }
+    let tool = build(skill);
+    cache.insert(skill.name.clone(), tool.clone());
+    tool
+}
+
+fn limina_tool(skill: &Skill) -> Value {
+    json!({
+        "name": skill.name,
+        "description": skill.description,
+        "input_schema": skill.input.source,
+    })
 }
 
 fn mcp_tool(skill: &Skill) -> Value {

@@ -26,6 +26,16 @@ pub struct Manifest {
     pub content_hash: Option<String>,
     /// An ed25519 signature over the content hash, added by `limina pkg sign`.
     pub attestation: Option<Attestation>,
+    /// How long its skills are expected to take (`[latency]`), used until enough calls have
+    /// been measured.
+    pub latency: Option<ExpectedLatency>,
+}
+
+/// The `[latency]` table: expected p50 and worst-case call time, in milliseconds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ExpectedLatency {
+    pub p50_ms: f64,
+    pub max_ms: f64,
 }
 
 /// The `[attestation]` table.
@@ -68,6 +78,14 @@ struct Raw {
     limits: RawLimits,
     content_hash: Option<String>,
     attestation: Option<Attestation>,
+    latency: Option<RawLatency>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLatency {
+    p50_ms: f64,
+    max_ms: Option<f64>,
 }
 
 #[derive(Deserialize, Default)]
@@ -137,6 +155,26 @@ impl Manifest {
                 "`limits.fuel_per_call` and `limits.timeout_ms` must be > 0".into(),
             ));
         }
+        let latency = match raw.latency {
+            None => None,
+            Some(l) => {
+                let max_ms = l.max_ms.unwrap_or(l.p50_ms);
+                if !(l.p50_ms.is_finite()
+                    && l.p50_ms > 0.0
+                    && max_ms.is_finite()
+                    && max_ms >= l.p50_ms)
+                {
+                    return Err(ManifestError(format!(
+                        "`latency.p50_ms` must be > 0 and `latency.max_ms` ≥ `latency.p50_ms` (milliseconds); got p50_ms = {} and max_ms = {max_ms}",
+                        l.p50_ms
+                    )));
+                }
+                Some(ExpectedLatency {
+                    p50_ms: l.p50_ms,
+                    max_ms,
+                })
+            }
+        };
         let component = raw
             .component
             .unwrap_or_else(|| format!("{}.wasm", raw.name));
@@ -151,6 +189,7 @@ impl Manifest {
             limits,
             content_hash: raw.content_hash,
             attestation: raw.attestation,
+            latency,
         })
     }
 }
@@ -190,6 +229,23 @@ fuel_per_call = 1000
         assert_eq!(m.limits.fuel_per_call, 1000);
         assert_eq!(m.limits.memory_bytes, PackageLimits::default().memory_bytes);
         assert_eq!(m.capabilities.names(), vec!["scene.read"]);
+        assert_eq!(m.latency, None);
+    }
+
+    #[test]
+    fn a_latency_table_declares_the_expected_p50_and_max() {
+        let m =
+            Manifest::parse(&format!("{GOOD}[latency]\np50_ms = 800\nmax_ms = 2500\n")).unwrap();
+        assert_eq!(
+            m.latency,
+            Some(ExpectedLatency {
+                p50_ms: 800.0,
+                max_ms: 2500.0
+            })
+        );
+        // Without a max, the p50 is the best guess for it too.
+        let m = Manifest::parse(&format!("{GOOD}[latency]\np50_ms = 40.5\n")).unwrap();
+        assert_eq!(m.latency.map(|l| l.max_ms), Some(40.5));
     }
 
     #[test]
@@ -205,6 +261,12 @@ fuel_per_call = 1000
                 format!("content_hash = \"md5:x\"\n{GOOD}"),
                 "`content_hash`",
             ),
+            (format!("{GOOD}[latency]\np50_ms = 0\n"), "`latency.p50_ms`"),
+            (
+                format!("{GOOD}[latency]\np50_ms = 200\nmax_ms = 100\n"),
+                "`latency.max_ms`",
+            ),
+            (format!("{GOOD}[latency]\nmedian = 3\n"), "median"),
         ];
         for (text, field) in cases {
             let err = Manifest::parse(&text).unwrap_err().to_string();

@@ -6,7 +6,7 @@ mod manifest;
 pub mod watch;
 
 pub use attestation::{SignatureCheck, content_hash, sign, verify};
-pub use manifest::{Attestation, Manifest, ManifestError};
+pub use manifest::{Attestation, ExpectedLatency, Manifest, ManifestError};
 
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};

@@ -7,9 +7,11 @@ pub mod glob;
 mod permissions;
 mod profiles;
 mod quota;
+mod tier;
 
 pub use budget::{Budget, BudgetDimension, BudgetLimits, BudgetUsage};
 pub use engine::{CallRequest, PackageFacts, PolicyConfig, PolicyEngine, Tally, Verdict};
 pub use permissions::{Permission, Permissions};
 pub use profiles::{DEFAULT_PROFILE, Profile, Profiles};
 pub use quota::{QuotaRule, QuotaSnapshot};
+pub use tier::{LatencyPolicy, LatencyTier, TierEnforcement, TierThresholds};

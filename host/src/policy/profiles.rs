@@ -1,6 +1,6 @@
 //! Named permission profiles a session runs under.
 
-use super::{Permission, Permissions};
+use super::{LatencyTier, Permission, Permissions, glob};
 use std::collections::BTreeMap;
 
 /// A named allow-list of permissions.
@@ -10,6 +10,23 @@ pub struct Profile {
     pub permissions: Permissions,
     /// Glob patterns over skill names this profile may call; `None` allows every skill.
     pub tools: Option<Vec<String>>,
+    /// The slowest latency tier its sessions may use (`maxLatencyTier`); `None` is `deep`.
+    pub max_latency_tier: Option<LatencyTier>,
+}
+
+impl Profile {
+    /// Whether the tool allow-list admits `skill` (a profile without one admits every skill).
+    pub fn allows_tool(&self, skill: &str) -> bool {
+        self.tools
+            .as_ref()
+            .is_none_or(|patterns| patterns.iter().any(|p| glob::matches(p, skill)))
+    }
+
+    /// Whether a session under this profile may call `skill`, which needs `required`: its
+    /// permissions cover them and its tool allow-list admits the name.
+    pub fn may_call(&self, skill: &str, required: Permissions) -> bool {
+        self.permissions.first_missing(required).is_none() && self.allows_tool(skill)
+    }
 }
 
 /// The known profiles, by name.
@@ -76,6 +93,7 @@ impl Default for Profiles {
                     name: name.to_string(),
                     permissions: perms.iter().copied().collect(),
                     tools: None,
+                    max_latency_tier: None,
                 };
                 (name.to_string(), profile)
             })
@@ -123,6 +141,29 @@ mod tests {
             err.contains("builder.readWrite") && err.contains("system.readonly"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn may_call_needs_both_the_permissions_and_the_allow_list() {
+        let scout = Profile {
+            name: "scout".into(),
+            permissions: [Permission::SceneRead].into_iter().collect(),
+            tools: Some(vec!["scene.query*".into(), "skills.*".into()]),
+            max_latency_tier: None,
+        };
+        assert!(scout.may_call("scene.queryEntities", scout.permissions));
+        assert!(scout.may_call("skills.list", Permissions::NONE));
+        // Allow-listed by name but missing the permission.
+        let write: Permissions = [Permission::SceneWrite].into_iter().collect();
+        assert!(!scout.may_call("scene.queryEverything", write));
+        // Needs nothing but is not on the allow-list.
+        assert!(!scout.may_call("trace.tail", Permissions::NONE));
+        assert!(!scout.may_call("world.step", Permissions::NONE));
+        let open = Profile {
+            tools: None,
+            ..scout.clone()
+        };
+        assert!(open.may_call("trace.tail", Permissions::NONE));
     }
 
     #[test]

@@ -161,6 +161,7 @@ impl Registry {
             prep,
             ..
         } = *call;
+        let cpu_before = self.guest_cpu_ms;
         let result = self
             .settle(&caller, prep, outcome, &mut events)
             .and_then(|raw| parse_output(&name, &raw))
@@ -179,6 +180,7 @@ impl Registry {
                     format!("`{name}` was unloaded while it ran"),
                 )),
             });
+        self.record_latency(&name, started, cpu_before, &result);
         let result =
             self.record_outcome(&caller, &name, &version, &decision_id, result, &mut events);
         let metadata = Metadata {

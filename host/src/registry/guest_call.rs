@@ -140,6 +140,7 @@ impl Registry {
         if !prep.hosted {
             self.policy.charge(&caller.session_id, cpu_ms, peak);
         }
+        self.guest_cpu_ms += outcome.fuel_used as f64 / FUEL_PER_MS as f64;
         match outcome.result {
             Ok(result) => {
                 // The package may have been replaced meanwhile (hot reload dropped its

@@ -152,7 +152,11 @@ impl Registry {
         for skill in skills {
             self.skills.insert(skill.name.clone(), skill);
         }
+        for name in &names {
+            self.refresh_tier(name);
+        }
         self.generation += 1;
+        self.skill_set += 1;
         crate::log::debug(&format!("loaded {label}: {}", names.join(", ")));
         Ok(names)
     }
@@ -340,6 +344,9 @@ fn check_skill(package: &str, s: SkillDescriptor, index: usize) -> Result<Skill>
             open_world: s.annotations.open_world,
         },
         handler: Handler::Guest(index),
+        latency: Default::default(),
+        // Set from the manifest's `[latency]` once registered.
+        tier: crate::policy::LatencyTier::Fast,
     })
 }
 

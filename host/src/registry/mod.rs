@@ -3,25 +3,31 @@
 //! output check → emit.
 
 mod builtins;
+mod calibrate;
 mod decision;
 mod detached;
 mod guest_call;
 mod hooks;
+pub(crate) mod latency;
 mod load;
 mod pipeline;
 mod reload;
 mod response;
 mod schema;
+pub mod search;
+mod visibility;
 
+pub use calibrate::Calibrated;
 pub use detached::{DetachedCall, Invocation, RanCall};
 pub use hooks::{HookPhase, HostHook};
+pub use latency::{LatencyReport, LatencySource, LatencyWindow};
 pub use load::HOST_SESSION;
 pub use response::{ErrorCode, Failure, Metadata, Response};
 pub use schema::Schema;
 
 use crate::limits::PackageLimits;
 use crate::packages::Manifest;
-use crate::policy::{Permissions, PolicyConfig, PolicyEngine, Profiles};
+use crate::policy::{LatencyTier, Permissions, PolicyConfig, PolicyEngine, Profiles};
 use crate::realm::Realm;
 use crate::sandbox::{CompiledPackage, GuestInstance, Sandbox};
 use std::collections::{BTreeMap, HashMap};
@@ -66,6 +72,10 @@ pub struct Skill {
     pub output: Schema,
     pub annotations: Annotations,
     pub(crate) handler: Handler,
+    /// Its last calls, measured by the pipeline.
+    pub(crate) latency: LatencyWindow,
+    /// Its latency tier as last computed (after registration and after every call).
+    pub(crate) tier: LatencyTier,
 }
 
 impl Skill {
@@ -113,11 +123,20 @@ pub struct Registry {
     scene_file: Option<std::path::PathBuf>,
     /// Folders holding installed packages, where `package.load` resolves references.
     package_roots: Vec<std::path::PathBuf>,
-    /// Bumped whenever the skill set changes, so callers can memoize listings.
+    /// Bumped whenever the skill set changes, or what a listing shows does (a skill or a
+    /// session changed latency tier), so callers can memoize listings.
     generation: u64,
+    /// Bumped only when skills are registered, replaced or reconfigured: what the search
+    /// index depends on (tier changes leave it be).
+    skill_set: u64,
     started: Instant,
     /// Guest log lines not yet passed on to clients.
     logs: Vec<crate::log::LogLine>,
+    /// Guest CPU time measured from fuel since start-up, in milliseconds: a call's share is
+    /// the difference across it (nested calls, such as a scene replay, count in their caller).
+    guest_cpu_ms: f64,
+    /// The `skills.search` index, rebuilt on first use after `skill_set` moves.
+    search: Option<search::SearchCatalog>,
     /// The cancel and progress sink of the call in progress (defaults between calls).
     control: CallControl,
 }
@@ -156,9 +175,12 @@ impl Registry {
             scene_file: None,
             package_roots: Vec::new(),
             generation: 0,
+            skill_set: 0,
             started: Instant::now(),
             logs: Vec::new(),
             control: Default::default(),
+            guest_cpu_ms: 0.0,
+            search: None,
         };
         builtins::register(&mut registry);
         registry
@@ -189,6 +211,70 @@ impl Registry {
     /// One skill by name.
     pub fn skill(&self, name: &str) -> Option<&Skill> {
         self.skills.get(name)
+    }
+
+    /// A skill's latency: measured over its last calls, or what its package declares until
+    /// enough calls were measured.
+    pub fn latency(&self, skill: &Skill) -> LatencyReport {
+        let expected = skill
+            .package_index()
+            .and_then(|i| self.packages[i].manifest.latency);
+        skill
+            .latency
+            .report(expected, &self.policy.latency().thresholds)
+    }
+
+    /// Recomputes a skill's tier; a change bumps the generation, so listings are rebuilt and
+    /// clients hear `notifications/tools/list_changed`. Returns whether it changed.
+    pub(crate) fn refresh_tier(&mut self, name: &str) -> bool {
+        let Some(skill) = self.skills.get(name) else {
+            return false;
+        };
+        let expected = skill
+            .package_index()
+            .and_then(|i| self.packages[i].manifest.latency);
+        let tier = skill
+            .latency
+            .tier(expected, &self.policy.latency().thresholds);
+        let skill = self.skills.get_mut(name).expect("looked up above");
+        if skill.tier == tier {
+            return false;
+        }
+        skill.tier = tier;
+        self.generation += 1;
+        true
+    }
+
+    /// Recomputes every skill's tier (after registering, or when the thresholds moved).
+    pub(crate) fn refresh_tiers(&mut self) {
+        let names: Vec<String> = self.skills.keys().cloned().collect();
+        for name in names {
+            self.refresh_tier(&name);
+        }
+    }
+
+    /// The slowest latency tier `caller` may use now.
+    pub fn session_tier(&self, caller: &Caller) -> LatencyTier {
+        self.policy
+            .session_tier(&caller.session_id, &caller.profile)
+    }
+
+    /// Sets the tier `caller` asks for (`None`: its profile's ceiling) and returns the tier now
+    /// in force; refused, changing nothing, beyond the profile's `maxLatencyTier`. A change
+    /// bumps the generation, so the session's listing is rebuilt and announced.
+    pub fn set_session_tier(
+        &mut self,
+        caller: &Caller,
+        tier: Option<LatencyTier>,
+    ) -> Result<LatencyTier, String> {
+        let before = self.session_tier(caller);
+        let now = self
+            .policy
+            .set_session_tier(&caller.session_id, &caller.profile, tier)?;
+        if now != before {
+            self.generation += 1;
+        }
+        Ok(now)
     }
 
     /// Folders holding installed packages (`--packages`), where `package.load` resolves.

@@ -62,7 +62,7 @@ impl Registry {
         let started = Instant::now();
         let mut events = Vec::new();
         self.control = control;
-        let result = self.run(caller, name, input, authority, &mut events);
+        let result = self.run(caller, name, input, authority, &mut events, started);
         self.control = CallControl::default();
         let metadata = Metadata {
             execution_time_ms: started.elapsed().as_secs_f64() * 1000.0,
@@ -81,10 +81,12 @@ impl Registry {
         input: Value,
         authority: Authority,
         events: &mut Vec<String>,
+        started: Instant,
     ) -> Result<Value, Failure> {
         let decided = self.decide(caller, name, input, authority, events)?;
         // 4. hooks and handler, as one transaction on the world
         self.realm_mut().world.begin();
+        let cpu_before = self.guest_cpu_ms;
         let result = self.hooks_and_handler(
             caller,
             name,
@@ -93,6 +95,7 @@ impl Registry {
             &decided.decision_id,
             events,
         );
+        self.record_latency(name, started, cpu_before, &result);
         let realm = self.realm_mut();
         match &result {
             Ok(_) => realm.world.commit(),
@@ -143,6 +146,7 @@ impl Registry {
         }
         // 3. policy
         let handler = skill.handler;
+        let skill_tier = skill.tier;
         let version = skill.version.clone();
         let required = skill.permissions;
         let package = skill
@@ -158,6 +162,7 @@ impl Registry {
                 required,
                 now_ms,
                 metered: matches!(handler, Handler::Guest(_)),
+                skill_tier,
             }),
             Authority::Host => Verdict {
                 allow: true,
@@ -231,7 +236,7 @@ impl Registry {
 
     /// Before-hooks, handler, after-hooks and the output check. Returns the input the handler
     /// ran (after any before-hook rewrote it) and the output.
-    fn hooks_and_handler(
+    pub(super) fn hooks_and_handler(
         &mut self,
         caller: &Caller,
         name: &str,
@@ -370,6 +375,44 @@ pub(super) struct Decided {
     /// The input with defaults filled.
     pub input: Value,
     pub decision_id: String,
+}
+
+impl Registry {
+    /// Adds a call that got past the policy to its skill's latency window: wall time from
+    /// the start of the call, guest CPU measured from fuel, and whether it failed the
+    /// skill's way (a handler error or a cut limit; refusing an input is not a failure).
+    pub(super) fn record_latency(
+        &mut self,
+        name: &str,
+        started: Instant,
+        cpu_before: f64,
+        ran: &Result<(Value, Value), Failure>,
+    ) {
+        let wall_ms = started.elapsed().as_secs_f64() * 1000.0;
+        let cpu_ms = self.guest_cpu_ms - cpu_before;
+        let failed = matches!(
+            ran,
+            Err(Failure {
+                code: ErrorCode::HandlerError | ErrorCode::CapacityExceeded,
+                ..
+            })
+        );
+        let thresholds = self.policy.latency().thresholds;
+        // A reload inside the call (`dev.reload`) may have replaced the skill.
+        let Some(skill) = self.skills.get_mut(name) else {
+            return;
+        };
+        skill.latency.record(wall_ms, cpu_ms, failed, &thresholds);
+        let expected = skill
+            .package_index()
+            .and_then(|i| self.packages[i].manifest.latency);
+        let tier = skill.latency.tier(expected, &thresholds);
+        if tier != skill.tier {
+            // Listings change: rebuild them and tell the clients.
+            skill.tier = tier;
+            self.generation += 1;
+        }
+    }
 }
 
 /// Guest output: bounded in size and valid JSON.

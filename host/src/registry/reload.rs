@@ -81,7 +81,10 @@ impl Registry {
             .collect();
         self.policy.reconfigure(config.policy);
         self.set_limit_overrides(config.package_limits);
+        // The tier thresholds may have moved.
+        self.refresh_tiers();
         self.generation += 1;
+        self.skill_set += 1;
         Ok(profiles)
     }
 

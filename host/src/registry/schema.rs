@@ -1,5 +1,5 @@
-//! Input and output schemas: compiled once per skill, defaults filled before validation, and
-//! errors described by field and rule.
+//! Input and output schemas: made standard and compiled once per skill, defaults filled before
+//! validation, and errors described by field and rule.
 
 use jsonschema::Validator;
 use serde_json::{Map, Value};
@@ -11,8 +11,10 @@ pub struct Schema {
 }
 
 impl Schema {
-    /// Compiles `source`; the error says what is wrong with the schema itself.
-    pub fn compile(source: Value) -> Result<Schema, String> {
+    /// Compiles `source` after rewriting it into standard JSON Schema (see [`standardize`]);
+    /// the error says what is wrong with the schema itself.
+    pub fn compile(mut source: Value) -> Result<Schema, String> {
+        standardize(&mut source);
         let validator = jsonschema::draft7::new(&source).map_err(|e| e.to_string())?;
         Ok(Schema { source, validator })
     }
@@ -58,6 +60,185 @@ fn fill(schema: &Value, instance: &mut Value) {
                 }
             }
         }
+    }
+}
+
+/// Keywords of draft-07 (with `$defs` and `deprecated` from later drafts, which clients read as
+/// annotations). Anything else in a schema position is dropped before publishing.
+const KEYWORDS: [&str; 49] = [
+    "$schema",
+    "$id",
+    "$ref",
+    "$comment",
+    "$defs",
+    "title",
+    "description",
+    "default",
+    "readOnly",
+    "writeOnly",
+    "examples",
+    "deprecated",
+    "multipleOf",
+    "maximum",
+    "exclusiveMaximum",
+    "minimum",
+    "exclusiveMinimum",
+    "maxLength",
+    "minLength",
+    "pattern",
+    "additionalItems",
+    "items",
+    "maxItems",
+    "minItems",
+    "uniqueItems",
+    "contains",
+    "maxProperties",
+    "minProperties",
+    "required",
+    "additionalProperties",
+    "definitions",
+    "properties",
+    "patternProperties",
+    "dependencies",
+    "propertyNames",
+    "const",
+    "enum",
+    "type",
+    "format",
+    "contentMediaType",
+    "contentEncoding",
+    "if",
+    "then",
+    "else",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "not",
+    "$anchor",
+];
+
+/// The formats JSON Schema defines (draft-07 and 2019-09's `duration` and `uuid`).
+const FORMATS: [&str; 19] = [
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
+
+/// The bounds a Rust-style integer format (schemars writes `uint32`, `int64`, …) stands for;
+/// a bound past 2^53, which not every JSON reader holds exactly, is `None`.
+fn integer_bounds(format: &str) -> Option<(Option<i64>, Option<i64>)> {
+    let (signed, bits) = match format {
+        "int" => (true, 64),
+        "uint" => (false, 64),
+        _ => {
+            let (signed, digits) = match format.strip_prefix("uint") {
+                Some(d) => (false, d),
+                None => (true, format.strip_prefix("int")?),
+            };
+            let bits = digits.parse::<u32>().ok()?;
+            ([8, 16, 32, 64, 128].contains(&bits)).then_some((signed, bits))?
+        }
+    };
+    let exact = |value_bits: u32, value: i64| (value_bits < 53).then_some(value);
+    Some(if signed {
+        (
+            exact(bits - 1, -(1i64 << (bits - 1).min(62))),
+            exact(bits - 1, (1i64 << (bits - 1).min(62)) - 1),
+        )
+    } else {
+        (Some(0), exact(bits, (1i64 << bits.min(62)) - 1))
+    })
+}
+
+/// Rewrites a schema, in place, into what every client accepts: keywords outside
+/// [`KEYWORDS`] are dropped; an integer format is replaced by the `minimum`/`maximum` it
+/// implies (a bound already tighter is kept, and one past 2^53 is left out); `float`, `double`
+/// and other unknown formats are dropped; standard formats stay.
+pub fn standardize(schema: &mut Value) {
+    let Value::Object(map) = schema else { return };
+    map.retain(|k, _| KEYWORDS.contains(&k.as_str()));
+    if let Some(format) = map.get("format").and_then(Value::as_str).map(str::to_owned)
+        && !FORMATS.contains(&format.as_str())
+    {
+        map.remove("format");
+        if let Some((low, high)) = integer_bounds(&format) {
+            if let Some(low) = low {
+                tighten(map, "minimum", "exclusiveMinimum", low, |have, want| {
+                    have >= want
+                });
+            }
+            if let Some(high) = high {
+                tighten(map, "maximum", "exclusiveMaximum", high, |have, want| {
+                    have <= want
+                });
+            }
+        }
+    }
+    for key in [
+        "properties",
+        "patternProperties",
+        "definitions",
+        "$defs",
+        "dependencies",
+    ] {
+        if let Some(Value::Object(children)) = map.get_mut(key) {
+            // `dependencies` may also map to a list of names, which `standardize` leaves.
+            children.values_mut().for_each(standardize);
+        }
+    }
+    for key in [
+        "items",
+        "additionalItems",
+        "additionalProperties",
+        "contains",
+        "propertyNames",
+        "if",
+        "then",
+        "else",
+        "not",
+        "allOf",
+        "anyOf",
+        "oneOf",
+    ] {
+        match map.get_mut(key) {
+            Some(Value::Array(list)) => list.iter_mut().for_each(standardize),
+            Some(child) => standardize(child),
+            None => {}
+        }
+    }
+}
+
+/// Sets `key` to `bound` unless the schema already bounds at least as tightly (through `key`
+/// or `exclusive`).
+fn tighten(
+    map: &mut Map<String, Value>,
+    key: &str,
+    exclusive: &str,
+    bound: i64,
+    tighter: fn(f64, f64) -> bool,
+) {
+    let held = [key, exclusive]
+        .iter()
+        .filter_map(|k| map.get(*k).and_then(Value::as_f64))
+        .any(|have| tighter(have, bound as f64));
+    if !held {
+        map.insert(key.to_string(), Value::from(bound));
     }
 }
 
@@ -112,5 +293,119 @@ mod tests {
             "{cone}"
         );
         assert_eq!(s.check(&json!({"size": 50})), None);
+    }
+
+    #[test]
+    fn integer_formats_become_standard_bounds() {
+        let mut s = json!({
+            "type": "object",
+            "properties": {
+                "count": {"type": "integer", "format": "uint32", "minimum": 0.0},
+                "sides": {"type": "integer", "format": "uint32", "minimum": 2, "maximum": 1000},
+                "big": {"type": "integer", "format": "uint64", "minimum": 0.0},
+                "size": {"type": "integer", "format": "uint"},
+                "delta": {"type": ["integer", "null"], "format": "int32"},
+                "wide": {"type": "integer", "format": "int64"},
+                "byte": {"type": "integer", "format": "uint8", "exclusiveMinimum": 0},
+                "ratio": {"type": "number", "format": "double"},
+                "scale": {"type": "number", "format": "float"},
+                "when": {"type": "string", "format": "date-time"},
+                "link": {"type": "string", "format": "uri"}
+            }
+        });
+        standardize(&mut s);
+        let p = &s["properties"];
+        assert_eq!(
+            p["count"],
+            json!({"type": "integer", "minimum": 0.0, "maximum": 4294967295u64})
+        );
+        assert_eq!(
+            p["sides"],
+            json!({"type": "integer", "minimum": 2, "maximum": 1000})
+        );
+        assert_eq!(p["big"], json!({"type": "integer", "minimum": 0.0}));
+        assert_eq!(p["size"], json!({"type": "integer", "minimum": 0}));
+        assert_eq!(
+            p["delta"],
+            json!({"type": ["integer", "null"], "minimum": -2147483648i64, "maximum": 2147483647})
+        );
+        assert_eq!(p["wide"], json!({"type": "integer"}));
+        assert_eq!(
+            p["byte"],
+            json!({"type": "integer", "exclusiveMinimum": 0, "maximum": 255})
+        );
+        assert_eq!(p["ratio"], json!({"type": "number"}));
+        assert_eq!(p["scale"], json!({"type": "number"}));
+        assert_eq!(p["when"]["format"], "date-time");
+        assert_eq!(p["link"]["format"], "uri");
+    }
+
+    #[test]
+    fn every_schema_position_is_rewritten_and_data_is_left_alone() {
+        let mut s = json!({
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "type": "object",
+            "x-vendor": true,
+            "nullable": true,
+            "definitions": {"Id": {"type": "integer", "format": "uint16"}},
+            "properties": {
+                "list": {"type": "array", "items": {"type": "integer", "format": "uint8"}},
+                "pair": {"type": "array", "items": [{"format": "uint8"}, {"format": "int8"}]},
+                "either": {"anyOf": [{"$ref": "#/definitions/Id"}, {"type": "integer", "format": "uint32"}]},
+                "map": {"type": "object", "additionalProperties": {"type": "integer", "format": "uint32"}},
+                "data": {"default": {"format": "uint32", "x-vendor": 1}, "enum": [{"format": "int8"}]}
+            }
+        });
+        standardize(&mut s);
+        assert!(
+            s.get("x-vendor").is_none() && s.get("nullable").is_none(),
+            "{s}"
+        );
+        assert_eq!(
+            s["definitions"]["Id"],
+            json!({"type": "integer", "minimum": 0, "maximum": 65535})
+        );
+        let p = &s["properties"];
+        assert_eq!(p["list"]["items"]["maximum"], 255);
+        assert_eq!(
+            p["pair"]["items"][1],
+            json!({"minimum": -128, "maximum": 127})
+        );
+        assert_eq!(p["either"]["anyOf"][1]["maximum"], 4294967295u64);
+        assert_eq!(p["map"]["additionalProperties"]["minimum"], 0);
+        // Defaults and enum values are data, not schemas.
+        assert_eq!(
+            p["data"]["default"],
+            json!({"format": "uint32", "x-vendor": 1})
+        );
+        assert_eq!(p["data"]["enum"], json!([{"format": "int8"}]));
+        for rewritten in [
+            &p["list"]["items"],
+            &p["either"]["anyOf"][1],
+            &s["definitions"]["Id"],
+        ] {
+            assert!(rewritten.get("format").is_none(), "{rewritten}");
+        }
+    }
+
+    #[test]
+    fn compiled_schemas_are_standard_and_validate_the_bounds_the_format_implied() {
+        let s = Schema::compile(json!({
+            "type": "object",
+            "properties": {"n": {"type": "integer", "format": "uint32", "minimum": 0.0}}
+        }))
+        .unwrap();
+        assert!(s.source["properties"]["n"].get("format").is_none());
+        assert_eq!(s.check(&json!({"n": 4294967295u64})), None);
+        let over = s.check(&json!({"n": 4294967296u64})).unwrap();
+        assert!(
+            over.starts_with("`n`:") && over.contains("maximum"),
+            "{over}"
+        );
+        let under = s.check(&json!({"n": -1})).unwrap();
+        assert!(
+            under.starts_with("`n`:") && under.contains("minimum"),
+            "{under}"
+        );
     }
 }

@@ -154,7 +154,7 @@ limina_sdk::export_package!(
             Skill::new(
                 "physics.applyImpulse",
                 "1.0.0",
-                "Give an entity's dynamic physics body an instant push (impulse in newton-seconds); ok is false if it has no dynamic body.",
+                "Push an entity's dynamic physics body to move it with an instant impulse (in newton-seconds); ok is false if it has no dynamic body.",
                 apply_impulse,
             )
             .permissions(&["physics.write"]),

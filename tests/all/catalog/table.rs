@@ -352,12 +352,30 @@ pub(super) fn catalog() -> Vec<Entry> {
             json!({}),
         ),
         // system
-        entry("skills.list", &[], vec![], &["tools"], json!({})),
+        // Paging (`limit`, `offset`, `total`, `nextOffset`) is issue 12's addition.
+        entry(
+            "skills.list",
+            &[],
+            vec![
+                opt("limit", Int).range(1.0, 1000.0),
+                opt("offset", Int).at_least(0.0).default(json!(0)),
+            ],
+            &["tools", "total", "nextOffset?"],
+            json!({}),
+        ),
         entry(
             "skills.describe",
             &[],
             vec![req("name", Str)],
-            &["name", "version", "category", "description", "input_schema"],
+            // `latency` is issue 12's addition: the skill's measured latency.
+            &[
+                "name",
+                "version",
+                "category",
+                "description",
+                "input_schema",
+                "latency",
+            ],
             json!({"name": "scene.createEntity"}),
         ),
         entry(
@@ -660,6 +678,21 @@ pub(super) fn profile(name: &str) -> &'static [&'static str] {
     }
 }
 
-/// System skills the host adds beyond the catalog, with the permissions they need
-/// (DESIGN.md: the manual clock's step, which moves every body, so `physics.write`).
-pub(super) const ADDITIONS: [(&str, &[&str]); 1] = [("world.step", &["physics.write"])];
+/// System skills the host adds beyond the catalog (DESIGN.md: the manual clock's step, which moves every body; issue
+/// 12: ranked search, a session's latency tier and calibration).
+/// Each with the permissions it needs.
+pub(super) const ADDITIONS: [(&str, &[&str]); 4] = [
+    ("world.step", &["physics.write"]),
+    ("skills.search", &[]),
+    ("skills.setLatencyTier", &[]),
+    ("skills.calibrate", &["scene.write"]),
+];
+
+/// The additions a profile granting `granted` may call.
+pub(super) fn additions_for(granted: &[&str]) -> Vec<String> {
+    ADDITIONS
+        .iter()
+        .filter(|(_, needs)| needs.iter().all(|p| granted.contains(p)))
+        .map(|(name, _)| name.to_string())
+        .collect()
+}

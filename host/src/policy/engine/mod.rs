@@ -4,7 +4,7 @@
 
 use super::budget::{Budget, BudgetLimits};
 use super::quota::{QuotaRule, QuotaSnapshot, Quotas};
-use super::{Permission, Permissions, Profiles, glob};
+use super::{LatencyPolicy, LatencyTier, Permission, Permissions, Profiles, TierEnforcement};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashSet};
 
@@ -21,6 +21,8 @@ pub struct PolicyConfig {
     pub require_signatures: bool,
     /// When not empty, only signatures by these keys (hex) are accepted.
     pub trusted_keys: Vec<String>,
+    /// Where latency tiers end and how a session is held to its tier.
+    pub latency: LatencyPolicy,
 }
 
 /// What admission knows about a package.
@@ -53,6 +55,9 @@ pub struct CallRequest<'a> {
     /// Whether the call runs guest code. Host built-ins burn no fuel and hold no guest
     /// memory, so only the call-count budget applies to them.
     pub metered: bool,
+    /// The skill's current latency tier, held against the session's when tiers are enforced
+    /// by refusing.
+    pub skill_tier: LatencyTier,
 }
 
 /// The outcome of a decision.
@@ -108,6 +113,8 @@ struct SessionState {
     last_quota: Option<QuotaSnapshot>,
     /// Admitted through `admit_session` (and counted against `max_sessions`).
     admitted: bool,
+    /// The latency tier the session asked for; `None` uses its profile's ceiling.
+    latency_tier: Option<LatencyTier>,
 }
 
 impl PolicyEngine {
@@ -121,6 +128,11 @@ impl PolicyEngine {
 
     pub fn profiles(&self) -> &Profiles {
         &self.config.profiles
+    }
+
+    /// Latency tier thresholds and enforcement.
+    pub fn latency(&self) -> &LatencyPolicy {
+        &self.config.latency
     }
 
     /// Replaces the configuration (a `data` reload); budgets already spent stay spent.
@@ -139,6 +151,7 @@ impl PolicyEngine {
                 budget: Budget::new(self.config.budget),
                 last_quota: None,
                 admitted: false,
+                latency_tier: None,
             };
             self.sessions.insert(session_id.to_string(), state);
         }
@@ -212,16 +225,26 @@ impl PolicyEngine {
         verdict
     }
 
-    fn evaluate(&mut self, req: CallRequest<'_>) -> Verdict {
+    /// Whether `req`'s session may call its skill at all, judged by the rules that do not
+    /// change from call to call: the session and the capability are not revoked, the package is
+    /// not revoked, the profile's permissions and tool allow-list admit it. Listings show a
+    /// session exactly these skills; quotas and budgets are left to the call itself.
+    pub fn may_call(&self, req: CallRequest<'_>) -> bool {
+        self.denial(&req).is_none()
+    }
+
+    /// Rules 1–4 of a call decision (and the latency tier when tiers refuse): the deny, or
+    /// `None` when the session may call the skill.
+    fn denial(&self, req: &CallRequest<'_>) -> Option<Verdict> {
         if self.revoked_sessions.contains(req.session_id) {
-            return Verdict::deny(
+            return Some(Verdict::deny(
                 "session.revoked",
                 format!("session `{}` was revoked", req.session_id),
-            );
+            ));
         }
         let profile = match self.config.profiles.get(req.profile) {
             Ok(p) => p,
-            Err(reason) => return Verdict::deny("profile.unknown", reason),
+            Err(reason) => return Some(Verdict::deny("profile.unknown", reason)),
         };
         // Checked only when something is revoked: the lookup key is built per call.
         if !self.revoked_caps.is_empty()
@@ -229,35 +252,108 @@ impl PolicyEngine {
                 .revoked_caps
                 .contains(&(req.session_id.to_string(), req.skill.to_string()))
         {
-            return Verdict::deny(
+            return Some(Verdict::deny(
                 "revoked",
                 format!("`{}` was revoked for this session", req.skill),
-            );
+            ));
         }
         if let Some(package) = req.package
             && self.revoked_packages.contains(package)
         {
-            return Verdict::deny(
+            return Some(Verdict::deny(
                 "revoked",
                 format!("package `{package}` was revoked; its skills can no longer be called"),
-            );
+            ));
         }
         if let Some(missing) = profile.permissions.first_missing(req.required) {
             let mut v = Verdict::deny("profile.denied", format!("missing permission: {missing}"));
             v.missing = Some(missing);
-            return v;
+            return Some(v);
         }
-        if let Some(tools) = &profile.tools
-            && !tools.iter().any(|p| glob::matches(p, req.skill))
-        {
-            return Verdict::deny(
+        if !profile.allows_tool(req.skill) {
+            return Some(Verdict::deny(
                 "tool.denied",
                 format!(
                     "profile `{}` does not allow the tool `{}`",
                     profile.name, req.skill
                 ),
-            );
+            ));
         }
+        if self.config.latency.enforcement == TierEnforcement::Refuse {
+            let session_tier = self.tier_within(req.session_id, profile);
+            if req.skill_tier > session_tier {
+                return Some(Verdict::deny(
+                    "latency.tier",
+                    format!(
+                        "`{}` is in the `{}` latency tier, slower than this session's `{}`; choose a faster skill (skills.search shows tiers) or change the tier with skills.setLatencyTier",
+                        req.skill,
+                        req.skill_tier.as_str(),
+                        session_tier.as_str()
+                    ),
+                ));
+            }
+        }
+        None
+    }
+
+    /// The slowest latency tier a session may use: what it asked for, within its profile's
+    /// ceiling (`deep` when neither says). A session under an unknown profile gets `fast`,
+    /// though every call of it is refused anyway.
+    pub fn session_tier(&self, session_id: &str, profile: &str) -> LatencyTier {
+        match self.config.profiles.get(profile) {
+            Ok(p) => self.tier_within(session_id, p),
+            Err(_) => LatencyTier::Fast,
+        }
+    }
+
+    fn tier_within(&self, session_id: &str, profile: &super::Profile) -> LatencyTier {
+        let ceiling = profile.max_latency_tier.unwrap_or(LatencyTier::Deep);
+        let asked = self
+            .sessions
+            .get(session_id)
+            .and_then(|s| s.latency_tier)
+            .unwrap_or(LatencyTier::Deep);
+        asked.min(ceiling)
+    }
+
+    /// Checks that `profile` allows `tier`: the error names the ceiling.
+    pub fn check_tier(&self, profile: &str, tier: LatencyTier) -> Result<(), String> {
+        let profile = self.config.profiles.get(profile)?;
+        match profile.max_latency_tier {
+            Some(ceiling) if tier > ceiling => Err(format!(
+                "profile `{}` allows at most the `{}` latency tier, not `{}`",
+                profile.name,
+                ceiling.as_str(),
+                tier.as_str()
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// Sets the tier a session asked for (`None`: its profile's ceiling), if its profile
+    /// allows it; returns the tier now in force. Nothing changes on an error.
+    pub fn set_session_tier(
+        &mut self,
+        session_id: &str,
+        profile: &str,
+        tier: Option<LatencyTier>,
+    ) -> Result<LatencyTier, String> {
+        if let Some(t) = tier {
+            self.check_tier(profile, t)?;
+        }
+        self.session(session_id).latency_tier = tier;
+        Ok(self.session_tier(session_id, profile))
+    }
+
+    fn evaluate(&mut self, req: CallRequest<'_>) -> Verdict {
+        if let Some(verdict) = self.denial(&req) {
+            return verdict;
+        }
+        let profile = self
+            .config
+            .profiles
+            .get(req.profile)
+            .expect("`denial` refuses an unknown profile");
         let profile_name = profile.name.clone();
         let mut quota = self.quotas.check(req.skill, req.session_id, req.now_ms);
         if let Some(q) = &quota

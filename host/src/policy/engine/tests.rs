@@ -1,11 +1,12 @@
 use super::*;
-use crate::policy::{Permission, Profile};
+use crate::policy::{LatencyPolicy, LatencyTier, Permission, Profile, TierEnforcement};
 
 fn profile(name: &str, perms: &[Permission], tools: Option<&[&str]>) -> Profile {
     Profile {
         name: name.into(),
         permissions: perms.iter().copied().collect(),
         tools: tools.map(|t| t.iter().map(|s| s.to_string()).collect()),
+        max_latency_tier: None,
     }
 }
 
@@ -29,6 +30,7 @@ fn req<'a>(
         now_ms,
         package: Some("x"),
         metered: true,
+        skill_tier: LatencyTier::Fast,
     }
 }
 
@@ -280,4 +282,134 @@ fn a_revoked_package_denies_calls_to_its_skills() {
     let v = e.decide_call(req(&p, "x.a", &[], 0));
     assert_eq!(v.rule, "revoked");
     assert!(v.reason.contains("package `x` was revoked"));
+}
+
+#[test]
+fn may_call_follows_the_static_rules_and_spends_nothing() {
+    let p = profile(
+        "scout",
+        &[Permission::SceneRead],
+        Some(&["scene.query*", "skills.*"]),
+    );
+    let config = PolicyConfig {
+        quotas: vec![QuotaRule {
+            cap: None,
+            per_session: true,
+            limit: 1,
+            window_ms: 60_000,
+        }],
+        ..PolicyConfig::default()
+    };
+    let mut e = engine(config, &p);
+    let query = req(&p, "scene.queryEntities", &[Permission::SceneRead], 0);
+    // Asking any number of times uses neither the quota nor the tallies.
+    for _ in 0..3 {
+        assert!(e.may_call(query));
+    }
+    assert!(e.tallies(None).is_empty());
+    assert!(
+        !e.may_call(req(&p, "trace.tail", &[], 0)),
+        "not allow-listed"
+    );
+    assert!(
+        !e.may_call(req(&p, "scene.queryAll", &[Permission::SceneWrite], 0)),
+        "missing permission"
+    );
+    assert!(e.decide_call(query).allow, "the quota is still whole");
+    e.revoke_capability("s1", "scene.queryEntities");
+    assert!(!e.may_call(query), "revoked for the session");
+    e.restore_capability("s1", "scene.queryEntities");
+    e.revoke_package("x");
+    assert!(!e.may_call(query), "its package was revoked");
+    let unknown = Profile {
+        name: "gone".into(),
+        ..p.clone()
+    };
+    assert!(!e.may_call(req(&unknown, "skills.list", &[], 0)));
+}
+
+fn npc(ceiling: Option<LatencyTier>) -> Profile {
+    Profile {
+        max_latency_tier: ceiling,
+        ..profile("npc", &[], None)
+    }
+}
+
+#[test]
+fn a_session_tier_is_what_it_asked_for_within_its_profile_ceiling() {
+    let p = npc(Some(LatencyTier::Standard));
+    let mut e = engine(PolicyConfig::default(), &p);
+    assert_eq!(
+        e.session_tier("s1", "npc"),
+        LatencyTier::Standard,
+        "the ceiling by default"
+    );
+    assert_eq!(
+        e.set_session_tier("s1", "npc", Some(LatencyTier::Fast)),
+        Ok(LatencyTier::Fast)
+    );
+    assert_eq!(e.session_tier("s1", "npc"), LatencyTier::Fast);
+    assert_eq!(
+        e.session_tier("s2", "npc"),
+        LatencyTier::Standard,
+        "per session"
+    );
+    let err = e
+        .set_session_tier("s1", "npc", Some(LatencyTier::Deep))
+        .unwrap_err();
+    assert_eq!(
+        err,
+        "profile `npc` allows at most the `standard` latency tier, not `deep`"
+    );
+    assert_eq!(
+        e.session_tier("s1", "npc"),
+        LatencyTier::Fast,
+        "nothing changed"
+    );
+    assert_eq!(
+        e.set_session_tier("s1", "npc", None),
+        Ok(LatencyTier::Standard)
+    );
+    let open = npc(None);
+    let e = engine(PolicyConfig::default(), &open);
+    assert_eq!(e.session_tier("s1", "npc"), LatencyTier::Deep);
+    assert_eq!(e.session_tier("s1", "nobody"), LatencyTier::Fast);
+}
+
+#[test]
+fn a_skill_beyond_the_session_tier_is_refused_only_when_tiers_refuse() {
+    let p = npc(Some(LatencyTier::Fast));
+    fn slow(p: &Profile) -> CallRequest<'_> {
+        CallRequest {
+            skill_tier: LatencyTier::Standard,
+            ..req(p, "rules.search", &[], 0)
+        }
+    }
+    let mut hide = engine(PolicyConfig::default(), &p);
+    assert!(hide.decide_call(slow(&p)).allow, "hide-only by default");
+    let refuse = PolicyConfig {
+        latency: LatencyPolicy {
+            enforcement: TierEnforcement::Refuse,
+            ..LatencyPolicy::default()
+        },
+        ..PolicyConfig::default()
+    };
+    let mut e = engine(refuse, &p);
+    let v = e.decide_call(slow(&p));
+    assert!(!v.allow);
+    assert_eq!(v.rule, "latency.tier");
+    assert_eq!(
+        v.reason,
+        "`rules.search` is in the `standard` latency tier, slower than this session's `fast`; choose a faster skill (skills.search shows tiers) or change the tier with skills.setLatencyTier"
+    );
+    assert!(!e.may_call(slow(&p)));
+    assert!(
+        e.decide_call(req(&p, "dice.roll", &[], 0)).allow,
+        "a fast skill passes"
+    );
+    assert_eq!(
+        e.budget("s1").used.calls,
+        1,
+        "the refused call cost nothing"
+    );
 }

@@ -6,6 +6,7 @@ mod catalog;
 mod dev;
 mod inspector;
 mod packages;
+mod tiers;
 mod trace;
 mod world;
 
@@ -18,6 +19,9 @@ use serde_json::Value;
 pub(crate) enum Builtin {
     SkillsList,
     SkillsDescribe,
+    SkillsSearch,
+    SkillsSetLatencyTier,
+    SkillsCalibrate,
     AuditExplain,
     AuditQuery,
     AuditUsage,
@@ -40,8 +44,11 @@ impl Builtin {
         input: &mut Value,
     ) -> Result<Value, Failure> {
         match self {
-            Builtin::SkillsList => Ok(catalog::list(registry, caller)),
-            Builtin::SkillsDescribe => catalog::describe(registry, input),
+            Builtin::SkillsList => Ok(catalog::list(registry, caller, input)),
+            Builtin::SkillsSearch => Ok(catalog::search(registry, caller, input)),
+            Builtin::SkillsSetLatencyTier => tiers::set(registry, caller, input),
+            Builtin::SkillsCalibrate => Ok(tiers::calibrate(registry, input)),
+            Builtin::SkillsDescribe => catalog::describe(registry, caller, input),
             Builtin::AuditExplain => audit::explain(registry, input),
             Builtin::AuditQuery => Ok(audit::query(registry, input)),
             Builtin::AuditUsage => Ok(audit::usage(registry, input)),
@@ -70,6 +77,7 @@ struct Spec {
 pub(super) fn register(registry: &mut Registry) {
     for spec in catalog::specs()
         .into_iter()
+        .chain(tiers::specs())
         .chain(audit::specs())
         .chain(trace::specs())
         .chain(world::specs())
@@ -87,17 +95,25 @@ pub(super) fn register(registry: &mut Registry) {
             input: Schema::compile(spec.input).expect("built-in input schemas are valid"),
             output: Schema::compile(spec.output).expect("built-in output schemas are valid"),
             annotations: Annotations {
-                // Built-ins read the host, except `world.step`, which advances it.
-                read_only: spec.builtin != Builtin::WorldStep,
+                // Built-ins read the host, except `world.step`, which advances it, and
+                // `skills.setLatencyTier`, which changes what the session is shown.
+                read_only: !matches!(
+                    spec.builtin,
+                    Builtin::WorldStep | Builtin::SkillsSetLatencyTier | Builtin::SkillsCalibrate
+                ),
                 destructive: false,
                 idempotent: spec.builtin != Builtin::WorldStep,
                 open_world: false,
             },
             handler: Handler::Builtin(spec.builtin),
+            latency: Default::default(),
+            // Host built-ins answer in microseconds.
+            tier: crate::policy::LatencyTier::Fast,
         };
         registry.skills.insert(skill.name.clone(), skill);
     }
     registry.generation += 1;
+    registry.skill_set += 1;
 }
 
 /// Version and required permissions of a built-in, as the catalog gives them.
@@ -109,6 +125,8 @@ fn contract(name: &str) -> (&'static str, &'static [Permission]) {
         "dev.reload" => ("2.0.0", &[SceneWrite]),
         // Advancing time moves every dynamic body.
         "world.step" => ("1.0.0", &[PhysicsWrite]),
+        // It changes every session's listings, as a scene reload changes everyone's world.
+        "skills.calibrate" => ("1.0.0", &[SceneWrite]),
         "package.load" => ("1.0.0", &[AgentWrite]),
         "inspector.snapshot" => ("1.0.0", &[SceneRead, EcsRead, PhysicsRead, AgentRead]),
         _ => ("1.0.0", &[]),

@@ -1,0 +1,35 @@
+//! What a session may see: every listing (`tools/list`, `listTools`, `skills.list`,
+//! `skills.search`) shows exactly the skills the policy engine's standing rules would let the
+//! session call — its profile's permissions and tool allow-list, no revocation — and that are
+//! within its latency tier; `skills.describe` answers for every skill it may call. Calling a
+//! hidden skill by name is still decided (and refused, unless only its tier hid it) by the
+//! pipeline.
+
+use super::{Caller, Registry, Skill};
+use crate::policy::CallRequest;
+
+impl Registry {
+    /// Whether `caller` may call `skill` (quotas and budgets aside, which change per call).
+    pub fn may_call(&self, caller: &Caller, skill: &Skill) -> bool {
+        let package = skill
+            .package_index()
+            .map(|i| self.packages[i].manifest.name.as_str());
+        self.policy.may_call(CallRequest {
+            session_id: &caller.session_id,
+            profile: &caller.profile,
+            skill: &skill.name,
+            package,
+            required: skill.permissions,
+            now_ms: 0,
+            metered: false,
+            skill_tier: skill.tier,
+        })
+    }
+
+    /// The skills `caller` may call within its latency tier, sorted by name.
+    pub fn visible_skills<'a>(&'a self, caller: &'a Caller) -> impl Iterator<Item = &'a Skill> {
+        let tier = self.session_tier(caller);
+        self.skills()
+            .filter(move |s| s.tier <= tier && self.may_call(caller, s))
+    }
+}
