@@ -60,3 +60,18 @@ pub fn node_binary(dir: &std::path::Path) -> anyhow::Result<std::path::PathBuf> 
 pub fn conformance_cli(dir: &std::path::Path) -> std::path::PathBuf {
     dir.join("node_modules/@modelcontextprotocol/conformance/dist/index.js")
 }
+
+/// MCP Inspector, whose CLI lists and calls tools (needs Node.js 22).
+pub const INSPECTOR: Tool = Tool {
+    package: "@modelcontextprotocol/inspector",
+    version: "2.12.0",
+    registry: Registry::Npm,
+    purpose: "MCP Inspector's CLI, for the transport tests",
+    size: "30 MB",
+    with: &[],
+};
+
+/// The Inspector's launcher inside an installed [`INSPECTOR`].
+pub fn inspector_cli(dir: &std::path::Path) -> std::path::PathBuf {
+    dir.join("node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js")
+}

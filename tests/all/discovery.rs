@@ -101,11 +101,12 @@ fn a_hidden_tool_called_by_name_is_forbidden_and_changes_nothing() {
         &["--config", cfg.path().to_str().unwrap()],
     );
     c.rebind("scout", "npc");
-    let (code, message) = error_of(&c.call("world.step", json!({"ticks": 5})));
+    // `trace.tail` needs no permission: only the allow-list hides it.
+    let (code, message) = error_of(&c.call("trace.tail", json!({"limit": 5})));
     assert_eq!(code, "forbidden");
     assert_eq!(
         message,
-        "profile `scout` does not allow the tool `world.step`"
+        "profile `scout` does not allow the tool `trace.tail`"
     );
     let (code, message) = error_of(&c.call("scene.createEntity", json!({})));
     assert_eq!(code, "forbidden");

@@ -455,3 +455,82 @@ fn the_official_conformance_suite_passes_its_server_scenarios() {
         );
     }
 }
+
+#[test]
+fn binding_beyond_loopback_needs_a_token_and_an_origin_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let token = dir.path().join("token");
+    std::fs::write(&token, "http-token-0123456789abcdef\n").unwrap();
+    for (args, says) in [
+        (
+            vec!["--mcp-http", "--bind", "0.0.0.0", "--port", "0"],
+            "--auth-token-file",
+        ),
+        (
+            vec![
+                "--mcp-http",
+                "--bind",
+                "0.0.0.0",
+                "--port",
+                "0",
+                "--auth-token-file",
+                token.to_str().unwrap(),
+            ],
+            "--allow-origin",
+        ),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_limina"))
+            .args(&args)
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn mcp_inspectors_cli_lists_and_calls_over_http() {
+    use limina_guest_build::clients::{INSPECTOR, NODE_22, inspector_cli, node_binary};
+    let node = node_binary(&NODE_22.ensure().expect("installing Node.js 22")).unwrap();
+    let cli = inspector_cli(&INSPECTOR.ensure().expect("installing MCP Inspector"));
+    let host = HttpHost::start(&["--profile", "builder.readWrite"]);
+    let path = format!(
+        "{}:{}",
+        node.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let run = |args: &[&str]| {
+        let out = Command::new(&node)
+            .arg(&cli)
+            .args(["--cli", &host.url(), "--transport", "http"])
+            .args(args)
+            .env("PATH", &path)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            out.status.success(),
+            "{args:?}: {text}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_str::<Value>(&text).unwrap_or_else(|e| panic!("{e}: {text}"))
+    };
+    let listed = run(&["--method", "tools/list"]);
+    assert!(
+        listed["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["name"] == "scene.createEntity")
+    );
+    let made = run(&[
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "scene.createEntity",
+        "--tool-arg",
+        "position=[1,2,3]",
+    ]);
+    assert_eq!(made["structuredContent"]["entity"], "ent_1", "{made}");
+}

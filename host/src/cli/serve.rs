@@ -203,6 +203,12 @@ fn guard(cli: &Cli) -> Result<Guard> {
             cli.bind
         );
     }
+    if !cli.bind.is_loopback() && cli.mcp_http && cli.allow_origin.is_empty() {
+        bail!(
+            "--bind {} with --mcp-http: also list the browser origins allowed to call it with --allow-origin (e.g. --allow-origin https://app.example); requests from other origins are refused",
+            cli.bind
+        );
+    }
     Ok(Guard {
         token,
         allowed_origins: cli.allow_origin.clone(),
