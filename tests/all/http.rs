@@ -534,3 +534,53 @@ fn mcp_inspectors_cli_lists_and_calls_over_http() {
     ]);
     assert_eq!(made["structuredContent"]["entity"], "ent_1", "{made}");
 }
+
+#[test]
+fn a_cancelled_call_gets_no_reply_changes_nothing_and_a_reload_reaches_the_stream() {
+    let packages = guest_packages(&["slow"]);
+    let host = HttpHost::start(&["--packages", packages.path().to_str().unwrap()]);
+    let session = host.session("builder.readWrite");
+    let mut stream = open_stream(&host, &session, None);
+    read_stream(&mut stream, Duration::from_secs(10), |t| {
+        t.contains("retry:")
+    });
+
+    let long = {
+        let (addr, session) = (host.addr.clone(), session.clone());
+        std::thread::spawn(move || {
+            let body = json!({"jsonrpc": "2.0", "id": "long", "method": "tools/call", "params": {"name": "slow.buildThenSpin", "arguments": {}}}).to_string();
+            let mut s = TcpStream::connect(&addr).unwrap();
+            write!(s, "POST /mcp HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\naccept: application/json\r\nmcp-session-id: {session}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}", body.len()).unwrap();
+            let mut raw = String::new();
+            let _ = s.read_to_string(&mut raw);
+            raw
+        })
+    };
+    std::thread::sleep(Duration::from_millis(300));
+    let cancel = host.post(
+        Some(&session),
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "long"}}),
+    );
+    assert_eq!(cancel.status, 202);
+    let raw = long.join().unwrap();
+    assert!(
+        raw.starts_with("HTTP/1.1 202"),
+        "the cancelled request gets no reply: {raw}"
+    );
+    let found = host.post(Some(&session), &call("scene.queryEntities", json!({})));
+    assert_eq!(
+        found.json()["result"]["structuredContent"]["entities"],
+        json!([]),
+        "rolled back"
+    );
+
+    let reload = host.post(
+        Some(&session),
+        &call("dev.reload", json!({"target": "package", "name": "slow"})),
+    );
+    assert_eq!(reload.json()["result"]["isError"], false, "{}", reload.body);
+    let text = read_stream(&mut stream, Duration::from_secs(10), |t| {
+        t.contains("list_changed")
+    });
+    assert!(text.contains("notifications/tools/list_changed"), "{text}");
+}
