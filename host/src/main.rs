@@ -128,6 +128,15 @@ enum Command {
         #[command(subcommand)]
         action: TraceAction,
     },
+    /// Time every guest skill on a scratch world (never the live one) with inputs made from its
+    /// schema, print each one's latency tier, and keep the results beside the compiled cache
+    /// so a host started later lists tiers before the first real call. Takes the same
+    /// --packages, --config, --core-dir and --cache-dir as serving.
+    Calibrate {
+        /// Calls per skill (at least 10).
+        #[arg(long, default_value_t = 10)]
+        runs: usize,
+    },
     /// Author skill packages: new, build, sign, keygen, inspect.
     Pkg {
         #[command(subcommand)]
@@ -153,6 +162,7 @@ fn main() -> ExitCode {
             action: TraceAction::Verify { file },
         }) => cli::trace::verify(&file),
         Some(Command::Pkg { action }) => cli::pkg::run(action),
+        Some(Command::Calibrate { runs }) => cli::calibrate::run(&cli, runs),
         None => cli::serve::serve(cli),
     };
     match result {

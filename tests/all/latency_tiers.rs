@@ -391,3 +391,45 @@ fn after_calibration_a_slow_skill_drops_out_of_a_fast_listing() {
     // Both guest skills it may call were measured slower than `fast`.
     assert_eq!(listed(&mut c), set(&["skills.list"]));
 }
+
+#[test]
+fn limina_calibrate_keeps_tiers_that_a_host_started_later_lists_before_any_call() {
+    let cfg = config_file(&format!(
+        "[latency]\nfastMs = 0.0001\nstandardMs = 10000\n{NPC}"
+    ));
+    let dice = dice_packages("");
+    let cache = tempfile::tempdir().unwrap();
+    let compiled = cache.path().join("compiled");
+    let common = [
+        "--config",
+        cfg.path().to_str().unwrap(),
+        "--packages",
+        dice.path().to_str().unwrap(),
+        "--cache-dir",
+        compiled.to_str().unwrap(),
+    ];
+    let out = crate::support::limina_ok(&[&common[..], &["calibrate", "--runs", "10"]].concat());
+    let roll = out
+        .lines()
+        .find(|l| l.starts_with("dice.roll "))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(roll.trim_end().ends_with("standard"), "{roll}");
+    let kept = cache.path().join("calibration.json");
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(&kept).unwrap()).unwrap();
+    assert_eq!(
+        saved["skills"]["dice.roll"]["calls"]
+            .as_array()
+            .unwrap()
+            .len(),
+        10
+    );
+
+    // A host started later knows the tier before dice.roll's first call.
+    let mut c = Client::session("npc", &common);
+    assert!(
+        !listed(&mut c).contains("dice.roll"),
+        "measured slower than fast"
+    );
+    c.rebind("builder.readWrite", "operator");
+    assert_eq!(latency_of(&mut c, "dice.roll")["samples"], 10);
+}

@@ -1,5 +1,6 @@
 //! The binary's commands: serving, and tools that work on files and packages.
 
+pub mod calibrate;
 pub mod pkg;
 pub mod serve;
 pub mod trace;

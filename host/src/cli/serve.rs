@@ -38,6 +38,60 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
         .http_port
         .or(cli.port.filter(|_| !cli.mcp_ws))
         .unwrap_or(DEFAULT_HTTP_PORT);
+    let registry = build_registry(&cli)?;
+    let default_profile = cli.profile.clone();
+
+    let clock = if cli.manual_clock {
+        Clock::Manual
+    } else {
+        Clock::real_time(cli.tick_ms)
+    };
+    let mut server = Server::new(
+        registry,
+        ServerConfig {
+            default_profile,
+            clock,
+        },
+    );
+    if cli.watch {
+        if cli.packages.is_empty() {
+            bail!("--watch needs at least one --packages DIR to watch");
+        }
+        server.watch(cli.packages.clone())?;
+        limina::log::info("watching the package folders for changes");
+    }
+    let engine = Engine::new(server, cli.mcp_stdio).context("starting the engine")?;
+    if cli.mcp_stdio {
+        limina::log::info("serving MCP on stdio");
+    }
+    if cli.mcp_ws {
+        let bind = SocketAddr::new(cli.bind, ws_port);
+        let config = WsConfig {
+            bind,
+            guard: guard.clone(),
+        };
+        let local = ws::start(config, engine.handle())
+            .with_context(|| format!("listening for WebSocket clients on {bind}"))?;
+        engine.add_listener();
+        limina::log::info(&format!("serving MCP over WebSocket on ws://{local}"));
+    }
+    if cli.mcp_http {
+        let bind = SocketAddr::new(cli.bind, http_port);
+        let config = HttpConfig { bind, guard };
+        let local = http::start(config, engine.handle())
+            .with_context(|| format!("listening for HTTP clients on {bind}"))?;
+        engine.add_listener();
+        limina::log::info(&format!(
+            "serving MCP Streamable HTTP on http://{local}/mcp"
+        ));
+    }
+    engine.run().context("serving")?;
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
+/// The registry the flags describe: configuration, sandbox, realm, core and extra packages,
+/// the scene, and any stored calibration.
+pub fn build_registry(cli: &Cli) -> Result<Registry> {
     let config = match &cli.config {
         Some(path) => Config::load(path).map_err(anyhow::Error::msg)?,
         None => Config::default(),
@@ -49,12 +103,12 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
         .map_err(anyhow::Error::msg)
         .context("--profile")?;
 
-    let cache = if cli.no_cache {
-        CompileCache::new(None)
+    let cache_dir = if cli.no_cache {
+        None
     } else {
-        CompileCache::new(cli.cache_dir.clone().or_else(CompileCache::default_dir))
+        cli.cache_dir.clone().or_else(CompileCache::default_dir)
     };
-    let sandbox = Sandbox::new(cache)?;
+    let sandbox = Sandbox::new(CompileCache::new(cache_dir.clone()))?;
     let trace_dir = cli.trace_dir.clone().unwrap_or_else(default_trace_dir);
     let mut world = World::new(WorldSettings {
         max_entities: cli.max_entities,
@@ -124,58 +178,29 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
             replayed.len()
         ));
     }
+    // Latency measured by an earlier calibration (`limina calibrate`), kept beside the cache.
+    if let Some(file) = cache_dir.as_deref().and_then(calibration_file) {
+        registry.set_calibration_file(file.clone());
+        match registry.load_calibration() {
+            Ok(0) => {}
+            Ok(n) => limina::log::info(&format!(
+                "latency of {n} skills from the calibration in {}",
+                file.display()
+            )),
+            Err(e) => limina::log::warn(&format!("ignoring {}: {e:#}", file.display())),
+        }
+    }
     limina::log::info(&format!(
         "{} skills from {} packages ready",
         registry.skills().count(),
         registry.packages().len()
     ));
+    Ok(registry)
+}
 
-    let clock = if cli.manual_clock {
-        Clock::Manual
-    } else {
-        Clock::real_time(cli.tick_ms)
-    };
-    let mut server = Server::new(
-        registry,
-        ServerConfig {
-            default_profile: cli.profile,
-            clock,
-        },
-    );
-    if cli.watch {
-        if cli.packages.is_empty() {
-            bail!("--watch needs at least one --packages DIR to watch");
-        }
-        server.watch(cli.packages.clone())?;
-        limina::log::info("watching the package folders for changes");
-    }
-    let engine = Engine::new(server, cli.mcp_stdio).context("starting the engine")?;
-    if cli.mcp_stdio {
-        limina::log::info("serving MCP on stdio");
-    }
-    if cli.mcp_ws {
-        let bind = SocketAddr::new(cli.bind, ws_port);
-        let config = WsConfig {
-            bind,
-            guard: guard.clone(),
-        };
-        let local = ws::start(config, engine.handle())
-            .with_context(|| format!("listening for WebSocket clients on {bind}"))?;
-        engine.add_listener();
-        limina::log::info(&format!("serving MCP over WebSocket on ws://{local}"));
-    }
-    if cli.mcp_http {
-        let bind = SocketAddr::new(cli.bind, http_port);
-        let config = HttpConfig { bind, guard };
-        let local = http::start(config, engine.handle())
-            .with_context(|| format!("listening for HTTP clients on {bind}"))?;
-        engine.add_listener();
-        limina::log::info(&format!(
-            "serving MCP Streamable HTTP on http://{local}/mcp"
-        ));
-    }
-    engine.run().context("serving")?;
-    Ok(std::process::ExitCode::SUCCESS)
+/// Where calibration results live: beside the compiled-component cache.
+fn calibration_file(cache_dir: &std::path::Path) -> Option<PathBuf> {
+    Some(cache_dir.parent()?.join("calibration.json"))
 }
 
 /// Who may connect to the socket transports. Binding beyond loopback without a token is

@@ -95,6 +95,9 @@ impl Registry {
         }
         self.realm = Some(live);
         self.end_session(SESSION);
+        if let Err(e) = self.save_calibration() {
+            crate::log::warn(&format!("could not keep the calibration: {e:#}"));
+        }
         (found, skipped)
     }
 }

@@ -104,6 +104,25 @@ impl LatencyWindow {
         self.len = (self.len + 1).min(LATENCY_WINDOW);
     }
 
+    /// The calls in the window, oldest first: (wall ms, CPU ms, failed).
+    pub fn calls(&self) -> Vec<(f32, f32, bool)> {
+        let start = if self.len == LATENCY_WINDOW {
+            self.next
+        } else {
+            0
+        };
+        (0..self.len)
+            .map(|k| {
+                let i = (start + k) % LATENCY_WINDOW;
+                (
+                    self.wall_ms[i],
+                    self.cpu_ms[i],
+                    self.failed & (1u128 << i) != 0,
+                )
+            })
+            .collect()
+    }
+
     /// Calls in the window.
     pub fn samples(&self) -> usize {
         self.len

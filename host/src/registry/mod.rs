@@ -4,6 +4,7 @@
 
 mod builtins;
 mod calibrate;
+mod calibration_store;
 mod decision;
 mod detached;
 mod guest_call;
@@ -139,6 +140,8 @@ pub struct Registry {
     search: Option<search::SearchCatalog>,
     /// The cancel and progress sink of the call in progress (defaults between calls).
     control: CallControl,
+    /// Where calibration results are kept (`None`: not kept).
+    calibration_file: Option<std::path::PathBuf>,
 }
 
 /// What the caller's transport attaches to a call: a way to cancel it, and where its progress
@@ -179,6 +182,7 @@ impl Registry {
             started: Instant::now(),
             logs: Vec::new(),
             control: Default::default(),
+            calibration_file: None,
             guest_cpu_ms: 0.0,
             search: None,
         };

@@ -397,6 +397,11 @@ impl Registry {
                 ..
             })
         );
+        self.record_call(name, wall_ms, cpu_ms, failed);
+    }
+
+    /// Adds one call's figures to `name`'s window and moves its tier if they say so.
+    pub(super) fn record_call(&mut self, name: &str, wall_ms: f64, cpu_ms: f64, failed: bool) {
         let thresholds = self.policy.latency().thresholds;
         // A reload inside the call (`dev.reload`) may have replaced the skill.
         let Some(skill) = self.skills.get_mut(name) else {
