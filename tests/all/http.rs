@@ -3,6 +3,7 @@
 //! requests, and the official SDKs' Streamable HTTP clients.
 
 use crate::http_client::{HttpHost, sse_messages};
+use crate::support::last_json_line;
 use crate::support::{guest_packages, repo};
 use limina_guest_build::clients::{PYTHON_SDK, TYPESCRIPT_SDK};
 use limina_guest_build::tools::venv_python;
@@ -353,17 +354,6 @@ fn a_slow_loris_client_is_cut_off_and_others_are_served() {
         started.elapsed() < Duration::from_secs(29),
         "the half-sent request was closed"
     );
-}
-
-fn last_json_line(out: &std::process::Output) -> Value {
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "the client failed ({}):\n{stdout}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_str(stdout.lines().last().expect("a line of output")).unwrap()
 }
 
 #[test]

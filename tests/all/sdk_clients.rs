@@ -2,23 +2,13 @@
 //! Python SDK's `websocket_client` and the TypeScript SDK's `WebSocketClientTransport` (both
 //! offer the `mcp` subprotocol). The SDKs are pinned and installed on first use.
 
+use crate::support::last_json_line;
 use crate::support::repo;
 use crate::ws_client::WsHost;
 use limina_guest_build::clients::{PYTHON_SDK, TYPESCRIPT_SDK};
 use limina_guest_build::tools::venv_python;
 use serde_json::Value;
 use std::process::Command;
-
-fn last_json_line(out: &std::process::Output) -> Value {
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "the client failed ({}):\n{stdout}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_str(stdout.lines().last().expect("a line of output")).unwrap()
-}
 
 fn check(report: &Value, position: [f64; 3]) {
     assert_eq!(report["server"], "limina");

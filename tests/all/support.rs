@@ -302,3 +302,15 @@ pub fn limina_ok(args: &[&str]) -> String {
     );
     text(&out.stdout)
 }
+
+/// The last line a client program printed, as JSON; fails the test when the program failed.
+pub fn last_json_line(out: &std::process::Output) -> Value {
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "the client failed ({}):\n{stdout}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_str(stdout.lines().last().expect("a line of output")).unwrap()
+}

@@ -6,9 +6,7 @@ use anyhow::{Context, Result, bail};
 use limina::config::Config;
 use limina::limits::TRACE_WINDOW;
 use limina::limits::{DEFAULT_HTTP_PORT, DEFAULT_WS_PORT};
-use limina::mcp::http::{self, HttpConfig};
-use limina::mcp::ws::{self, WsConfig};
-use limina::mcp::{Clock, Engine, Guard, Server, ServerConfig};
+use limina::mcp::{Clock, Engine, Guard, Listen, Server, ServerConfig, http, ws};
 use limina::packages::{PackageSource, package_dirs};
 use limina::realm::{Realm, Rng};
 use limina::registry::Registry;
@@ -66,7 +64,7 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
     }
     if cli.mcp_ws {
         let bind = SocketAddr::new(cli.bind, ws_port);
-        let config = WsConfig {
+        let config = Listen {
             bind,
             guard: guard.clone(),
         };
@@ -77,7 +75,7 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
     }
     if cli.mcp_http {
         let bind = SocketAddr::new(cli.bind, http_port);
-        let config = HttpConfig { bind, guard };
+        let config = Listen { bind, guard };
         let local = http::start(config, engine.handle())
             .with_context(|| format!("listening for HTTP clients on {bind}"))?;
         engine.add_listener();

@@ -18,8 +18,9 @@
 
 use super::cancel::CancelBoard;
 use super::engine::{EngineHandle, Inbound, PeerId, next_peer_id};
-use super::guard::{Guard, is_loopback_name};
+use super::guard::is_loopback_name;
 use super::jsonrpc;
+use super::listener::{self, Listen};
 use super::outbox;
 use super::session::PROTOCOL_VERSIONS;
 use crate::limits::{
@@ -53,44 +54,23 @@ const REPLY_TIMEOUT: Duration = Duration::from_secs(600);
 /// The `retry` hint sent on SSE streams, in milliseconds.
 const RETRY_MS: u64 = 1_000;
 
-/// Where to listen and who may connect.
-#[derive(Debug, Clone)]
-pub struct HttpConfig {
-    pub bind: SocketAddr,
-    pub guard: Guard,
-}
-
 /// Binds and serves on a thread of its own; returns the address bound (port 0 picks one).
-pub fn start(config: HttpConfig, engine: EngineHandle) -> std::io::Result<SocketAddr> {
-    let listener = std::net::TcpListener::bind(config.bind)?;
-    listener.set_nonblocking(true)?;
-    let local = listener.local_addr()?;
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
+pub fn start(config: Listen, engine: EngineHandle) -> std::io::Result<SocketAddr> {
     let shared = Arc::new(Shared {
         loopback_only: config.bind.ip().is_loopback(),
         config,
         engine,
         sessions: Mutex::default(),
     });
-    std::thread::Builder::new()
-        .name("limina-http".into())
-        .spawn(move || {
-            runtime.block_on(async move {
-                tokio::spawn(expire_idle(shared.clone()));
-                match TcpListener::from_std(listener) {
-                    Ok(listener) => accept(listener, shared).await,
-                    Err(e) => crate::log::error(&format!("the HTTP listener failed: {e}")),
-                }
-            })
-        })?;
-    Ok(local)
+    listener::spawn("http", shared.config.bind, move |l| async move {
+        tokio::spawn(expire_idle(shared.clone()));
+        accept(l, shared).await
+    })
 }
 
 /// What every connection shares.
 struct Shared {
-    config: HttpConfig,
+    config: Listen,
     /// Bound to loopback: the Host header must name loopback too.
     loopback_only: bool,
     engine: EngineHandle,

@@ -6,8 +6,8 @@
 
 use super::cancel::CancelBoard;
 use super::engine::{EngineHandle, Inbound, PeerId, next_peer_id};
-use super::guard::Guard;
 use super::jsonrpc;
+use super::listener::{self, Listen};
 use super::outbox::{self, CloseSignal};
 use crate::limits::{MAX_IN_FLIGHT_PER_CONNECTION, MAX_WS_MESSAGE_BYTES};
 use futures_util::{SinkExt, StreamExt};
@@ -27,35 +27,13 @@ use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 /// How long a client may take to finish the WebSocket handshake.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// Where to listen and who may connect.
-#[derive(Debug, Clone)]
-pub struct WsConfig {
-    pub bind: SocketAddr,
-    pub guard: Guard,
-}
-
 /// Binds and serves on a thread of its own; returns the address bound (port 0 picks one).
-pub fn start(config: WsConfig, engine: EngineHandle) -> std::io::Result<SocketAddr> {
-    let listener = std::net::TcpListener::bind(config.bind)?;
-    listener.set_nonblocking(true)?;
-    let local = listener.local_addr()?;
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    std::thread::Builder::new()
-        .name("limina-ws".into())
-        .spawn(move || {
-            runtime.block_on(async move {
-                match TcpListener::from_std(listener) {
-                    Ok(listener) => accept(listener, Arc::new(config), engine).await,
-                    Err(e) => crate::log::error(&format!("the WebSocket listener failed: {e}")),
-                }
-            })
-        })?;
-    Ok(local)
+pub fn start(config: Listen, engine: EngineHandle) -> std::io::Result<SocketAddr> {
+    let bind = config.bind;
+    listener::spawn("ws", bind, move |l| accept(l, Arc::new(config), engine))
 }
 
-async fn accept(listener: TcpListener, config: Arc<WsConfig>, engine: EngineHandle) {
+async fn accept(listener: TcpListener, config: Arc<Listen>, engine: EngineHandle) {
     loop {
         match listener.accept().await {
             Ok((stream, from)) => {
@@ -76,7 +54,7 @@ async fn connection(
     stream: TcpStream,
     from: SocketAddr,
     id: PeerId,
-    config: Arc<WsConfig>,
+    config: Arc<Listen>,
     engine: EngineHandle,
 ) {
     let ws_config = WebSocketConfig::default()
@@ -230,7 +208,7 @@ fn read_text(
 /// Accepts the `mcp` subprotocol, checks the bearer token and the Origin.
 #[allow(clippy::result_large_err)] // the handshake's own error type
 fn handshake(
-    config: &WsConfig,
+    config: &Listen,
     request: &Request,
     mut response: Response,
 ) -> Result<Response, ErrorResponse> {
