@@ -472,9 +472,8 @@ impl Engine {
             ..
         }) = self.peers.get_mut(&STDIO)
         {
-            for message in queued.drain(..) {
-                write_line(&mut *out, &message)?;
-            }
+            out.write_all(queued)?;
+            queued.clear();
         }
         out.flush()
     }

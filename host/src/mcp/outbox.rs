@@ -9,8 +9,9 @@ use tokio::sync::{Notify, mpsc};
 
 /// Where the engine puts a connection's messages.
 pub enum Outbox {
-    /// Written to stdout by the engine thread when no input is waiting.
-    Stdio(Vec<Value>),
+    /// Serialized lines, written to stdout by the engine thread when no input is waiting
+    /// (serialized at once, so no message is kept alive until then).
+    Stdio(Vec<u8>),
     /// A socket's bounded queue.
     Socket {
         queue: mpsc::Sender<String>,
@@ -88,7 +89,8 @@ impl Outbox {
     pub fn push(&mut self, message: Value) -> Sent {
         match self {
             Outbox::Stdio(queued) => {
-                queued.push(message);
+                serde_json::to_writer(&mut *queued, &message).expect("a Value serializes");
+                queued.push(b'\n');
                 Sent::Queued
             }
             Outbox::Socket { queue, .. } => match queue.try_send(message.to_string()) {

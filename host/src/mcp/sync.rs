@@ -106,8 +106,14 @@ impl Server {
 
     /// Takes the world's changes (keeping the index current); `None` when nothing changed.
     pub fn take_world_update(&mut self) -> Option<WorldUpdate> {
+        let watched = self.sync_index.is_some();
         let world = &mut self.registry_mut().realm_mut().world;
         let instance = world.instance();
+        if !watched {
+            // Nobody subscribes: forget the changes without looking them up.
+            world.discard_changes();
+            return None;
+        }
         let changes = world.take_changes();
         if self.sync_index.as_ref()?.world != Some(instance) {
             self.build_index();

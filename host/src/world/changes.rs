@@ -74,6 +74,11 @@ impl World {
         set
     }
 
+    /// Forgets the recorded changes (nobody is watching).
+    pub fn discard_changes(&mut self) {
+        self.changes.touched.clear();
+    }
+
     /// One entity's state by number.
     pub fn entity_state(&self, number: u64) -> Option<EntityState> {
         let entity = self.entity_by_number(number)?;
