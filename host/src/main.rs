@@ -111,6 +111,11 @@ pub struct Cli {
     #[arg(long, value_name = "DIR")]
     cache_dir: Option<PathBuf>,
 
+    /// Where calibration results (`limina calibrate`, `skills.calibrate`) are kept and loaded
+    /// from at start-up [default: calibration.json beside the compiled cache].
+    #[arg(long, value_name = "FILE")]
+    calibration: Option<PathBuf>,
+
     /// Compile every component at start-up instead of using the on-disk cache.
     #[arg(long)]
     no_cache: bool,

@@ -24,6 +24,7 @@ impl HttpHost {
             .args(["--mcp-http", "--port", "0", "--manual-clock", "--trace-dir"])
             .arg(traces.path())
             .args(args)
+            .args(crate::support::own_calibration(args))
             .stdin(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()

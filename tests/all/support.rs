@@ -41,6 +41,7 @@ impl Client {
         if let Some(dir) = &traces {
             command.arg("--trace-dir").arg(dir.path());
         }
+        command.args(own_calibration(args));
         let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -313,4 +314,23 @@ pub fn last_json_line(out: &std::process::Output) -> Value {
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_str(stdout.lines().last().expect("a line of output")).unwrap()
+}
+
+/// `--calibration <fresh file>` unless the test chose a cache or a calibration itself: hosts
+/// that share the user's compiled cache must not share its calibration (one test's
+/// measurements would show up in another's listings).
+pub fn own_calibration(args: &[&str]) -> Vec<String> {
+    if args
+        .iter()
+        .any(|a| *a == "--cache-dir" || *a == "--calibration")
+    {
+        return Vec::new();
+    }
+    static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let file = std::env::temp_dir().join(format!(
+        "limina-test-calibration-{}-{n}.json",
+        std::process::id()
+    ));
+    vec!["--calibration".into(), file.display().to_string()]
 }

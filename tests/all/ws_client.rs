@@ -41,6 +41,7 @@ impl WsHost {
             .args(["--port", "0", "--manual-clock", "--trace-dir"])
             .arg(traces.path())
             .args(args)
+            .args(crate::support::own_calibration(args))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -177,7 +177,11 @@ pub fn build_registry(cli: &Cli) -> Result<Registry> {
         ));
     }
     // Latency measured by an earlier calibration (`limina calibrate`), kept beside the cache.
-    if let Some(file) = cache_dir.as_deref().and_then(calibration_file) {
+    let calibration = cli
+        .calibration
+        .clone()
+        .or_else(|| cache_dir.as_deref().and_then(calibration_file));
+    if let Some(file) = calibration {
         registry.set_calibration_file(file.clone());
         match registry.load_calibration() {
             Ok(0) => {}

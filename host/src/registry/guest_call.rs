@@ -193,6 +193,9 @@ fn from_sandbox(failure: CallFailure, fuel_by_budget: bool, memory_by_budget: bo
         CallFailure::Memory { limit_bytes } => format!(
             "the call tried to grow memory past the package's {limit_bytes} byte limit and was stopped; {undone}"
         ),
+        CallFailure::Table { limit_elements } => format!(
+            "the call tried to grow a table past the host's {limit_elements} element cap and was stopped; {undone}"
+        ),
         CallFailure::Cancelled => {
             return Failure::new(
                 ErrorCode::Cancelled,

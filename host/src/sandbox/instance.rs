@@ -5,7 +5,7 @@ use super::bindings::{
     SkillPackagePre as PackagePre,
 };
 use super::interrupt::{Cancel, Cut, Interrupt};
-use super::limiter::MemoryLimiter;
+use super::limiter::{MemoryLimiter, Refused};
 use super::wasi::GuestWasi;
 use crate::limits::PackageLimits;
 use crate::policy::Permissions;
@@ -72,8 +72,10 @@ pub enum CallFailure {
     Timeout { timeout_ms: u64 },
     /// The caller cancelled the call.
     Cancelled,
-    /// The guest tried to grow memory or a table past its limit.
+    /// The guest tried to grow memory past its limit.
     Memory { limit_bytes: usize },
+    /// The guest tried to grow a table past the host's element cap.
+    Table { limit_elements: usize },
     /// Any other trap (panic, unreachable, stack overflow, bad output encoding).
     Trap(String),
 }
@@ -150,7 +152,7 @@ impl CompiledPackage {
         let bindings = self
             .pre
             .instantiate(&mut store)
-            .map_err(|e| anyhow!("instantiating package `{package}` failed: {e}"))?;
+            .map_err(|e| anyhow!("instantiating package `{package}` failed: {e:#}"))?;
         let instance = GuestInstance {
             store,
             bindings,
@@ -297,9 +299,14 @@ fn classify(
     match e.downcast_ref::<Trap>() {
         Some(Trap::OutOfFuel) => CallFailure::OutOfFuel { fuel },
         Some(Trap::Interrupt) => CallFailure::Timeout { timeout_ms },
-        _ if limiter.refused() => CallFailure::Memory {
-            limit_bytes: limiter.limit_bytes(),
+        _ => match limiter.refused() {
+            Some(Refused::Memory) => CallFailure::Memory {
+                limit_bytes: limiter.limit_bytes(),
+            },
+            Some(Refused::Table) => CallFailure::Table {
+                limit_elements: crate::limits::MAX_TABLE_ELEMENTS,
+            },
+            None => CallFailure::Trap(format!("{e:#}")),
         },
-        _ => CallFailure::Trap(format!("{e:#}")),
     }
 }

@@ -4,12 +4,19 @@
 use crate::limits::MAX_TABLE_ELEMENTS;
 use wasmtime::ResourceLimiter;
 
+/// What a refused growth was of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refused {
+    Memory,
+    Table,
+}
+
 /// Per-instance memory accounting.
 #[derive(Debug, Clone)]
 pub struct MemoryLimiter {
     limit_bytes: usize,
     peak_bytes: usize,
-    refused: bool,
+    refused: Option<Refused>,
 }
 
 impl MemoryLimiter {
@@ -17,7 +24,7 @@ impl MemoryLimiter {
         MemoryLimiter {
             limit_bytes: limit_bytes as usize,
             peak_bytes: 0,
-            refused: false,
+            refused: None,
         }
     }
 
@@ -31,8 +38,8 @@ impl MemoryLimiter {
         self.limit_bytes
     }
 
-    /// Whether a growth was refused since the last reset.
-    pub fn refused(&self) -> bool {
+    /// What growth was refused since the last reset, if any.
+    pub fn refused(&self) -> Option<Refused> {
         self.refused
     }
 
@@ -43,7 +50,7 @@ impl MemoryLimiter {
 
     /// Clears the refusal flag before a call.
     pub fn reset_refusal(&mut self) {
-        self.refused = false;
+        self.refused = None;
     }
 }
 
@@ -55,7 +62,7 @@ impl ResourceLimiter for MemoryLimiter {
         _maximum: Option<usize>,
     ) -> wasmtime::Result<bool> {
         if desired > self.limit_bytes {
-            self.refused = true;
+            self.refused = Some(Refused::Memory);
             return Ok(false);
         }
         self.peak_bytes = self.peak_bytes.max(desired);
@@ -69,7 +76,7 @@ impl ResourceLimiter for MemoryLimiter {
         _maximum: Option<usize>,
     ) -> wasmtime::Result<bool> {
         if desired > MAX_TABLE_ELEMENTS {
-            self.refused = true;
+            self.refused = Some(Refused::Table);
             return Ok(false);
         }
         Ok(true)
