@@ -376,6 +376,7 @@ fn the_official_python_sdk_speaks_streamable_http_with_progress() {
     assert_eq!(report["made_error"], false, "{report}");
     assert_eq!(report["steps"], json!({"steps": 3}));
     assert_eq!(report["progress"].as_array().unwrap().len(), 3, "{report}");
+    assert_eq!(report["list_changed"], true, "{report}");
     assert_eq!(
         report["found"]["entities"][0]["position"],
         json!([1.0, 2.0, 3.0])
@@ -387,7 +388,13 @@ fn the_official_typescript_sdk_speaks_streamable_http() {
     let sdk = TYPESCRIPT_SDK
         .ensure()
         .expect("installing the TypeScript MCP SDK");
-    let host = HttpHost::start(&["--profile", "builder.readWrite"]);
+    let packages = guest_packages(&["slow"]);
+    let host = HttpHost::start(&[
+        "--profile",
+        "builder.readWrite",
+        "--packages",
+        packages.path().to_str().unwrap(),
+    ]);
     let dir = tempfile::tempdir().unwrap();
     std::os::unix::fs::symlink(sdk.join("node_modules"), dir.path().join("node_modules")).unwrap();
     let script = dir.path().join("http_typescript.mjs");
@@ -407,6 +414,8 @@ fn the_official_typescript_sdk_speaks_streamable_http() {
             .iter()
             .any(|t| t == "scene.createEntity")
     );
+    assert_eq!(report["progress"].as_array().unwrap().len(), 3, "{report}");
+    assert_eq!(report["list_changed"], true, "{report}");
 }
 
 /// The scenarios of the official conformance suite this server passes. The suite's other
