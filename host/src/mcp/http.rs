@@ -343,6 +343,15 @@ async fn post(
     };
     *session.last_seen.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
     let Some(id) = id else {
+        if method == Some("initialize") {
+            // `initialize` sent as a notification opens nothing.
+            end_session(&shared, &session);
+            return rpc_error(
+                StatusCode::BAD_REQUEST,
+                jsonrpc::INVALID_REQUEST,
+                "`initialize` is a request: give it an `id`",
+            );
+        }
         // A notification or a response: hand it over, nothing to wait for.
         forward(&shared, &session, &text);
         return empty(StatusCode::ACCEPTED);
