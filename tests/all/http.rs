@@ -38,6 +38,12 @@ fn a_session_is_issued_at_initialize_required_after_and_ended_by_delete() {
         "ent_1"
     );
 
+    let no_id = host.post(
+        None,
+        &json!({"jsonrpc": "2.0", "method": "initialize", "params": {"protocolVersion": "2025-11-25"}}),
+    );
+    assert_eq!(no_id.status, 400);
+    assert!(no_id.header("mcp-session-id").is_none());
     let missing = host.post(
         None,
         &json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"}),
