@@ -3,10 +3,12 @@
 //! baseline, same run) and over HTTP/1.1 with keep-alive, from one client and from 16
 //! concurrent clients (each its own session and connection). Prints calls/s with p50/p99.
 
+mod spawn;
+
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout};
 use std::time::{Duration, Instant};
 
 const CALLS: usize = 3_000;
@@ -22,38 +24,21 @@ struct Host {
 
 impl Host {
     fn start() -> Host {
-        let traces = tempfile::tempdir().unwrap();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_limina"))
-            .args([
-                "--mcp-stdio",
-                "--mcp-http",
-                "--http-port",
-                "0",
-                "--manual-clock",
-            ])
-            .args([
-                "--log-level",
-                "info",
-                "--max-entities",
-                "1000000",
-                "--profile",
-                "builder.readWrite",
-                "--trace-dir",
-            ])
-            .arg(traces.path())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawning limina");
-        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-        let addr = loop {
-            let line = lines.next().expect("the host logs its address").unwrap();
-            if let Some(at) = line.find("http://") {
-                break line[at + 7..].trim().trim_end_matches("/mcp").to_string();
-            }
-        };
-        std::thread::spawn(move || for _ in lines {});
+        let args = [
+            "--mcp-stdio",
+            "--mcp-http",
+            "--http-port",
+            "0",
+            "--manual-clock",
+            "--log-level",
+            "info",
+            "--max-entities",
+            "1000000",
+            "--profile",
+            "builder.readWrite",
+        ];
+        let (mut child, address, traces) = spawn::limina(&args, Some("http://"));
+        let addr = address.unwrap().trim_end_matches("/mcp").to_string();
         let stdin = child.stdin.take().unwrap();
         let stdout = BufReader::new(child.stdout.take().unwrap());
         Host {

@@ -3,9 +3,11 @@
 //! latency and pipelined throughput, each against `ping` (transport and JSON-RPC only) measured
 //! in the same run; plus start-up to the first `tools/list` and resident memory.
 
+mod spawn;
+
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout};
 use std::time::{Duration, Instant};
 
 const SEQUENTIAL: usize = 5_000;
@@ -21,22 +23,15 @@ struct Host {
 
 impl Host {
     fn start() -> Host {
-        let traces = tempfile::tempdir().unwrap();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_limina"))
-            .args([
-                "--mcp-stdio",
-                "--manual-clock",
-                "--log-level",
-                "warn",
-                "--max-entities",
-                "1000000",
-            ])
-            .arg("--trace-dir")
-            .arg(traces.path())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("spawning limina");
+        let args = [
+            "--mcp-stdio",
+            "--manual-clock",
+            "--log-level",
+            "warn",
+            "--max-entities",
+            "1000000",
+        ];
+        let (mut child, _, traces) = spawn::limina(&args, None);
         let stdin = child.stdin.take();
         let stdout = BufReader::new(child.stdout.take().unwrap());
         Host {

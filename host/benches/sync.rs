@@ -9,10 +9,12 @@
 //!   bodies, 200 walking agents and 2,000 entities, then the change set sync reads; with a
 //!   client's call between ticks. Baseline in the same run: the tick of an empty world.
 
+mod spawn;
+
 use limina::world::{ApproachTarget, BodyKind, EntitySpec, Shape, World, WorldSettings};
 use serde_json::{Value, json};
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::sync::mpsc::channel;
 use std::time::Instant;
 use tokio_tungstenite::tungstenite::{self, Message, WebSocket, stream::MaybeTlsStream};
@@ -43,33 +45,18 @@ struct Host {
 
 impl Host {
     fn start() -> Host {
-        use std::io::{BufRead, BufReader};
-        let traces = tempfile::tempdir().unwrap();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_limina"))
-            .args([
-                "--mcp-ws",
-                "--port",
-                "0",
-                "--manual-clock",
-                "--log-level",
-                "info",
-                "--trace-dir",
-            ])
-            .arg(traces.path())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawning limina");
-        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-        let url = loop {
-            let line = lines.next().expect("the host logs its address").unwrap();
-            if let Some(at) = line.find("ws://") {
-                break line[at..].trim().to_string();
-            }
-        };
-        std::thread::spawn(move || for _ in lines {});
+        let args = [
+            "--mcp-ws",
+            "--port",
+            "0",
+            "--manual-clock",
+            "--log-level",
+            "info",
+        ];
+        let (child, address, traces) = spawn::limina(&args, Some("ws://"));
         Host {
             child,
-            url,
+            url: format!("ws://{}", address.unwrap()),
             _traces: traces,
         }
     }
