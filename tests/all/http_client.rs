@@ -3,10 +3,9 @@
 //! with hyper).
 
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc::channel;
+use std::process::Child;
 use std::time::Duration;
 
 /// A running `limina --mcp-http --port 0 --manual-clock …`.
@@ -19,31 +18,8 @@ pub struct HttpHost {
 
 impl HttpHost {
     pub fn start(args: &[&str]) -> HttpHost {
-        let traces = tempfile::tempdir().unwrap();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_limina"))
-            .args(["--mcp-http", "--port", "0", "--manual-clock", "--trace-dir"])
-            .arg(traces.path())
-            .args(args)
-            .args(crate::support::own_calibration(args))
-            .stdin(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawning limina");
-        let stderr = child.stderr.take().unwrap();
-        let (tx, rx) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines() {
-                let Ok(line) = line else { break };
-                eprintln!("{line}");
-                if let Some(at) = line.find("http://") {
-                    let url = line[at + 7..].trim().trim_end_matches("/mcp").to_string();
-                    let _ = tx.send(url);
-                }
-            }
-        });
-        let addr = rx
-            .recv_timeout(Duration::from_secs(60))
-            .expect("the host logs its HTTP address");
+        let (child, url, traces) = crate::support::serving_host(&["--mcp-http"], args, "http://");
+        let addr = url["http://".len()..].trim_end_matches("/mcp").to_string();
         HttpHost {
             child,
             addr,

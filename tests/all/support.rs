@@ -334,3 +334,42 @@ pub fn own_calibration(args: &[&str]) -> Vec<String> {
     ));
     vec!["--calibration".into(), file.display().to_string()]
 }
+
+/// A serving host for the socket transports: `limina <transports> --port 0 --manual-clock
+/// <args>` with its own trace folder and calibration, stdin and stdout piped. Waits for the
+/// log line holding `prefix` (`ws://`, `http://`) and returns the address from it on; the
+/// rest of the log is passed through.
+pub fn serving_host(
+    transports: &[&str],
+    args: &[&str],
+    prefix: &str,
+) -> (Child, String, tempfile::TempDir) {
+    let traces = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_limina"))
+        .args(transports)
+        .args(["--port", "0", "--manual-clock", "--trace-dir"])
+        .arg(traces.path())
+        .args(args)
+        .args(own_calibration(args))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawning limina");
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = channel();
+    let prefix = prefix.to_string();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            eprintln!("{line}");
+            if let Some(at) = line.find(&prefix) {
+                let _ = tx.send(line[at..].trim().to_string());
+            }
+        }
+    });
+    let address = rx
+        .recv_timeout(REPLY_TIMEOUT)
+        .expect("the host logs its address");
+    (child, address, traces)
+}

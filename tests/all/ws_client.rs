@@ -2,10 +2,8 @@
 //! over real sockets (tungstenite, blocking, with a read timeout so no test can hang).
 
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader};
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc::channel;
+use std::process::Child;
 use std::time::{Duration, Instant};
 use tokio_tungstenite::tungstenite::{self, Message, WebSocket, stream::MaybeTlsStream};
 
@@ -35,32 +33,7 @@ impl WsHost {
         Option<std::process::ChildStdin>,
         Option<std::process::ChildStdout>,
     ) {
-        let traces = tempfile::tempdir().unwrap();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_limina"))
-            .args(transports)
-            .args(["--port", "0", "--manual-clock", "--trace-dir"])
-            .arg(traces.path())
-            .args(args)
-            .args(crate::support::own_calibration(args))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawning limina");
-        let stderr = child.stderr.take().unwrap();
-        let (tx, rx) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines() {
-                let Ok(line) = line else { break };
-                eprintln!("{line}");
-                if let Some(at) = line.find("ws://") {
-                    let _ = tx.send(line[at..].trim().to_string());
-                }
-            }
-        });
-        let url = rx
-            .recv_timeout(WAIT)
-            .expect("the host logs its WebSocket address");
+        let (mut child, url, traces) = crate::support::serving_host(transports, args, "ws://");
         let stdin = child.stdin.take();
         let stdout = child.stdout.take();
         (

@@ -335,7 +335,7 @@ impl Engine {
         let Some(peer) = self.peers.get_mut(&id) else {
             return;
         };
-        let reply = match self.server.handle_detaching(&mut peer.conn, text) {
+        let reply = match self.server.handle(&mut peer.conn, text) {
             Handled::Reply(reply) => reply,
             Handled::Detached(call, pending) => {
                 crate::log::debug(&format!("{} runs off the engine", call.skill()));

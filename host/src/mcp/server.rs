@@ -27,8 +27,6 @@ pub struct Server {
     pub(super) reloads: Option<super::reload::Reloads>,
     /// The spatial index state sync filters by; built on the first subscription.
     pub(super) sync_index: Option<SyncIndex>,
-    /// Whether calls that cannot touch the world may leave the engine (the message at hand).
-    detach_calls: bool,
 }
 
 /// One client's connection: its session once bound, its subscription, and what it is owed.
@@ -122,7 +120,6 @@ impl Server {
             tools: ToolCache::default(),
             reloads: None,
             sync_index: None,
-            detach_calls: false,
         }
     }
 
@@ -134,24 +131,10 @@ impl Server {
         &mut self.registry
     }
 
-    /// Handles one message; returns the reply to send, if any. A request cancelled before or
-    /// while it ran gets none. Calls never leave the engine here (see [`Server::handle_any`]).
-    pub fn handle(&mut self, conn: &mut Connection, text: &str) -> Option<Value> {
-        self.detach_calls = false;
-        match self.handle_any(conn, text) {
-            Handled::Reply(reply) => reply,
-            Handled::Detached(..) => unreachable!("detaching is off"),
-        }
-    }
-
-    /// [`Server::handle`], except that a call to a package that cannot touch the world comes
-    /// back detached, to run on another thread.
-    pub fn handle_detaching(&mut self, conn: &mut Connection, text: &str) -> Handled {
-        self.detach_calls = true;
-        self.handle_any(conn, text)
-    }
-
-    fn handle_any(&mut self, conn: &mut Connection, text: &str) -> Handled {
+    /// Handles one message: the reply to send, if any (a request cancelled before or while it
+    /// ran gets none), or a call to a package that cannot touch the world, detached to run on
+    /// another thread.
+    pub fn handle(&mut self, conn: &mut Connection, text: &str) -> Handled {
         self.apply_reloads();
         Handled::Reply(match jsonrpc::parse(text) {
             Incoming::Invalid(reply) => Some(reply),
@@ -159,7 +142,6 @@ impl Server {
             Incoming::Notification { method, params } => {
                 // Notifications never get a reply, not even an error; a call sent as one runs
                 // on the engine (nobody waits for it).
-                self.detach_calls = false;
                 let _ = self.dispatch(conn, &method, params);
                 None
             }
@@ -348,7 +330,8 @@ impl Server {
             cancel: conn.current.clone().unwrap_or_default(),
             progress: progress_token.and_then(|token| conn.progress_sink(token)),
         };
-        let response = if self.detach_calls {
+        // Only a request, which someone waits for, may leave the engine.
+        let response = if conn.current.is_some() {
             match self
                 .registry
                 .invoke_or_detach(&session.caller, name, input, control)

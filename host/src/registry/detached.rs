@@ -14,7 +14,7 @@
 use super::guest_call::GuestPrep;
 use super::hooks::covers;
 use super::pipeline::{Authority, Decided, parse_output};
-use super::{CallControl, Caller, ErrorCode, Failure, Handler, Metadata, Registry, Response};
+use super::{CallControl, Caller, Failure, Handler, Registry, Response};
 use crate::limits::TRACE_WINDOW;
 use crate::realm::{Realm, Rng};
 use crate::sandbox::CallOutcome;
@@ -113,13 +113,7 @@ impl Registry {
                     seed,
                 }))
             }
-            Err(failure) => Invocation::Done(Response::failed(
-                failure,
-                Metadata {
-                    execution_time_ms: started.elapsed().as_secs_f64() * 1000.0,
-                    events_emitted: events,
-                },
-            )),
+            Err(failure) => Invocation::Done(Response::of(Err(failure), started, events)),
         }
     }
 
@@ -165,32 +159,14 @@ impl Registry {
         let result = self
             .settle(&caller, prep, outcome, &mut events)
             .and_then(|raw| parse_output(&name, &raw))
-            .and_then(|output| match self.skills.get(&name) {
-                Some(skill) => match skill.output.check(&output) {
-                    Some(problem) => Err(Failure::new(
-                        ErrorCode::HandlerError,
-                        format!(
-                            "`{name}` returned output that breaks its output schema: {problem}"
-                        ),
-                    )),
-                    None => Ok((input, output)),
-                },
-                None => Err(Failure::new(
-                    ErrorCode::HandlerError,
-                    format!("`{name}` was unloaded while it ran"),
-                )),
+            .and_then(|output| {
+                self.check_output(&name, &output)?;
+                Ok((input, output))
             });
         self.record_latency(&name, started, cpu_before, &result);
         let result =
             self.record_outcome(&caller, &name, &version, &decision_id, result, &mut events);
-        let metadata = Metadata {
-            execution_time_ms: started.elapsed().as_secs_f64() * 1000.0,
-            events_emitted: events,
-        };
-        match result {
-            Ok(output) => Response::ok(output, metadata),
-            Err(failure) => Response::failed(failure, metadata),
-        }
+        Response::of(result, started, events)
     }
 
     /// A guest skill whose package declares no capability, and that no hook wraps.

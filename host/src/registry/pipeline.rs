@@ -4,7 +4,7 @@
 use super::decision::{self, Crossing};
 use super::hooks::{HookPhase, covers};
 use super::schema::normalize_input;
-use super::{CallControl, Caller, ErrorCode, Failure, Handler, Metadata, Registry, Response};
+use super::{CallControl, Caller, ErrorCode, Failure, Handler, Registry, Response};
 use crate::limits::MAX_OUTPUT_BYTES;
 use crate::policy::{CallRequest, Verdict};
 use crate::trace::NewEvent;
@@ -64,14 +64,7 @@ impl Registry {
         self.control = control;
         let result = self.run(caller, name, input, authority, &mut events, started);
         self.control = CallControl::default();
-        let metadata = Metadata {
-            execution_time_ms: started.elapsed().as_secs_f64() * 1000.0,
-            events_emitted: events,
-        };
-        match result {
-            Ok(output) => Response::ok(output, metadata),
-            Err(failure) => Response::failed(failure, metadata),
-        }
+        Response::of(result, started, events)
     }
 
     fn run(
@@ -283,14 +276,25 @@ impl Registry {
             invocation_id,
             events,
         )?;
-        // 5. output check
-        if let Some(problem) = self.skills[name].output.check(&output) {
+        self.check_output(name, &output)?;
+        Ok((input, output))
+    }
+
+    /// Step 5: the output against the skill's output schema.
+    pub(super) fn check_output(&self, name: &str, output: &Value) -> Result<(), Failure> {
+        let Some(skill) = self.skills.get(name) else {
             return Err(Failure::new(
                 ErrorCode::HandlerError,
-                format!("`{name}` returned output that breaks its output schema: {problem}"),
+                format!("`{name}` was unloaded while it ran"),
             ));
+        };
+        match skill.output.check(output) {
+            Some(problem) => Err(Failure::new(
+                ErrorCode::HandlerError,
+                format!("`{name}` returned output that breaks its output schema: {problem}"),
+            )),
+            None => Ok(()),
         }
-        Ok((input, output))
     }
 
     /// Runs every hook of `phase` covering `name` over `payload`: host hooks, then guest hooks

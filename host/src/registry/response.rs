@@ -95,4 +95,20 @@ impl Response {
             metadata,
         }
     }
+
+    /// A call's response: its result, the time since it `started`, and its events.
+    pub fn of(
+        result: Result<Value, Failure>,
+        started: std::time::Instant,
+        events: Vec<String>,
+    ) -> Self {
+        let metadata = Metadata {
+            execution_time_ms: started.elapsed().as_secs_f64() * 1000.0,
+            events_emitted: events,
+        };
+        match result {
+            Ok(output) => Response::ok(output, metadata),
+            Err(failure) => Response::failed(failure, metadata),
+        }
+    }
 }

@@ -70,7 +70,7 @@ impl Sandbox {
     /// A component importing something the host does not provide is refused here.
     pub fn compile(&self, bytes: &[u8], label: &str) -> Result<CompiledPackage> {
         let component = self.cache.load(&self.engine, bytes, label)?;
-        CompiledPackage::new(&self.engine, &self.linker, &component, label)
+        CompiledPackage::new(&self.linker, &component, label)
     }
 
     pub fn engine(&self) -> &Engine {

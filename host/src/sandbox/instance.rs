@@ -13,7 +13,7 @@ use crate::realm::Realm;
 use anyhow::{Context, Result, anyhow};
 use std::sync::Arc;
 use wasmtime::component::{Component, Linker};
-use wasmtime::{Engine, Store, StoreContextMut, Trap, UpdateDeadline};
+use wasmtime::{Store, StoreContextMut, Trap, UpdateDeadline};
 
 /// What a store carries: the limiter, whose package it is, the WASI state of a guest that
 /// uses WASI, and — only during a call — the realm on loan plus the call's identity and grants.
@@ -102,7 +102,6 @@ static NEXT_COMPILED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU6
 
 impl CompiledPackage {
     pub(super) fn new(
-        _engine: &Engine,
         linker: &Linker<GuestState>,
         component: &Component,
         label: &str,
