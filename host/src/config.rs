@@ -2,7 +2,8 @@
 //! budgets, `maxSessions` and per-package limits. Every part has a default, so the host runs
 //! without one; a bad file is refused with its line and the reason.
 
-use crate::limits::PackageLimits;
+use crate::limits::{MIN_TRACE_SEGMENT_BYTES, PackageLimits};
+use crate::trace::Retention;
 use crate::policy::{
     BudgetLimits, LatencyPolicy, LatencyTier, Permissions, PolicyConfig, Profile, Profiles,
     QuotaRule, TierEnforcement,
@@ -19,6 +20,8 @@ pub struct Config {
     pub policy: PolicyConfig,
     /// Limits that override a package's manifest, by package name.
     pub package_limits: BTreeMap<String, PackageLimits>,
+    /// Segment size and retention of the durable trace (`[trace]`).
+    pub trace: Retention,
 }
 
 #[derive(Deserialize)]
@@ -37,6 +40,15 @@ struct Raw {
     #[serde(default)]
     packages: BTreeMap<String, Spanned<RawPackage>>,
     latency: Option<Spanned<RawLatency>>,
+    trace: Option<RawTrace>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawTrace {
+    segment_bytes: Option<Spanned<i64>>,
+    max_bytes: Option<Spanned<i64>>,
+    max_age_days: Option<Spanned<f64>>,
 }
 
 #[derive(Deserialize)]
@@ -236,7 +248,13 @@ impl Config {
             }
         }
 
+        let trace = match raw.trace {
+            Some(t) => trace_retention(t).map_err(|(span, msg)| at(span, msg))?,
+            None => Retention::default(),
+        };
+
         Ok(Config {
+            trace,
             policy: PolicyConfig {
                 profiles,
                 quotas,
@@ -249,6 +267,56 @@ impl Config {
             package_limits,
         })
     }
+}
+
+/// `[trace]`: each value checked, the error naming its key.
+fn trace_retention(t: RawTrace) -> Result<Retention, (Range<usize>, String)> {
+    let mut r = Retention::default();
+    if let Some(v) = t.segment_bytes {
+        if (*v.get_ref() as u64) < MIN_TRACE_SEGMENT_BYTES || *v.get_ref() < 0 {
+            return Err((
+                v.span(),
+                format!(
+                    "`trace.segmentBytes` must be at least {MIN_TRACE_SEGMENT_BYTES} (bytes), got {}",
+                    v.get_ref()
+                ),
+            ));
+        }
+        r.segment_bytes = *v.get_ref() as u64;
+    }
+    if let Some(v) = t.max_bytes {
+        if *v.get_ref() <= 0 {
+            return Err((
+                v.span(),
+                format!(
+                    "`trace.maxBytes` must be > 0 (bytes of trace kept in all), got {}",
+                    v.get_ref()
+                ),
+            ));
+        }
+        if (*v.get_ref() as u64) < r.segment_bytes {
+            return Err((
+                v.span(),
+                format!(
+                    "`trace.maxBytes` ({}) must be at least `trace.segmentBytes` ({}): the newest segment is always kept",
+                    v.get_ref(),
+                    r.segment_bytes
+                ),
+            ));
+        }
+        r.max_bytes = Some(*v.get_ref() as u64);
+    }
+    if let Some(v) = t.max_age_days {
+        let days = *v.get_ref();
+        if !(days.is_finite() && days > 0.0) {
+            return Err((
+                v.span(),
+                format!("`trace.maxAgeDays` must be a number of days > 0, got {days}"),
+            ));
+        }
+        r.max_age = Some(std::time::Duration::from_secs_f64(days * 86_400.0));
+    }
+    Ok(r)
 }
 
 fn line_of(text: &str, offset: usize) -> usize {
@@ -338,6 +406,27 @@ fuelPerCall = 1000
             let err = Config::parse(text).unwrap_err();
             assert!(err.starts_with(line), "expected line {line} in: {err}");
             assert!(err.contains(words), "expected `{words}` in: {err}");
+        }
+    }
+
+    #[test]
+    fn trace_retention_parses_and_bad_values_name_their_key_and_line() {
+        let c = Config::parse("[trace]\nsegmentBytes = 8192\nmaxBytes = 65536\nmaxAgeDays = 0.5\n")
+            .unwrap();
+        assert_eq!(c.trace.segment_bytes, 8192);
+        assert_eq!(c.trace.max_bytes, Some(65536));
+        assert_eq!(c.trace.max_age, Some(std::time::Duration::from_secs(43_200)));
+        assert_eq!(Config::parse("").unwrap().trace, Retention::default());
+        for (text, want) in [
+            ("[trace]\nsegmentBytes = 10\n", "2: `trace.segmentBytes` must be at least 4096"),
+            ("[trace]\n\nmaxBytes = 0\n", "3: `trace.maxBytes` must be > 0"),
+            ("[trace]\nmaxBytes = 5000\n", "2: `trace.maxBytes` (5000) must be at least `trace.segmentBytes`"),
+            ("[trace]\nmaxAgeDays = -1\n", "2: `trace.maxAgeDays` must be a number of days > 0"),
+            ("[trace]\nmaxAgeDays = \"week\"\n", "2: invalid type"),
+            ("[trace]\nmaxSize = 1\n", "2: unknown field `maxSize`"),
+        ] {
+            let err = Config::parse(text).unwrap_err();
+            assert!(err.starts_with(want), "{text:?}: {err}");
         }
     }
 

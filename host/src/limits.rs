@@ -55,6 +55,13 @@ pub const MAX_ENTITIES: usize = 10_000;
 pub const DEFAULT_TICK_MS: u64 = 16;
 /// Events the trace keeps in memory for hot queries.
 pub const TRACE_WINDOW: usize = 4_096;
+/// Bytes after which a trace segment is sealed and a new one started (`[trace] segmentBytes`).
+pub const TRACE_SEGMENT_BYTES: u64 = 64 << 20;
+/// Smallest `[trace] segmentBytes` accepted.
+pub const MIN_TRACE_SEGMENT_BYTES: u64 = 4 << 10;
+/// Longest a query waits for the trace index to reach the in-memory window before it answers
+/// that the index is still being built.
+pub const TRACE_INDEX_WAIT_MS: u64 = 2_000;
 /// Calls per skill the latency window remembers (the newest replace the oldest).
 pub const LATENCY_WINDOW: usize = 100;
 /// Calls a skill needs in its window before its measured p50 decides its tier; until then a

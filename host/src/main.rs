@@ -102,7 +102,8 @@ pub struct Cli {
     #[arg(long, default_value_t = MAX_ENTITIES)]
     max_entities: usize,
 
-    /// Folder for the durable trace (`trace.jsonl`) and `trace.export` files
+    /// Folder for the durable trace (segments in `segments/`, their index `index.sqlite`) and
+    /// `trace.export` files; segment size and retention are `[trace]` in --config
     /// [default: $XDG_STATE_HOME/limina/traces or ~/.local/state/limina/traces].
     #[arg(long, value_name = "DIR")]
     trace_dir: Option<PathBuf>,
@@ -151,12 +152,19 @@ enum Command {
 
 #[derive(Subcommand, Debug)]
 enum TraceAction {
-    /// Replay a trace JSONL file and check its hash chain end to end; names the first bad
-    /// line and why (invalid_json, partial_final_line, missing_integrity,
-    /// previous_hash_mismatch, hash_mismatch).
+    /// Replay a trace and check its hash chain end to end: a whole history (a --trace-dir or
+    /// its segments folder, across segments and from a retention cut) or one JSONL file.
+    /// Names the first bad line and why (invalid_json, partial_final_line, missing_integrity,
+    /// previous_hash_mismatch, hash_mismatch, missing_history).
     Verify {
-        /// The trace file, e.g. ~/.local/state/limina/traces/trace.jsonl.
-        file: PathBuf,
+        /// A trace folder, e.g. ~/.local/state/limina/traces, or one segment or export file.
+        path: PathBuf,
+        /// Check only from the segment holding this event on (trusting the hash it chains from).
+        #[arg(long, value_name = "SEQ")]
+        from_seq: Option<u64>,
+        /// Check only up to the segment holding this event.
+        #[arg(long, value_name = "SEQ")]
+        to_seq: Option<u64>,
     },
 }
 
@@ -164,8 +172,13 @@ fn main() -> ExitCode {
     let mut cli = Cli::parse();
     let result = match cli.command.take() {
         Some(Command::Trace {
-            action: TraceAction::Verify { file },
-        }) => cli::trace::verify(&file),
+            action:
+                TraceAction::Verify {
+                    path,
+                    from_seq,
+                    to_seq,
+                },
+        }) => cli::trace::verify(&path, from_seq, to_seq),
         Some(Command::Pkg { action }) => cli::pkg::run(action),
         Some(Command::Calibrate { runs }) => cli::calibrate::run(&cli, runs),
         None => cli::serve::serve(cli),

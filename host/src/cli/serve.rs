@@ -115,7 +115,7 @@ pub fn build_registry(cli: &Cli) -> Result<Registry> {
     world.set_assets_dir(cli.assets_dir.clone());
     let realm = Realm {
         world,
-        tracer: open_trace(&trace_dir, cli.trace_dir.is_some())?,
+        tracer: open_trace(&trace_dir, cli.trace_dir.is_some(), config.trace)?,
         rng: cli.seed.map(Rng::seeded).unwrap_or_else(Rng::from_time),
     };
     let mut registry = Registry::new(sandbox, config.policy, realm);
@@ -275,8 +275,12 @@ fn scene_caller() -> limina::registry::Caller {
 /// The durable trace in `dir`. When the default folder is already used by another host, the
 /// trace stays in memory (with a warning) rather than refusing to start; an explicit
 /// `--trace-dir` that cannot be used is an error.
-fn open_trace(dir: &std::path::Path, explicit: bool) -> Result<Tracer> {
-    match Tracer::open(&dir.join("trace.jsonl"), TRACE_WINDOW) {
+fn open_trace(
+    dir: &std::path::Path,
+    explicit: bool,
+    retention: limina::trace::Retention,
+) -> Result<Tracer> {
+    match Tracer::open_with(dir, TRACE_WINDOW, retention) {
         Ok(tracer) => Ok(tracer),
         Err(e) if !explicit => {
             limina::log::warn(&format!("{e:#}; keeping this run's trace in memory only"));

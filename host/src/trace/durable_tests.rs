@@ -17,12 +17,18 @@ fn new(actor: &str, kind: &str, payload: Value) -> NewEvent {
 }
 
 fn trace_path(dir: &tempfile::TempDir) -> PathBuf {
-    dir.path().join("traces").join("trace.jsonl")
+    dir.path().join("traces")
 }
 
-/// Writes `n` events to a fresh durable trace and closes it; returns its lines.
-fn good_trace(path: &Path, n: u64) -> Vec<String> {
-    let mut t = Tracer::open(path, 4).unwrap();
+/// The first segment of the trace in `dir`.
+fn first_segment(dir: &Path) -> PathBuf {
+    dir.join(SEGMENTS_DIR).join(segments::segment_name(1))
+}
+
+/// Writes `n` events to a fresh durable trace in `dir` and closes it; returns its lines.
+fn good_trace(dir: &Path, n: u64) -> Vec<String> {
+    let path = first_segment(dir);
+    let mut t = Tracer::open(dir, 4).unwrap();
     for i in 0..n {
         t.emit(new(
             "agent_1",
@@ -32,7 +38,7 @@ fn good_trace(path: &Path, n: u64) -> Vec<String> {
     }
     t.flush().unwrap();
     drop(t);
-    fs::read_to_string(path)
+    fs::read_to_string(&path)
         .unwrap()
         .lines()
         .map(String::from)
@@ -51,7 +57,7 @@ fn reopened_trace_continues_the_sequence_and_the_chain() {
 
     let mut t = Tracer::open(&path, 4).unwrap();
     assert_eq!(t.count(), 5);
-    assert_eq!(t.path(), Some(path.as_path()));
+    assert_eq!(t.dir(), Some(path.as_path()));
     let ids: Vec<_> = (0..3)
         .map(|_| t.emit(new("agent_1", "y", json!({}))))
         .collect();
@@ -68,23 +74,25 @@ fn reopened_trace_continues_the_sequence_and_the_chain() {
     let expected = last_hash(&t);
     drop(t); // dropping flushes the buffer
 
-    let report = verify_file(&path).unwrap();
-    assert_eq!(report.events, 8);
+    // The second run wrote a segment of its own; the chain runs on across both.
+    let report = verify_dir(&path, None, None).unwrap();
+    assert_eq!((report.events, report.segments), (8, 2));
     assert_eq!(report.last_hash, Some(expected));
 }
 
 #[test]
 fn torn_final_line_is_cut_off_and_the_sequence_resumes() {
     let dir = tempfile::tempdir().unwrap();
-    let path = trace_path(&dir);
-    let lines = good_trace(&path, 3);
+    let traces = trace_path(&dir);
+    let lines = good_trace(&traces, 3);
+    let path = first_segment(&traces);
     let two_lines = (lines[0].len() + lines[1].len() + 2) as u64;
     let file = fs::OpenOptions::new().write(true).open(&path).unwrap();
     file.set_len(fs::metadata(&path).unwrap().len() - 10)
         .unwrap();
     drop(file);
 
-    let mut t = Tracer::open(&path, 4).unwrap();
+    let mut t = Tracer::open(&traces, 4).unwrap();
     assert_eq!(fs::metadata(&path).unwrap().len(), two_lines);
     assert_eq!(t.count(), 2);
     let id = t.emit(new("agent_1", "y", json!({})));
@@ -93,33 +101,35 @@ fn torn_final_line_is_cut_off_and_the_sequence_resumes() {
     let third = t.recent().last().unwrap().clone();
     assert_eq!(third.integrity.previous_hash, Some(second.integrity.hash));
     t.flush().unwrap();
-    assert_eq!(verify_file(&path).unwrap().events, 3);
+    assert_eq!(verify_dir(&traces, None, None).unwrap().events, 3);
 }
 
 #[test]
 fn final_garbage_line_with_a_break_is_cut_off_too() {
     let dir = tempfile::tempdir().unwrap();
-    let path = trace_path(&dir);
-    good_trace(&path, 2);
+    let traces = trace_path(&dir);
+    good_trace(&traces, 2);
+    let path = first_segment(&traces);
     let mut text = fs::read_to_string(&path).unwrap();
     text.push_str("\0\0\0 not json\n");
     fs::write(&path, text).unwrap();
 
-    let mut t = Tracer::open(&path, 4).unwrap();
+    let mut t = Tracer::open(&traces, 4).unwrap();
     assert_eq!(t.count(), 2);
     t.emit(new("agent_1", "y", json!({})));
     t.flush().unwrap();
-    assert_eq!(verify_file(&path).unwrap().events, 3);
+    assert_eq!(verify_dir(&traces, None, None).unwrap().events, 3);
 }
 
 #[test]
 fn a_file_holding_only_a_torn_line_starts_over() {
     let dir = tempfile::tempdir().unwrap();
-    let path = trace_path(&dir);
-    let first = good_trace(&path, 1).remove(0);
+    let traces = trace_path(&dir);
+    let first = good_trace(&traces, 1).remove(0);
+    let path = first_segment(&traces);
     fs::write(&path, &first[..first.len() / 2]).unwrap();
 
-    let mut t = Tracer::open(&path, 4).unwrap();
+    let mut t = Tracer::open(&traces, 4).unwrap();
     assert_eq!(t.count(), 0);
     assert_eq!(fs::metadata(&path).unwrap().len(), 0);
     let id = t.emit(new("a", "x", json!({})));
@@ -130,13 +140,14 @@ fn a_file_holding_only_a_torn_line_starts_over() {
 #[test]
 fn damage_before_a_torn_line_refuses_to_open_and_keeps_the_file() {
     let dir = tempfile::tempdir().unwrap();
-    let path = trace_path(&dir);
-    good_trace(&path, 2);
+    let traces = trace_path(&dir);
+    good_trace(&traces, 2);
+    let path = first_segment(&traces);
     let mut text = fs::read_to_string(&path).unwrap();
     text.push_str("garbage\n{\"torn");
     fs::write(&path, &text).unwrap();
 
-    let err = Tracer::open(&path, 4).err().unwrap().to_string();
+    let err = format!("{:#}", Tracer::open(&traces, 4).err().unwrap());
     assert!(err.contains(&path.display().to_string()), "{err}");
     assert!(err.contains("--trace-dir"), "{err}");
     assert_eq!(fs::read_to_string(&path).unwrap(), text);
@@ -148,7 +159,7 @@ fn a_locked_trace_file_is_refused_with_its_name_and_the_flag_to_change() {
     let path = trace_path(&dir);
     let _holder = Tracer::open(&path, 4).unwrap();
     let err = Tracer::open(&path, 4).err().unwrap().to_string();
-    assert!(err.contains(&path.display().to_string()), "{err}");
+    assert!(err.contains(&path.join(SEGMENTS_DIR).display().to_string()), "{err}");
     assert!(err.contains("pass a different --trace-dir"), "{err}");
 }
 

@@ -183,6 +183,11 @@ impl std::io::Write for Fnv1a {
     }
 }
 
+/// The current UTC time as ISO 8601.
+pub(super) fn now_iso8601() -> String {
+    iso8601(SystemTime::now())
+}
+
 /// UTC time as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
 fn iso8601(t: SystemTime) -> String {
     let d = t.duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default();

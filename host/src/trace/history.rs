@@ -1,19 +1,87 @@
 //! Reading the history back: `trace.tail` pages, `trace.explainEvent` lookups and
-//! `trace.export`. The window answers when it covers the question; otherwise the durable file
-//! does, so answers are the same whether or not an event has left memory.
+//! `trace.export`. The window answers when it covers the question; otherwise the index does,
+//! for everything up to the newest event it holds, and the window adds the rest, so answers
+//! are the same whether or not an event has left memory.
 
+use super::index::Index;
+use super::segments::{LEGACY_FILE, SEGMENTS_DIR};
+use super::store::Store;
 use super::{Event, Tracer, seq_of_id};
+use crate::limits::TRACE_INDEX_WAIT_MS;
 use anyhow::{Context, Result, bail};
 use std::fmt;
 use std::fs::File;
-use std::io::{BufRead, BufWriter, Write};
+use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::ops::ControlFlow;
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 /// Longest export name; file systems commonly refuse longer names.
 const MAX_EXPORT_NAME: usize = 255;
 
+/// Which events `trace.export` writes: a sequence range and/or a time range, all inclusive.
+/// Times are compared in the trace's own format (`YYYY-MM-DDTHH:MM:SS.mmmZ`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ExportRange {
+    pub from_seq: Option<u64>,
+    pub to_seq: Option<u64>,
+    pub since: Option<String>,
+    pub until: Option<String>,
+}
+
+impl ExportRange {
+    fn holds(&self, event: &Event) -> bool {
+        let seq = event.seq().unwrap_or(0);
+        self.from_seq.is_none_or(|f| seq >= f)
+            && self.to_seq.is_none_or(|t| seq <= t)
+            && self.since.as_deref().is_none_or(|s| event.timestamp.as_str() >= s)
+            && self.until.as_deref().is_none_or(|u| event.timestamp.as_str() <= u)
+    }
+
+    /// Past the range's end: nothing later can be in it (times assumed to grow with seq).
+    fn is_past(&self, event: &Event) -> bool {
+        self.to_seq.is_some_and(|t| event.seq().unwrap_or(0) > t)
+            || self.until.as_deref().is_some_and(|u| event.timestamp.as_str() > u)
+    }
+}
+
+/// The index once it holds every event older than the window, waiting briefly for the
+/// indexer to get there; `None` when there is no index (the window is all there is).
+fn caught_up<'a>(
+    store: &mut Option<Store>,
+    index: &'a Option<Index>,
+    need: u64,
+) -> Result<Option<&'a Index>> {
+    let Some(index) = index else { return Ok(None) };
+    if index.indexed() >= need {
+        return Ok(Some(index));
+    }
+    // The lines it needs may still sit in the write buffer.
+    if let Some(store) = store {
+        let _ = store.flush();
+    }
+    index.notify();
+    let deadline = Instant::now() + Duration::from_millis(TRACE_INDEX_WAIT_MS);
+    while index.indexed() < need {
+        if Instant::now() >= deadline {
+            bail!(
+                "the trace index is still being built (it holds events up to {} of {need}); \
+                 try again in a moment",
+                index.indexed()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    Ok(Some(index))
+}
+
 impl Tracer {
+    /// The index, caught up to the window (see [`caught_up`]).
+    pub(super) fn index(&mut self) -> Result<Option<&Index>> {
+        let need = self.first_kept() - 1;
+        caught_up(&mut self.store, &self.index, need)
+    }
+
     /// Events with sequence number above `after_seq`, oldest first, keeping those whose actor
     /// and type match when given, at most `limit` of them. The second value is the cursor for
     /// the next page (the last returned seq) when more matching events follow, else `None`.
@@ -34,113 +102,112 @@ impl Tracer {
         };
         // Sequence numbers start at 1, so any cursor below 1 asks for everything.
         let covered = after_seq.max(0) as u64 + 1 >= self.first_kept();
-        let Some(store) = self.store.as_mut().filter(|_| !covered) else {
-            let _ = self.window.iter().try_for_each(|e| page.offer(e));
-            return Ok(page.finish());
-        };
-        // Put the batch on disk for other readers too; the read below sees buffered lines
-        // anyway, and a write failure has already been logged.
-        let _ = store.flush();
-        let start = match self.file_cursor {
-            Some((seq, offset)) if after_seq >= seq as i64 => offset,
-            _ => 0,
-        };
-        let mut cursor = None;
-        store.scan(start, |event, end| {
-            let kept = page.events.len();
-            let flow = page.offer(&event);
-            if page.events.len() > kept {
-                cursor = event.seq().map(|seq| (seq, end));
+        let mut upto = 0;
+        if !covered && let Some(index) = self.index()? {
+            let (events, indexed) =
+                index.tail(after_seq.max(0) as u64, limit.saturating_add(1), actor_id, kind)?;
+            upto = indexed;
+            for event in &events {
+                if page.offer(event).is_break() {
+                    return Ok(page.finish());
+                }
             }
-            flow
-        })?;
-        if cursor.is_some() {
-            self.file_cursor = cursor;
         }
+        let _ = self
+            .window
+            .iter()
+            .filter(|e| e.seq().is_some_and(|s| s > upto))
+            .try_for_each(|e| page.offer(e));
         Ok(page.finish())
     }
 
-    /// The event with this id, from the window or else the durable file.
-    pub fn get(&self, id: &str) -> Option<Event> {
-        // The seq in the id says where the event must be: in the window, in the file, or not
-        // issued yet (no scan needed).
+    /// The event with this id, from the window or else the index.
+    pub fn get(&mut self, id: &str) -> Option<Event> {
+        // The seq in the id says where the event must be: in the window, in the index, or not
+        // issued yet.
         let seq = seq_of_id(id).filter(|&seq| seq <= self.seq)?;
         if seq >= self.first_kept() {
             let event = &self.window[(seq - self.first_kept()) as usize];
             return (event.id == id).then(|| event.clone());
         }
-        let mut found = None;
-        self.scan_file("look up an event", |event| match event.seq() {
-            Some(s) if s == seq => {
-                found = (event.id == id).then_some(event);
-                ControlFlow::Break(())
+        let found = match self.index() {
+            Ok(index) => index.map(|index| index.get(seq)).transpose(),
+            Err(e) => Err(e),
+        };
+        match found {
+            Ok(event) => event.flatten().filter(|e| e.id == id),
+            Err(e) => {
+                crate::log::warn(&format!("cannot look up trace event {id}: {e:#}"));
+                None
             }
-            Some(s) if s > seq => ControlFlow::Break(()),
-            _ => ControlFlow::Continue(()),
-        });
-        found
+        }
     }
 
     /// Events that name `id` as their parent or among their causes, oldest first.
-    pub fn children_of(&self, id: &str) -> Vec<Event> {
+    pub fn children_of(&mut self, id: &str) -> Vec<Event> {
         let is_child = |e: &Event| {
             e.parent_event_id.as_deref() == Some(id) || e.caused_by.iter().any(|c| c == id)
         };
+        let mut children = Vec::new();
+        let mut upto = 0;
         // Children come after their parent, so a parent still in the window has all its
         // children there too.
-        let parent_in_window = seq_of_id(id).is_some_and(|seq| seq >= self.first_kept());
-        if parent_in_window || self.store.is_none() {
-            return self
-                .window
-                .iter()
-                .filter(|e| is_child(e))
-                .cloned()
-                .collect();
-        }
-        let mut children = Vec::new();
-        self.scan_file("find an event's children", |event| {
-            if is_child(&event) {
-                children.push(event);
+        let parent_seq = seq_of_id(id).unwrap_or(0);
+        if parent_seq < self.first_kept() {
+            match self
+                .index()
+                .and_then(|index| index.map(|i| i.children(parent_seq)).transpose())
+            {
+                Ok(Some((events, indexed))) => {
+                    upto = indexed;
+                    children.extend(events.into_iter().filter(is_child));
+                }
+                Ok(None) => {}
+                Err(e) => crate::log::warn(&format!("cannot find the children of {id}: {e:#}")),
             }
-            ControlFlow::Continue(())
-        });
+        }
+        children.extend(
+            self.window
+                .iter()
+                .filter(|e| e.seq().is_some_and(|s| s > upto) && is_child(e))
+                .cloned(),
+        );
         children
     }
 
-    /// Writes the whole trace as JSONL to `dir/name` (`name` a bare file name, see
+    /// Writes the trace as JSONL to `dir/name` (`name` a bare file name, see
     /// [`check_export_name`]) and returns the number of events and bytes written. A durable
-    /// trace is copied line for line; an in-memory one holds only its window. The file
+    /// trace is streamed from its segments; an in-memory one holds only its window. The file
     /// appears whole or not at all.
     pub fn export(&mut self, dir: &Path, name: &str) -> Result<(u64, u64)> {
-        self.export_reporting(dir, name, &mut |_, _| {})
+        self.export_range(dir, name, &ExportRange::default(), &mut |_, _| {})
     }
 
-    /// [`Tracer::export`], calling `report(done, total)` as it goes (bytes of the durable
-    /// file, or events of the in-memory window), about every MiB or 4,096 events.
-    pub fn export_reporting(
+    /// [`Tracer::export`] of the events in `range`, calling `report(done, total)` as it goes
+    /// (bytes of the segments read, or events of the in-memory window), about every MiB or
+    /// 4,096 events.
+    pub fn export_range(
         &mut self,
         dir: &Path,
         name: &str,
+        range: &ExportRange,
         report: &mut dyn FnMut(u64, u64),
     ) -> Result<(u64, u64)> {
         check_export_name(name)?;
+        if self.dir.as_deref().is_some_and(|d| same_dir(d, dir))
+            && ([SEGMENTS_DIR, LEGACY_FILE].contains(&name) || name.starts_with("index.sqlite"))
+        {
+            bail!("`{name}` is a file of the trace itself; choose another export name");
+        }
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create the export folder {}", dir.display()))?;
         let target = dir.join(name);
-        // Writing over the file being appended to would destroy the trace it copies.
-        let is_live = match (self.path().map(Path::canonicalize), dir.canonicalize()) {
-            (Some(Ok(live)), Ok(dir)) => live == dir.join(name),
-            _ => false,
-        };
-        if is_live {
-            bail!("`{name}` is the live trace file itself; choose another export name");
-        }
         if let Some(store) = &mut self.store {
             let _ = store.flush();
         }
         // Export names never start with `.`, so the temporary file cannot clash with one.
         let temp = dir.join(format!(".{name}.tmp"));
-        let written = self.write_jsonl(&temp, report).and_then(|counts| {
+        let written = self.write_jsonl(&temp, range, report).and_then(|counts| {
             std::fs::rename(&temp, &target)?;
             Ok(counts)
         });
@@ -150,53 +217,91 @@ impl Tracer {
         written.with_context(|| format!("cannot export the trace to {}", target.display()))
     }
 
-    fn write_jsonl(&self, path: &Path, report: &mut dyn FnMut(u64, u64)) -> Result<(u64, u64)> {
+    fn write_jsonl(
+        &self,
+        path: &Path,
+        range: &ExportRange,
+        report: &mut dyn FnMut(u64, u64),
+    ) -> Result<(u64, u64)> {
         let mut out = BufWriter::new(File::create(path)?);
         let (mut events, mut bytes) = (0u64, 0u64);
         match &self.store {
             Some(store) => {
-                let total = std::fs::metadata(store.path()).map_or(0, |m| m.len());
-                let mut reader = store.reader(0)?;
+                let segments = store.segments();
+                // Segments wholly before the range are skipped: one ends where the next begins.
+                let start = segments
+                    .iter()
+                    .rposition(|s| {
+                        range.from_seq.is_none_or(|f| s.first_seq <= f)
+                            && range
+                                .since
+                                .as_deref()
+                                .is_none_or(|since| first_timestamp(&s.path).is_some_and(|t| t.as_str() <= since))
+                    })
+                    .unwrap_or(0);
+                let segments = &segments[start..];
+                let total: u64 = segments.iter().map(|s| s.len).sum();
+                let (mut read, mut reported) = (0u64, 0u64);
                 let mut line = Vec::new();
-                let mut reported = 0;
-                while reader.read_until(b'\n', &mut line)? > 0 {
-                    out.write_all(&line)?;
-                    (events, bytes) = (events + 1, bytes + line.len() as u64);
-                    line.clear();
-                    if bytes - reported >= 1 << 20 {
-                        report(bytes, total.max(bytes));
-                        reported = bytes;
+                'segments: for segment in segments {
+                    let mut reader = BufReader::new(File::open(&segment.path)?);
+                    loop {
+                        line.clear();
+                        if reader.read_until(b'\n', &mut line)? == 0 || line.last() != Some(&b'\n') {
+                            break;
+                        }
+                        read += line.len() as u64;
+                        let event: Event = serde_json::from_slice(&line).with_context(|| {
+                            format!("{} holds a line that is not an event", segment.path.display())
+                        })?;
+                        if range.is_past(&event) {
+                            break 'segments;
+                        }
+                        if range.holds(&event) {
+                            out.write_all(&line)?;
+                            (events, bytes) = (events + 1, bytes + line.len() as u64);
+                        }
+                        if read - reported >= 1 << 20 {
+                            report(read, total.max(read));
+                            reported = read;
+                        }
                     }
                 }
-                report(bytes, total.max(bytes));
+                report(read, total.max(read));
             }
             None => {
                 let total = self.window.len() as u64;
-                for event in &self.window {
-                    let mut line = serde_json::to_vec(event)?;
-                    line.push(b'\n');
-                    out.write_all(&line)?;
-                    (events, bytes) = (events + 1, bytes + line.len() as u64);
-                    if events % 4096 == 0 {
-                        report(events, total);
+                for (i, event) in self.window.iter().enumerate() {
+                    if range.holds(event) {
+                        let mut line = serde_json::to_vec(event)?;
+                        line.push(b'\n');
+                        out.write_all(&line)?;
+                        (events, bytes) = (events + 1, bytes + line.len() as u64);
+                    }
+                    if (i + 1) % 4096 == 0 {
+                        report(i as u64 + 1, total);
                     }
                 }
-                report(events, total);
+                report(total, total);
             }
         }
         out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
         Ok((events, bytes))
     }
+}
 
-    /// Visits every event of the durable file; a read failure is logged, not returned,
-    /// because lookups answer with what they found.
-    fn scan_file(&self, purpose: &str, visit: impl FnMut(Event) -> ControlFlow<()>) {
-        let Some(store) = &self.store else { return };
-        let mut visit = visit;
-        if let Err(e) = store.scan(0, |event, _| visit(event)) {
-            crate::log::warn(&format!("cannot {purpose} in the trace file: {e:#}"));
-        }
+fn same_dir(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
     }
+}
+
+/// The timestamp of the first event in a segment.
+fn first_timestamp(path: &Path) -> Option<String> {
+    let mut first = String::new();
+    BufReader::new(File::open(path).ok()?).read_line(&mut first).ok()?;
+    serde_json::from_str::<Event>(&first).ok().map(|e| e.timestamp)
 }
 
 /// One `trace.tail` page being filled.

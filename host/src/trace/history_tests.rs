@@ -22,7 +22,7 @@ fn seqs(events: &[Event]) -> Vec<u64> {
 /// A durable tracer with a window of 3 holding 10 events: odd seqs by actor `a` of type
 /// `x`, even ones by `b` of type `y`.
 fn ten_events(dir: &tempfile::TempDir) -> Tracer {
-    let mut t = Tracer::open(&dir.path().join("trace.jsonl"), 3).unwrap();
+    let mut t = Tracer::open(dir.path(), 3).unwrap();
     for i in 0..10 {
         let (actor, kind) = if i % 2 == 0 { ("a", "x") } else { ("b", "y") };
         t.emit(new(actor, kind));
@@ -80,7 +80,7 @@ fn tail_limit_zero_returns_nothing_but_keeps_the_cursor_when_more_follow() {
 fn tail_reads_history_left_by_an_earlier_run() {
     let dir = tempfile::tempdir().unwrap();
     drop(ten_events(&dir));
-    let mut t = Tracer::open(&dir.path().join("trace.jsonl"), 2).unwrap();
+    let mut t = Tracer::open(dir.path(), 2).unwrap();
     t.emit(new("c", "z"));
     let (page, next) = t.tail(-1, 100, None, None).unwrap();
     assert_eq!((seqs(&page), next), ((1..=11).collect(), None));
@@ -101,7 +101,7 @@ fn in_memory_tail_serves_what_the_window_holds() {
 #[test]
 fn get_and_children_find_events_that_left_the_window_before_a_flush() {
     let dir = tempfile::tempdir().unwrap();
-    let mut t = Tracer::open(&dir.path().join("trace.jsonl"), 2).unwrap();
+    let mut t = Tracer::open(dir.path(), 2).unwrap();
     let root = t.emit(new("a", "policy.decision"));
     let caused = t.emit(NewEvent {
         caused_by: vec![root.clone()],
@@ -156,15 +156,67 @@ fn export_writes_the_whole_trace_under_a_bare_name() {
         (events, bytes),
         (10, fs::metadata(&exported).unwrap().len())
     );
-    assert_eq!(
-        fs::read(&exported).unwrap(),
-        fs::read(t.path().unwrap()).unwrap()
-    );
+    t.flush().unwrap();
+    let segment = dir.path().join(SEGMENTS_DIR).join(segments::segment_name(1));
+    assert_eq!(fs::read(&exported).unwrap(), fs::read(segment).unwrap());
     assert_eq!(verify_file(&exported).unwrap().events, 10);
     // Only the export itself is left in the folder.
     assert_eq!(fs::read_dir(&out).unwrap().count(), 1);
-    let err = t.export(dir.path(), "trace.jsonl").err().unwrap();
-    assert!(err.to_string().contains("live trace file"), "{err}");
+    for own in ["segments", "trace.jsonl", "index.sqlite", "index.sqlite-wal"] {
+        let err = t.export(dir.path(), own).err().unwrap();
+        assert!(err.to_string().contains("a file of the trace itself"), "{err}");
+    }
+}
+
+#[test]
+fn export_writes_a_sequence_or_time_range_across_segments() {
+    let dir = tempfile::tempdir().unwrap();
+    let retention = Retention {
+        segment_bytes: 1024,
+        ..Retention::default()
+    };
+    let mut t = Tracer::open_with(dir.path(), 3, retention).unwrap();
+    for i in 0..40 {
+        t.emit(new(if i % 2 == 0 { "a" } else { "b" }, "x"));
+    }
+    t.flush().unwrap();
+    assert!(fs::read_dir(dir.path().join(SEGMENTS_DIR)).unwrap().count() > 4);
+    let out = dir.path().join("exports");
+    let range = ExportRange {
+        from_seq: Some(12),
+        to_seq: Some(31),
+        ..ExportRange::default()
+    };
+    let mut reports = Vec::new();
+    let (events, _) = t
+        .export_range(&out, "mid.jsonl", &range, &mut |done, total| reports.push((done, total)))
+        .unwrap();
+    assert_eq!(events, 20);
+    let text = fs::read_to_string(out.join("mid.jsonl")).unwrap();
+    let seqs: Vec<u64> = text
+        .lines()
+        .map(|l| serde_json::from_str::<Event>(l).unwrap().seq().unwrap())
+        .collect();
+    assert_eq!(seqs, (12..=31).collect::<Vec<_>>());
+    // Progress ends at its total, and the export stopped early: it never read the last
+    // segments.
+    let (done, total) = *reports.last().unwrap();
+    assert!(done <= total, "{reports:?}");
+    // A time range: everything up to the newest event's own timestamp, from the start.
+    let newest = t.recent().last().unwrap().timestamp.clone();
+    let range = ExportRange {
+        until: Some(newest),
+        since: Some("1970-01-01T00:00:00.000Z".into()),
+        ..ExportRange::default()
+    };
+    let (events, _) = t.export_range(&out, "all.jsonl", &range, &mut |_, _| {}).unwrap();
+    assert_eq!(events, 40);
+    let range = ExportRange {
+        since: Some("2999-01-01T00:00:00.000Z".into()),
+        ..ExportRange::default()
+    };
+    let (events, _) = t.export_range(&out, "none.jsonl", &range, &mut |_, _| {}).unwrap();
+    assert_eq!(events, 0);
 }
 
 #[test]

@@ -1,19 +1,27 @@
 //! The trace: every decision and effect as an event with causal links, chained by sha256 so
 //! any reader can verify the history end to end. A tracer keeps a bounded window in memory for
-//! hot queries and, when opened on a file, appends every event to a durable JSONL store.
+//! hot queries and, when opened on a folder, appends every event to durable JSONL segments
+//! that an index beside them makes quick to query.
 
+mod decisions;
 mod event;
 mod history;
+mod index;
+mod segments;
 mod store;
 mod verify;
 
 pub use event::{Event, Integrity, canonical_json, seq_of_id};
-pub use history::{ExportNameError, check_export_name};
-pub use verify::{ChainBreak, VerifyError, VerifyReport, verify_file, verify_reader};
+pub use history::{ExportNameError, ExportRange, check_export_name};
+pub use index::{DECISION_KINDS, DecisionQuery, DecisionSummary};
+pub use segments::SEGMENTS_DIR;
+pub use store::Retention;
+pub use verify::{ChainBreak, VerifyError, VerifyReport, verify_dir, verify_file, verify_reader};
 
+use index::Index;
 use serde_json::Value;
 use std::collections::VecDeque;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use store::Store;
 
 /// What a caller supplies for a new event; the tracer adds id, time and integrity.
@@ -36,9 +44,11 @@ pub struct Tracer {
     window: VecDeque<Event>,
     window_cap: usize,
     store: Option<Store>,
-    /// `(seq, byte offset after its line)` of the last event a file page returned, so that
-    /// paging through the file reads on from there instead of from the start every time.
-    file_cursor: Option<(u64, u64)>,
+    /// The index of the durable history; `None` for an in-memory tracer, or when it could not
+    /// be opened (queries then say so).
+    index: Option<Index>,
+    /// The `--trace-dir` folder of a durable tracer.
+    dir: Option<PathBuf>,
 }
 
 impl Tracer {
@@ -50,22 +60,41 @@ impl Tracer {
             window: VecDeque::new(),
             window_cap,
             store: None,
-            file_cursor: None,
+            index: None,
+            dir: None,
         }
     }
 
-    /// A durable tracer appending to the JSONL file at `path` (created with its folder if
-    /// missing), locked against other processes. An existing file is continued: a torn final
+    /// A durable tracer in the folder `dir` (created if missing) with default retention.
+    pub fn open(dir: &Path, window_cap: usize) -> anyhow::Result<Tracer> {
+        Tracer::open_with(dir, window_cap, Retention::default())
+    }
+
+    /// A durable tracer writing segments to `dir/segments`, locked against other processes,
+    /// with its index in `dir/index.sqlite`. An existing history is continued: a torn final
     /// line is cut off with a warning, and the sequence and chain resume after the last
-    /// complete event. The window starts empty; older events are read from the file.
-    pub fn open(path: &Path, window_cap: usize) -> anyhow::Result<Tracer> {
-        let (store, resume) = Store::open(path)?;
+    /// complete event in a new segment. The window starts empty; older events are read
+    /// through the index.
+    pub fn open_with(dir: &Path, window_cap: usize, retention: Retention) -> anyhow::Result<Tracer> {
+        let segments = dir.join(SEGMENTS_DIR);
+        let (store, resume) = Store::open(&segments, retention)?;
         let mut tracer = Tracer::new(window_cap);
         if let Some(resume) = resume {
             tracer.seq = resume.seq;
             tracer.last_hash = Some(resume.hash);
         }
+        tracer.index = match Index::open(dir, &segments, store.first_kept()) {
+            Ok(index) => Some(index),
+            Err(e) => {
+                crate::log::error(&format!(
+                    "{e:#}; trace and audit queries will answer from the newest {window_cap} \
+                     events only"
+                ));
+                None
+            }
+        };
         tracer.store = Some(store);
+        tracer.dir = Some(dir.to_path_buf());
         Ok(tracer)
     }
 
@@ -93,15 +122,24 @@ impl Tracer {
     /// Writes buffered events to the file; called once per message batch so writes are
     /// batched. Does nothing for an in-memory tracer.
     pub fn flush(&mut self) -> anyhow::Result<()> {
-        match &mut self.store {
+        let flushed = match &mut self.store {
             Some(store) => store.flush(),
             None => Ok(()),
+        };
+        if let Some(index) = &self.index {
+            index.notify();
         }
+        flushed
     }
 
-    /// The durable file, if the tracer has one.
-    pub fn path(&self) -> Option<&Path> {
-        self.store.as_ref().map(Store::path)
+    /// The `--trace-dir` folder of a durable tracer.
+    pub fn dir(&self) -> Option<&Path> {
+        self.dir.as_deref()
+    }
+
+    /// The segments folder of a durable tracer.
+    pub fn segments_dir(&self) -> Option<&Path> {
+        self.store.as_ref().map(Store::dir)
     }
 
     /// Recent events, oldest first.

@@ -32,6 +32,8 @@ pub enum ChainBreak {
     PreviousHashMismatch,
     /// The event's content does not hash to its `hash` (it was altered).
     HashMismatch,
+    /// The history starts after event 1 and no retention cut accounts for what is missing.
+    MissingHistory,
 }
 
 impl ChainBreak {
@@ -43,6 +45,7 @@ impl ChainBreak {
             ChainBreak::MissingIntegrity => "missing_integrity",
             ChainBreak::PreviousHashMismatch => "previous_hash_mismatch",
             ChainBreak::HashMismatch => "hash_mismatch",
+            ChainBreak::MissingHistory => "missing_history",
         }
     }
 }
@@ -64,6 +67,13 @@ pub enum VerifyError {
         reason: ChainBreak,
         detail: String,
     },
+    /// The same, in one segment of a folder.
+    BadSegment {
+        segment: String,
+        line: u64,
+        reason: ChainBreak,
+        detail: String,
+    },
 }
 
 impl fmt::Display for VerifyError {
@@ -75,6 +85,12 @@ impl fmt::Display for VerifyError {
                 reason,
                 detail,
             } => write!(f, "line {line}: {reason} ({detail})"),
+            VerifyError::BadSegment {
+                segment,
+                line,
+                reason,
+                detail,
+            } => write!(f, "{segment} line {line}: {reason} ({detail})"),
         }
     }
 }
@@ -83,7 +99,7 @@ impl std::error::Error for VerifyError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             VerifyError::Io(e) => Some(e),
-            VerifyError::BadLine { .. } => None,
+            VerifyError::BadLine { .. } | VerifyError::BadSegment { .. } => None,
         }
     }
 }
@@ -100,10 +116,129 @@ pub fn verify_file(path: &Path) -> Result<VerifyReport, VerifyError> {
 }
 
 /// Replays JSONL from any reader and checks every link of the chain.
-pub fn verify_reader(mut reader: impl BufRead) -> Result<VerifyReport, VerifyError> {
+pub fn verify_reader(reader: impl BufRead) -> Result<VerifyReport, VerifyError> {
+    verify_from(reader, None)
+}
+
+/// A history in segments that verified.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DirReport {
+    /// Segments read.
+    pub segments: u64,
+    /// Events checked, and the first and last of their sequence numbers.
+    pub events: u64,
+    pub first_seq: Option<u64>,
+    pub last_seq: Option<u64>,
+    pub last_hash: Option<String>,
+    /// Where retention cut the history, when it did and the check started there.
+    pub cut_at: Option<u64>,
+}
+
+/// Verifies a history in segments: `dir` is a segments folder or a `--trace-dir` holding one.
+/// With `from_seq`, checking starts at the segment holding that event and trusts the hash its
+/// first line chains from; otherwise a history not starting at event 1 must start where the
+/// recorded retention cut says. `to_seq` stops after the segment holding that event.
+pub fn verify_dir(
+    dir: &Path,
+    from_seq: Option<u64>,
+    to_seq: Option<u64>,
+) -> Result<DirReport, VerifyError> {
+    use super::segments::{self, SEGMENTS_DIR};
+    let dir = if dir.join(SEGMENTS_DIR).is_dir() {
+        dir.join(SEGMENTS_DIR)
+    } else {
+        dir.to_path_buf()
+    };
+    let all = segments::list(&dir).map_err(|e| VerifyError::Io(io::Error::other(format!("{e:#}"))))?;
+    let start = from_seq.map_or(0, |f| all.iter().rposition(|s| s.first_seq <= f).unwrap_or(0));
+    let end = to_seq.map_or(all.len(), |t| {
+        all.iter().rposition(|s| s.first_seq <= t).map_or(0, |i| i + 1)
+    });
+    let chosen = &all[start..end.max(start)];
+    let mut report = DirReport {
+        segments: 0,
+        events: 0,
+        first_seq: None,
+        last_seq: None,
+        last_hash: None,
+        cut_at: None,
+    };
+    let Some(first) = chosen.first() else {
+        return Ok(report);
+    };
+    let first_line = first_line(&first.path)?;
+    let stated: Option<String> = first_line
+        .as_deref()
+        .and_then(|l| serde_json::from_str::<Value>(l).ok())
+        .and_then(|v| v["integrity"]["previousHash"].as_str().map(String::from));
+    let name = |p: &Path| p.file_name().map_or(String::new(), |n| n.to_string_lossy().into());
+    let mut previous = None;
+    if first.first_seq > 1 && first_line.is_some() {
+        if from_seq.is_some() && start > 0 {
+            previous = stated;
+        } else {
+            let cut = segments::last_cut(&dir)
+                .map_err(|e| VerifyError::Io(io::Error::other(format!("{e:#}"))))?;
+            match cut {
+                Some(cut) if cut.first_seq == first.first_seq && Some(&cut.previous_hash) == stated.as_ref() => {
+                    report.cut_at = Some(cut.first_seq);
+                    previous = stated;
+                }
+                _ if from_seq.is_some() => previous = stated,
+                other => {
+                    return Err(VerifyError::BadSegment {
+                        segment: name(&first.path),
+                        line: 1,
+                        reason: ChainBreak::MissingHistory,
+                        detail: match other {
+                            Some(cut) => format!(
+                                "the history starts at event {}, but the retention record says it was cut at event {}",
+                                first.first_seq, cut.first_seq
+                            ),
+                            None => format!(
+                                "the history starts at event {} and no retention cut records the removal of the events before it",
+                                first.first_seq
+                            ),
+                        },
+                    });
+                }
+            }
+        }
+    }
+    for segment in chosen {
+        let reader = BufReader::new(File::open(&segment.path)?);
+        let part = verify_from(reader, previous.clone()).map_err(|e| match e {
+            VerifyError::BadLine { line, reason, detail } => VerifyError::BadSegment {
+                segment: name(&segment.path),
+                line,
+                reason,
+                detail,
+            },
+            other => other,
+        })?;
+        if part.events > 0 {
+            report.first_seq.get_or_insert(segment.first_seq);
+            report.last_seq = Some(segment.first_seq + part.events - 1);
+            previous = part.last_hash.clone();
+            report.last_hash = part.last_hash;
+        }
+        report.events += part.events;
+        report.segments += 1;
+    }
+    Ok(report)
+}
+
+fn first_line(path: &Path) -> io::Result<Option<String>> {
+    let mut line = String::new();
+    BufReader::new(File::open(path)?).read_line(&mut line)?;
+    Ok((!line.is_empty()).then_some(line))
+}
+
+/// Replays JSONL whose first line chains from `previous`.
+fn verify_from(mut reader: impl BufRead, previous: Option<String>) -> Result<VerifyReport, VerifyError> {
     let mut report = VerifyReport {
         events: 0,
-        last_hash: None,
+        last_hash: previous,
     };
     let mut line = Vec::new();
     loop {

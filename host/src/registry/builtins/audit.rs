@@ -2,12 +2,10 @@
 //! and the engine's tallies.
 
 use super::{Builtin, Spec, object};
-use crate::registry::{Failure, Registry};
-use crate::trace::Event;
+use crate::registry::{ErrorCode, Failure, Registry};
+use crate::trace::{DECISION_KINDS, DecisionQuery, Event};
 use serde_json::{Value, json};
-use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
-
-const DECISION_KINDS: [&str; 2] = ["policy.decision", "policy.denied"];
+use std::collections::{BTreeSet, HashMap, VecDeque};
 
 pub(super) fn specs() -> Vec<Spec> {
     let nullable_string = json!({"type": ["string", "null"]});
@@ -134,19 +132,6 @@ pub(super) fn specs() -> Vec<Spec> {
     ]
 }
 
-/// Every event of the durable history (the window alone for an in-memory trace).
-fn history(registry: &mut Registry) -> Vec<Event> {
-    match registry.realm_mut().tracer.tail(-1, usize::MAX, None, None) {
-        Ok((events, _)) => events,
-        Err(e) => {
-            crate::log::warn(&format!(
-                "audit: reading the trace history failed, using the window: {e:#}"
-            ));
-            registry.realm().tracer.recent().cloned().collect()
-        }
-    }
-}
-
 fn is_decision(e: &Event) -> bool {
     DECISION_KINDS.contains(&e.kind.as_str())
 }
@@ -160,47 +145,41 @@ fn row(e: &Event) -> Value {
     })
 }
 
-pub(super) fn query(registry: &mut Registry, input: &Value) -> Value {
-    let text = |k: &str| input.get(k).and_then(Value::as_str);
-    let want = text("decision").unwrap_or("all");
-    let limit = input["limit"].as_u64().unwrap_or(200) as usize;
-    let matching: Vec<Event> = history(registry)
-        .into_iter()
-        .filter(is_decision)
-        .filter(|e| {
-            let p = &e.payload;
-            let allow = p["allow"].as_bool().unwrap_or(false);
-            (want == "all" || (want == "allow") == allow)
-                && ["cap", "rule", "agentId", "sessionId", "package"]
-                    .iter()
-                    .all(|k| text(k).is_none_or(|v| p[*k].as_str() == Some(v)))
-        })
-        .collect();
-    let mut by_rule: BTreeMap<String, u64> = BTreeMap::new();
-    let mut by_cap: BTreeMap<String, u64> = BTreeMap::new();
-    let mut packages = BTreeSet::new();
-    let mut allowed = 0;
-    for e in &matching {
-        let p = &e.payload;
-        *by_rule
-            .entry(p["rule"].as_str().unwrap_or("").into())
-            .or_default() += 1;
-        *by_cap
-            .entry(p["cap"].as_str().unwrap_or("").into())
-            .or_default() += 1;
-        if let Some(pkg) = p["package"].as_str() {
-            packages.insert(pkg.to_string());
-        }
-        allowed += u64::from(p["allow"].as_bool().unwrap_or(false));
-    }
-    let skip = matching.len().saturating_sub(limit);
-    json!({
-        "summary": {
-            "total": matching.len(), "allowed": allowed, "denied": matching.len() as u64 - allowed,
-            "byRule": by_rule, "byCap": by_cap, "packages": packages,
+fn unreadable(e: anyhow::Error) -> Failure {
+    Failure::new(
+        ErrorCode::HandlerError,
+        format!("reading the trace failed: {e:#}"),
+    )
+}
+
+pub(super) fn query(registry: &mut Registry, input: &Value) -> Result<Value, Failure> {
+    let text = |k: &str| input.get(k).and_then(Value::as_str).map(String::from);
+    let q = DecisionQuery {
+        allow: match text("decision").as_deref() {
+            Some("allow") => Some(true),
+            Some("deny") => Some(false),
+            _ => None,
         },
-        "decisions": matching[skip..].iter().map(row).collect::<Vec<_>>(),
-    })
+        cap: text("cap"),
+        rule: text("rule"),
+        agent_id: text("agentId"),
+        session_id: text("sessionId"),
+        package: text("package"),
+        limit: input["limit"].as_u64().unwrap_or(200) as usize,
+    };
+    let (summary, decisions) = registry
+        .realm_mut()
+        .tracer
+        .decisions(&q)
+        .map_err(unreadable)?;
+    Ok(json!({
+        "summary": {
+            "total": summary.total, "allowed": summary.allowed,
+            "denied": summary.total - summary.allowed,
+            "byRule": summary.by_rule, "byCap": summary.by_cap, "packages": summary.packages,
+        },
+        "decisions": decisions.iter().map(row).collect::<Vec<_>>(),
+    }))
 }
 
 pub(super) fn usage(registry: &Registry, input: &Value) -> Value {
@@ -225,21 +204,27 @@ pub(super) fn usage(registry: &Registry, input: &Value) -> Value {
 
 pub(super) fn explain(registry: &mut Registry, input: &Value) -> Result<Value, Failure> {
     let id = input["eventId"].as_str().unwrap_or_default();
-    let events = history(registry);
-    let by_id: HashMap<&str, &Event> = events.iter().map(|e| (e.id.as_str(), e)).collect();
-    let Some(event) = by_id.get(id).copied() else {
+    let tracer = &mut registry.realm_mut().tracer;
+    let Some(event) = tracer.get(id) else {
         return Ok(json!({
             "eventId": id, "eventType": "", "found": false, "decision": null,
             "provenance": {"agentId": "", "sessionId": "", "profile": null, "package": null},
             "causalTrace": {"parents": [], "ancestry": []},
         }));
     };
-    let parents_of = |e: &Event| -> Vec<&Event> {
+    // Each ancestor is looked up once, by id, in the window or the index.
+    let mut known: HashMap<String, Option<Event>> = HashMap::new();
+    let mut parents_of = |e: &Event| -> Vec<Event> {
         let mut ids: Vec<&str> = e.parent_event_id.iter().map(String::as_str).collect();
         ids.extend(e.caused_by.iter().map(String::as_str));
         ids.dedup();
         ids.into_iter()
-            .filter_map(|p| by_id.get(p).copied())
+            .filter_map(|p| {
+                known
+                    .entry(p.to_string())
+                    .or_insert_with(|| tracer.get(p))
+                    .clone()
+            })
             .collect()
     };
     // Breadth-first through the ancestry; the nearest policy event wins, preferring one about
@@ -249,35 +234,36 @@ pub(super) fn explain(registry: &mut Registry, input: &Value) -> Result<Value, F
         .get("skill")
         .or(event.payload.get("cap"))
         .and_then(Value::as_str);
-    let mut ancestry = Vec::new();
-    let mut decision = is_decision(event).then_some(event);
+    let parents = parents_of(&event);
+    let mut ancestry: Vec<Event> = Vec::new();
+    let mut decision = is_decision(&event).then(|| event.clone());
     let mut fallback = None;
-    let mut queue: VecDeque<&Event> = parents_of(event).into();
+    let mut queue: VecDeque<Event> = parents.clone().into();
     let mut seen = BTreeSet::new();
     while let Some(e) = queue.pop_front() {
-        if !seen.insert(e.id.as_str()) {
+        if !seen.insert(e.id.clone()) {
             continue;
         }
-        ancestry.push(e);
-        if decision.is_none() && is_decision(e) {
+        if decision.is_none() && is_decision(&e) {
             if cap.is_none_or(|c| e.payload["cap"].as_str() == Some(c)) {
-                decision = Some(e);
+                decision = Some(e.clone());
             } else if fallback.is_none() {
-                fallback = Some(e);
+                fallback = Some(e.clone());
             }
         }
-        queue.extend(parents_of(e));
+        queue.extend(parents_of(&e));
+        ancestry.push(e);
     }
     let decision = decision.or(fallback);
     let link = |e: &Event| json!({"id": e.id, "type": e.kind, "actorId": e.actor_id, "threadId": e.thread_id});
-    let p = decision.map(|d| &d.payload);
+    let p = decision.as_ref().map(|d| &d.payload);
     let provenance = json!({
         "agentId": p.and_then(|p| p["agentId"].as_str()).unwrap_or(&event.actor_id),
         "sessionId": p.and_then(|p| p["sessionId"].as_str()).unwrap_or(&event.thread_id),
         "profile": p.map_or(Value::Null, |p| p["profile"].clone()),
         "package": p.map_or(Value::Null, |p| p["package"].clone()),
     });
-    let decision_json = decision.map(|d| {
+    let decision_json = decision.as_ref().map(|d| {
         let p = &d.payload;
         json!({
             "eventId": d.id, "allow": p["allow"], "rule": p["rule"], "reason": p["reason"], "boundary": p["boundary"],
@@ -295,8 +281,8 @@ pub(super) fn explain(registry: &mut Registry, input: &Value) -> Result<Value, F
         "decision": decision_json,
         "provenance": provenance,
         "causalTrace": {
-            "parents": parents_of(event).into_iter().map(link).collect::<Vec<_>>(),
-            "ancestry": ancestry.into_iter().map(link).collect::<Vec<_>>(),
+            "parents": parents.iter().map(link).collect::<Vec<_>>(),
+            "ancestry": ancestry.iter().map(link).collect::<Vec<_>>(),
         },
     }))
 }

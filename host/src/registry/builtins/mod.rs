@@ -50,7 +50,7 @@ impl Builtin {
             Builtin::SkillsCalibrate => Ok(tiers::calibrate(registry, input)),
             Builtin::SkillsDescribe => catalog::describe(registry, caller, input),
             Builtin::AuditExplain => audit::explain(registry, input),
-            Builtin::AuditQuery => Ok(audit::query(registry, input)),
+            Builtin::AuditQuery => audit::query(registry, input),
             Builtin::AuditUsage => Ok(audit::usage(registry, input)),
             Builtin::TraceTail => trace::tail(registry, input),
             Builtin::TraceExplainEvent => trace::explain_event(registry, input),

@@ -2,7 +2,7 @@
 
 use super::{Builtin, Spec, not_found, object};
 use crate::registry::{ErrorCode, Failure, Registry};
-use crate::trace::check_export_name;
+use crate::trace::{ExportRange, check_export_name};
 use serde_json::{Value, json};
 
 pub(super) fn specs() -> Vec<Spec> {
@@ -42,9 +42,15 @@ pub(super) fn specs() -> Vec<Spec> {
         Spec {
             builtin: Builtin::TraceExport,
             name: "trace.export",
-            description: "Write the whole trace as JSONL to a bare file name inside the host's traces folder; returns how many events and bytes were written.",
+            description: "Write the trace, or a range of it by sequence number or time, as JSONL to a bare file name inside the host's traces folder, streaming from the segments with progress; returns how many events and bytes were written.",
             input: object(
-                json!({"name": {"type": "string", "minLength": 1, "description": "A bare file name such as run-1.jsonl: letters, digits, '.', '_', '-'."}}),
+                json!({
+                    "name": {"type": "string", "minLength": 1, "description": "A bare file name such as run-1.jsonl: letters, digits, '.', '_', '-'."},
+                    "fromSeq": {"type": "integer", "minimum": 1, "description": "First event to write, by sequence number (inclusive)."},
+                    "toSeq": {"type": "integer", "minimum": 1, "description": "Last event to write, by sequence number (inclusive)."},
+                    "since": {"type": "string", "description": "Only events at or after this UTC time, e.g. 2026-11-23T07:00:00Z."},
+                    "until": {"type": "string", "description": "Only events at or before this UTC time, e.g. 2026-11-23T08:00:00.500Z."}
+                }),
                 &["name"],
             ),
             output: object(
@@ -77,7 +83,7 @@ pub(super) fn tail(registry: &mut Registry, input: &Value) -> Result<Value, Fail
 
 pub(super) fn explain_event(registry: &mut Registry, input: &Value) -> Result<Value, Failure> {
     let id = input["eventId"].as_str().unwrap_or_default();
-    let tracer = &registry.realm().tracer;
+    let tracer = &mut registry.realm_mut().tracer;
     let event = tracer
         .get(id)
         .ok_or_else(|| not_found(format!("`eventId`: no event `{id}` in the trace")))?;
@@ -100,6 +106,20 @@ pub(super) fn export(registry: &mut Registry, input: &Value) -> Result<Value, Fa
     let name = input["name"].as_str().unwrap_or_default().to_string();
     check_export_name(&name)
         .map_err(|e| Failure::new(ErrorCode::InvalidInput, format!("`name`: {e}")))?;
+    let range = ExportRange {
+        from_seq: input.get("fromSeq").and_then(Value::as_u64),
+        to_seq: input.get("toSeq").and_then(Value::as_u64),
+        since: time_bound(input, "since", false)?,
+        until: time_bound(input, "until", true)?,
+    };
+    if let (Some(from), Some(to)) = (range.from_seq, range.to_seq)
+        && from > to
+    {
+        return Err(Failure::new(
+            ErrorCode::InvalidInput,
+            format!("`fromSeq` ({from}) must not be after `toSeq` ({to})"),
+        ));
+    }
     let dir = registry.traces_dir.clone().ok_or_else(|| {
         Failure::new(
             ErrorCode::HandlerError,
@@ -110,9 +130,43 @@ pub(super) fn export(registry: &mut Registry, input: &Value) -> Result<Value, Fa
     let (events, bytes) = registry
         .realm_mut()
         .tracer
-        .export_reporting(&dir, &name, &mut |done, total| {
+        .export_range(&dir, &name, &range, &mut |done, total| {
             control.report(done as f64, Some(total as f64), "exporting the trace")
         })
         .map_err(internal)?;
     Ok(json!({"name": name, "events": events, "bytes": bytes}))
+}
+
+/// A time bound in the trace's own format (`YYYY-MM-DDTHH:MM:SS.mmmZ`) so that it compares
+/// with event timestamps as text. Accepts UTC RFC 3339 with or without a fraction; an `until`
+/// without one covers its whole second.
+fn time_bound(input: &Value, field: &str, end: bool) -> Result<Option<String>, Failure> {
+    let Some(text) = input.get(field).and_then(Value::as_str) else {
+        return Ok(None);
+    };
+    let bad = || {
+        Failure::new(
+            ErrorCode::InvalidInput,
+            format!(
+                "`{field}`: `{text}` is not a UTC time like 2026-11-23T07:00:00Z or 2026-11-23T07:00:00.250Z"
+            ),
+        )
+    };
+    let body = text.strip_suffix('Z').ok_or_else(bad)?;
+    let (secs, fraction) = body.split_once('.').unwrap_or((body, ""));
+    let shape = secs.len() == 19
+        && secs.bytes().enumerate().all(|(i, b)| match i {
+            4 | 7 => b == b'-',
+            10 => b == b'T',
+            13 | 16 => b == b':',
+            _ => b.is_ascii_digit(),
+        });
+    if !shape || !fraction.bytes().all(|b| b.is_ascii_digit()) || body.ends_with('.') {
+        return Err(bad());
+    }
+    let millis = match fraction.len() {
+        0 if end => "999".to_string(),
+        _ => format!("{:0<3}", &fraction[..fraction.len().min(3)]),
+    };
+    Ok(Some(format!("{secs}.{millis}Z")))
 }

@@ -1,0 +1,254 @@
+//! The trace index: an embedded SQLite database (WAL) beside the segments that answers
+//! `trace.tail`, event lookups, children and policy-decision queries without reading the
+//! history. An indexer thread keeps it up to date; queries read a consistent snapshot and
+//! report how far it reaches (`upto`), so the tracer adds the newer events from its window.
+
+mod indexer;
+mod line;
+mod schema;
+
+use super::store::read_line;
+use super::Event;
+use anyhow::{Context, Result};
+use indexer::Indexer;
+use rusqlite::{Connection, OptionalExtension, ToSql};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Event types that record a policy decision.
+pub const DECISION_KINDS: [&str; 2] = ["policy.decision", "policy.denied"];
+
+pub(super) fn is_decision_kind(kind: &str) -> bool {
+    DECISION_KINDS.contains(&kind)
+}
+
+/// Which policy decisions an audit query wants.
+#[derive(Debug, Clone, Default)]
+pub struct DecisionQuery {
+    /// Only allowed (`Some(true)`) or only denied (`Some(false)`) decisions.
+    pub allow: Option<bool>,
+    pub cap: Option<String>,
+    pub rule: Option<String>,
+    pub agent_id: Option<String>,
+    pub session_id: Option<String>,
+    pub package: Option<String>,
+    /// Most decisions to list (the newest); the summary counts all.
+    pub limit: usize,
+}
+
+impl DecisionQuery {
+    /// Whether a decision event matches the filters.
+    pub fn matches(&self, e: &Event) -> bool {
+        let p = &e.payload;
+        let field = |k: &str| p[k].as_str().unwrap_or("");
+        is_decision_kind(&e.kind)
+            && self
+                .allow
+                .is_none_or(|a| p["allow"].as_bool().unwrap_or(false) == a)
+            && [
+                (&self.cap, "cap"),
+                (&self.rule, "rule"),
+                (&self.agent_id, "agentId"),
+                (&self.session_id, "sessionId"),
+                (&self.package, "package"),
+            ]
+            .iter()
+            .all(|(want, k)| want.as_deref().is_none_or(|w| w == field(k)))
+    }
+
+    /// `(column, value)` for each filter given.
+    fn filters(&self) -> Vec<(&'static str, &dyn ToSql)> {
+        let mut out: Vec<(&'static str, &dyn ToSql)> = Vec::new();
+        if let Some(a) = &self.allow {
+            out.push(("allow", a));
+        }
+        for (column, value) in [
+            ("cap", &self.cap),
+            ("rule", &self.rule),
+            ("agent", &self.agent_id),
+            ("session", &self.session_id),
+            ("package", &self.package),
+        ] {
+            if let Some(v) = value {
+                out.push((column, v));
+            }
+        }
+        out
+    }
+}
+
+/// Counts of the decisions that match a query.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DecisionSummary {
+    pub total: u64,
+    pub allowed: u64,
+    pub by_rule: BTreeMap<String, u64>,
+    pub by_cap: BTreeMap<String, u64>,
+    pub packages: BTreeSet<String>,
+}
+
+impl DecisionSummary {
+    /// Counts one more matching decision.
+    pub fn add(&mut self, allow: bool, cap: &str, rule: &str, package: &str, n: u64) {
+        self.total += n;
+        self.allowed += if allow { n } else { 0 };
+        *self.by_rule.entry(rule.to_string()).or_default() += n;
+        *self.by_cap.entry(cap.to_string()).or_default() += n;
+        if !package.is_empty() {
+            self.packages.insert(package.to_string());
+        }
+    }
+}
+
+/// The index of one trace folder: a read connection, and the indexer thread that writes.
+pub(super) struct Index {
+    conn: Connection,
+    segments: PathBuf,
+    indexer: Indexer,
+}
+
+impl Index {
+    /// Opens (creating or rebuilding as needed) the index of the segments in `segments`,
+    /// stored in `trace_dir`, and starts the indexer.
+    pub fn open(trace_dir: &Path, segments: &Path, first_kept: Arc<AtomicU64>) -> Result<Index> {
+        let db = indexer::db_path(trace_dir);
+        let indexer = Indexer::start(db.clone(), segments.to_path_buf(), first_kept)?;
+        let conn = schema::connect(&db)
+            .with_context(|| format!("cannot open the trace index {}", db.display()))?;
+        Ok(Index {
+            conn,
+            segments: segments.to_path_buf(),
+            indexer,
+        })
+    }
+
+    /// Tells the indexer that new lines were flushed.
+    pub fn notify(&self) {
+        self.indexer.shared.notify();
+    }
+
+    /// The newest sequence number the index holds.
+    pub fn indexed(&self) -> u64 {
+        self.indexer.shared.indexed.load(Ordering::Acquire)
+    }
+
+    fn event_at(&self, seg: i64, off: i64, len: i64) -> Option<Event> {
+        let line = read_line(&self.segments, seg as u64, off as u64, len as u64).ok()?;
+        serde_json::from_slice(&line).ok()
+    }
+
+    /// Reads the events of `(seg, off, len)` rows, skipping any whose segment retention has
+    /// removed since the snapshot.
+    fn events_of(&self, rows: Vec<(i64, i64, i64)>) -> Vec<Event> {
+        rows.into_iter()
+            .filter_map(|(s, o, l)| self.event_at(s, o, l))
+            .collect()
+    }
+
+    /// Indexed events after `after_seq`, oldest first, at most `limit`, with the actor and
+    /// type given; and the snapshot's newest sequence number.
+    pub fn tail(
+        &self,
+        after_seq: u64,
+        limit: usize,
+        actor: Option<&str>,
+        kind: Option<&str>,
+    ) -> Result<(Vec<Event>, u64)> {
+        let tx = self.conn.unchecked_transaction()?;
+        let upto = schema::last_seq(&tx)?;
+        let mut sql = String::from("SELECT seg, off, len FROM events WHERE seq > ?1");
+        let mut args: Vec<&dyn ToSql> = Vec::new();
+        let after = after_seq as i64;
+        let limit_i = limit.min(i64::MAX as usize) as i64;
+        args.push(&after);
+        if let Some(actor) = &actor {
+            args.push(actor);
+            sql.push_str(&format!(" AND actor = ?{}", args.len()));
+        }
+        if let Some(kind) = &kind {
+            args.push(kind);
+            sql.push_str(&format!(" AND kind = ?{}", args.len()));
+        }
+        args.push(&limit_i);
+        sql.push_str(&format!(" ORDER BY seq LIMIT ?{}", args.len()));
+        let rows = locations(&tx, &sql, &args)?;
+        drop(tx);
+        Ok((self.events_of(rows), upto))
+    }
+
+    /// The indexed event with this sequence number.
+    pub fn get(&self, seq: u64) -> Result<Option<Event>> {
+        let row = self
+            .conn
+            .prepare_cached("SELECT seg, off, len FROM events WHERE seq = ?1")?
+            .query_row([seq as i64], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .optional()?;
+        Ok(row.and_then(|(s, o, l)| self.event_at(s, o, l)))
+    }
+
+    /// Indexed events naming `parent_seq` as parent or cause, oldest first; and the
+    /// snapshot's newest sequence number.
+    pub fn children(&self, parent_seq: u64) -> Result<(Vec<Event>, u64)> {
+        let tx = self.conn.unchecked_transaction()?;
+        let upto = schema::last_seq(&tx)?;
+        let parent = parent_seq as i64;
+        let rows = locations(
+            &tx,
+            "SELECT e.seg, e.off, e.len FROM links l JOIN events e ON e.seq = l.child
+             WHERE l.parent = ?1 ORDER BY l.child",
+            &[&parent],
+        )?;
+        drop(tx);
+        Ok((self.events_of(rows), upto))
+    }
+
+    /// The summary of indexed decisions matching `q` and the newest `q.limit` of them
+    /// (oldest first); and the snapshot's newest sequence number.
+    pub fn decisions(&self, q: &DecisionQuery) -> Result<(DecisionSummary, Vec<Event>, u64)> {
+        let tx = self.conn.unchecked_transaction()?;
+        let upto = schema::last_seq(&tx)?;
+        let filters = q.filters();
+        let mut clause = String::new();
+        let mut args: Vec<&dyn ToSql> = Vec::new();
+        for (i, (column, value)) in filters.iter().enumerate() {
+            clause.push_str(if i == 0 { " WHERE " } else { " AND " });
+            clause.push_str(&format!("{column} = ?{}", i + 1));
+            args.push(*value);
+        }
+        let mut summary = DecisionSummary::default();
+        {
+            let mut stmt = tx.prepare_cached(&format!(
+                "SELECT allow, cap, rule, package, SUM(n) FROM decision_counts{clause}
+                 GROUP BY allow, cap, rule, package"
+            ))?;
+            let mut rows = stmt.query(args.as_slice())?;
+            while let Some(r) = rows.next()? {
+                let (allow, cap, rule, package, n): (bool, String, String, String, i64) =
+                    (r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?);
+                summary.add(allow, &cap, &rule, &package, n as u64);
+            }
+        }
+        let limit = q.limit.min(i64::MAX as usize) as i64;
+        args.push(&limit);
+        let sql = format!(
+            "SELECT e.seg, e.off, e.len FROM decisions d JOIN events e ON e.seq = d.seq{}
+             ORDER BY d.seq DESC LIMIT ?{}",
+            clause.replace(" WHERE ", " WHERE d.").replace(" AND ", " AND d."),
+            args.len()
+        );
+        let mut rows = locations(&tx, &sql, &args)?;
+        drop(tx);
+        rows.reverse();
+        Ok((summary, self.events_of(rows), upto))
+    }
+}
+
+fn locations(conn: &Connection, sql: &str, args: &[&dyn ToSql]) -> Result<Vec<(i64, i64, i64)>> {
+    let mut stmt = conn.prepare_cached(sql)?;
+    let rows = stmt
+        .query_map(args, |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(rows)
+}

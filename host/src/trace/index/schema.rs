@@ -1,0 +1,76 @@
+//! The index's tables. The segments stay the source of truth: every row points back at a line
+//! (segment, offset, length), and the whole database can be dropped and rebuilt from them.
+
+use rusqlite::Connection;
+
+/// Bumped whenever the tables change; an index of another version is rebuilt.
+pub const VERSION: i64 = 1;
+
+/// Opens the database at `path` for the indexer or a reader: WAL, so readers never wait for
+/// the writer and a crash mid-transaction leaves the last committed state.
+pub fn connect(path: &std::path::Path) -> rusqlite::Result<Connection> {
+    let conn = Connection::open(path)?;
+    conn.pragma_update(None, "journal_mode", "WAL")?;
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    conn.busy_timeout(std::time::Duration::from_secs(5))?;
+    // Small caches: the index serves lookups, not scans (a few MiB per connection).
+    conn.pragma_update(None, "cache_size", -4096)?;
+    Ok(conn)
+}
+
+/// Creates the tables when missing; drops and recreates them for another version.
+pub fn ensure(conn: &Connection) -> rusqlite::Result<()> {
+    let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+    if version != VERSION {
+        conn.execute_batch(
+            "DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS events; DROP TABLE IF EXISTS links;
+             DROP TABLE IF EXISTS decisions; DROP TABLE IF EXISTS decision_counts;",
+        )?;
+    }
+    conn.execute_batch(
+        "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
+         CREATE TABLE IF NOT EXISTS events (
+             seq INTEGER PRIMARY KEY, seg INTEGER NOT NULL, off INTEGER NOT NULL,
+             len INTEGER NOT NULL, kind TEXT NOT NULL, actor TEXT NOT NULL);
+         CREATE INDEX IF NOT EXISTS events_kind ON events (kind, seq);
+         CREATE INDEX IF NOT EXISTS events_actor ON events (actor, seq);
+         CREATE TABLE IF NOT EXISTS links (
+             parent INTEGER NOT NULL, child INTEGER NOT NULL, PRIMARY KEY (parent, child))
+             WITHOUT ROWID;
+         CREATE TABLE IF NOT EXISTS decisions (
+             seq INTEGER PRIMARY KEY, allow INTEGER NOT NULL, cap TEXT NOT NULL,
+             rule TEXT NOT NULL, agent TEXT NOT NULL, session TEXT NOT NULL,
+             package TEXT NOT NULL);
+         CREATE INDEX IF NOT EXISTS decisions_allow ON decisions (allow, seq);
+         CREATE INDEX IF NOT EXISTS decisions_cap ON decisions (cap, seq);
+         CREATE INDEX IF NOT EXISTS decisions_rule ON decisions (rule, seq);
+         CREATE INDEX IF NOT EXISTS decisions_agent ON decisions (agent, seq);
+         CREATE INDEX IF NOT EXISTS decisions_session ON decisions (session, seq);
+         CREATE INDEX IF NOT EXISTS decisions_package ON decisions (package, seq);
+         CREATE TABLE IF NOT EXISTS decision_counts (
+             allow INTEGER NOT NULL, cap TEXT NOT NULL, rule TEXT NOT NULL,
+             agent TEXT NOT NULL, session TEXT NOT NULL, package TEXT NOT NULL,
+             n INTEGER NOT NULL,
+             PRIMARY KEY (allow, cap, rule, agent, session, package)) WITHOUT ROWID;",
+    )?;
+    conn.pragma_update(None, "user_version", VERSION)?;
+    Ok(())
+}
+
+/// Empties every table, for a rebuild.
+pub fn clear(conn: &Connection) -> rusqlite::Result<()> {
+    conn.execute_batch(
+        "DELETE FROM meta; DELETE FROM events; DELETE FROM links; DELETE FROM decisions;
+         DELETE FROM decision_counts;",
+    )
+}
+
+/// The sequence number of the newest indexed event (0 when none).
+pub fn last_seq(conn: &Connection) -> rusqlite::Result<u64> {
+    let seq: Option<i64> = conn
+        .query_row("SELECT value FROM meta WHERE key = 'last_seq'", [], |r| {
+            r.get(0)
+        })
+        .ok();
+    Ok(seq.unwrap_or(0) as u64)
+}
