@@ -89,7 +89,7 @@ fn every_decision_is_an_event_and_skill_executed_is_caused_by_its_decision() {
     let ok = r.invoke(&me, "scene.createEntity", json!({}));
     let ids = ok.metadata.events_emitted;
     assert_eq!(ids.len(), 2);
-    let tracer = &r.realm().tracer;
+    let tracer = &mut r.realm_mut().tracer;
     let decision = tracer.get(&ids[0]).unwrap();
     let executed = tracer.get(&ids[1]).unwrap();
     assert_eq!(decision.kind, "policy.decision");

@@ -400,7 +400,14 @@ pub(super) fn catalog() -> Vec<Entry> {
         entry(
             "trace.export",
             &[],
-            vec![req("name", Str).len(Some(1), None)],
+            // Issue 13 adds the range: by sequence number or by time.
+            vec![
+                req("name", Str).len(Some(1), None),
+                opt("fromSeq", Int).at_least(1.0),
+                opt("toSeq", Int).at_least(1.0),
+                opt("since", Str),
+                opt("until", Str),
+            ],
             &["name", "events", "bytes"],
             json!({"name": "catalog.jsonl"}),
         ),
