@@ -26,6 +26,7 @@ mod social_skills;
 mod stdio;
 mod support;
 mod three_skills;
+mod trace_store;
 mod ui_skills;
 mod ws;
 mod ws_client;

@@ -9,6 +9,7 @@ mod history;
 mod index;
 mod segments;
 mod store;
+pub mod synthetic;
 mod verify;
 
 pub use event::{Event, Integrity, canonical_json, seq_of_id};
@@ -76,6 +77,15 @@ impl Tracer {
     /// complete event in a new segment. The window starts empty; older events are read
     /// through the index.
     pub fn open_with(dir: &Path, window_cap: usize, retention: Retention) -> anyhow::Result<Tracer> {
+        Tracer::open_inner(dir, window_cap, retention, true)
+    }
+
+    fn open_inner(
+        dir: &Path,
+        window_cap: usize,
+        retention: Retention,
+        indexed: bool,
+    ) -> anyhow::Result<Tracer> {
         let segments = dir.join(SEGMENTS_DIR);
         let (store, resume) = Store::open(&segments, retention)?;
         let mut tracer = Tracer::new(window_cap);
@@ -83,16 +93,18 @@ impl Tracer {
             tracer.seq = resume.seq;
             tracer.last_hash = Some(resume.hash);
         }
-        tracer.index = match Index::open(dir, &segments, store.first_kept()) {
-            Ok(index) => Some(index),
-            Err(e) => {
-                crate::log::error(&format!(
-                    "{e:#}; trace and audit queries will answer from the newest {window_cap} \
-                     events only"
-                ));
-                None
-            }
-        };
+        if indexed {
+            tracer.index = match Index::open(dir, &segments, store.first_kept()) {
+                Ok(index) => Some(index),
+                Err(e) => {
+                    crate::log::error(&format!(
+                        "{e:#}; trace and audit queries will answer from the newest \
+                         {window_cap} events only"
+                    ));
+                    None
+                }
+            };
+        }
         tracer.store = Some(store);
         tracer.dir = Some(dir.to_path_buf());
         Ok(tracer)
@@ -108,6 +120,7 @@ impl Tracer {
         self.last_hash = Some(event.integrity.hash.clone());
         if let Some(store) = &mut self.store {
             store.append(&event);
+            self.forget_removed();
         }
         let id = event.id.clone();
         if self.window.len() >= self.window_cap {
@@ -126,10 +139,25 @@ impl Tracer {
             Some(store) => store.flush(),
             None => Ok(()),
         };
+        self.forget_removed();
         if let Some(index) = &self.index {
             index.notify();
         }
         flushed
+    }
+
+    /// Drops from the window the events retention removed from the segments, so that
+    /// queries answer from the kept history only, whether or not an event is still in memory.
+    fn forget_removed(&mut self) {
+        let Some(store) = &self.store else { return };
+        let kept = store.first_kept_seq();
+        while self
+            .window
+            .front()
+            .is_some_and(|e| e.seq().is_some_and(|s| s < kept))
+        {
+            self.window.pop_front();
+        }
     }
 
     /// The `--trace-dir` folder of a durable tracer.
@@ -162,5 +190,9 @@ impl Tracer {
 mod durable_tests;
 #[cfg(test)]
 mod history_tests;
+#[cfg(test)]
+mod index_tests;
+#[cfg(test)]
+mod retention_tests;
 #[cfg(test)]
 mod tests;

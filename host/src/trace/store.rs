@@ -139,6 +139,11 @@ impl Store {
         self.first_kept.clone()
     }
 
+    /// The first sequence number retention keeps now.
+    pub fn first_kept_seq(&self) -> u64 {
+        self.first_kept.load(Ordering::Relaxed)
+    }
+
     /// Buffers one event as a line, starting a new segment first when the active one is
     /// full. A failure is logged once and stops further writes.
     pub fn append(&mut self, event: &Event) {

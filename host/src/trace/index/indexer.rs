@@ -291,7 +291,9 @@ impl Follower {
                 let len = self.partial.len() as u64;
                 match serde_json::from_slice::<Line>(&self.partial) {
                     Ok(line) => {
-                        if let Some(seq) = seq_of_id(&line.id) {
+                        let kept = self.shared.first_kept.load(Ordering::Acquire);
+                        // A line of a segment retention removed while it was being read.
+                        if let Some(seq) = seq_of_id(&line.id).filter(|&s| s >= kept) {
                             rows.record(seq, at.seg, at.offset, len, &line)?;
                             self.last_seq = seq;
                             self.last_hash = line.integrity.hash.into_owned();

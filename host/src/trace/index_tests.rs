@@ -1,0 +1,205 @@
+//! The index: its answers equal a plain reading of the segments, and it is rebuilt from them
+//! when missing or stale.
+
+use super::*;
+use std::fs;
+
+/// Every answer the index serves, for comparing two indexes of the same history.
+#[derive(Debug, PartialEq)]
+struct Answers {
+    pages: Vec<Vec<Event>>,
+    decisions: Vec<(DecisionSummary, Vec<String>)>,
+    children: Vec<String>,
+    lookups: Vec<Option<String>>,
+}
+
+fn answers(t: &mut Tracer) -> Answers {
+    let mut pages = Vec::new();
+    let mut after = -1;
+    loop {
+        let (page, next) = t.tail(after, 97, None, None).unwrap();
+        pages.push(page);
+        match next {
+            Some(n) => after = n,
+            None => break,
+        }
+    }
+    pages.push(t.tail(-1, 5, Some("agent_2"), Some("policy.denied")).unwrap().0);
+    let queries = [
+        DecisionQuery {
+            limit: 5,
+            ..Default::default()
+        },
+        DecisionQuery {
+            allow: Some(false),
+            limit: 3,
+            ..Default::default()
+        },
+        DecisionQuery {
+            cap: Some("dice.roll".into()),
+            session_id: Some("sess_3".into()),
+            limit: 2000,
+            ..Default::default()
+        },
+        DecisionQuery {
+            package: Some("names".into()),
+            allow: Some(true),
+            limit: 1,
+            ..Default::default()
+        },
+    ];
+    let decisions = queries
+        .iter()
+        .map(|q| {
+            let (summary, events) = t.decisions(q).unwrap();
+            (summary, events.into_iter().map(|e| e.id).collect())
+        })
+        .collect();
+    let first: Vec<Event> = pages[0].iter().take(3).cloned().collect();
+    let children = first
+        .iter()
+        .flat_map(|e| t.children_of(&e.id))
+        .map(|e| e.id)
+        .collect();
+    let lookups = pages[0]
+        .iter()
+        .step_by(13)
+        .map(|e| t.get(&e.id).map(|e| e.integrity.hash))
+        .collect();
+    Answers {
+        pages,
+        decisions,
+        children,
+        lookups,
+    }
+}
+
+/// What a plain reading of the segments says for the same decision query.
+fn brute_force(dir: &Path, q: &DecisionQuery) -> (DecisionSummary, Vec<String>) {
+    let mut summary = DecisionSummary::default();
+    let mut ids = Vec::new();
+    let mut listed = segments::list(&dir.join(SEGMENTS_DIR)).unwrap();
+    listed.sort_by_key(|s| s.first_seq);
+    for segment in listed {
+        for line in fs::read_to_string(&segment.path).unwrap().lines() {
+            let e: Event = serde_json::from_str(line).unwrap();
+            if q.matches(&e) {
+                let p = &e.payload;
+                let text = |k: &str| p[k].as_str().unwrap_or("").to_string();
+                summary.add(
+                    p["allow"].as_bool().unwrap(),
+                    &text("cap"),
+                    &text("rule"),
+                    &text("package"),
+                    1,
+                );
+                ids.push(e.id);
+            }
+        }
+    }
+    let skip = ids.len().saturating_sub(q.limit);
+    (summary, ids.split_off(skip))
+}
+
+fn small_segments() -> Retention {
+    Retention {
+        segment_bytes: 16 << 10,
+        ..Retention::default()
+    }
+}
+
+#[test]
+fn decision_queries_equal_a_plain_reading_of_the_segments() {
+    let dir = tempfile::tempdir().unwrap();
+    synthetic::write_history(dir.path(), 3_000, small_segments()).unwrap();
+    let mut t = Tracer::open_with(dir.path(), 50, small_segments()).unwrap();
+    // Some events only in the window, past what the index holds when asked.
+    synthetic_calls(&mut t, 20);
+    t.flush().unwrap();
+    for q in [
+        DecisionQuery {
+            allow: Some(false),
+            limit: 5,
+            ..Default::default()
+        },
+        DecisionQuery {
+            agent_id: Some("agent_3".into()),
+            rule: Some("profile.grant".into()),
+            limit: 40,
+            ..Default::default()
+        },
+        DecisionQuery {
+            limit: 0,
+            ..Default::default()
+        },
+    ] {
+        let (summary, events) = t.decisions(&q).unwrap();
+        let ids: Vec<String> = events.into_iter().map(|e| e.id).collect();
+        assert!(summary.total > 0 && summary.by_rule.len() <= 3, "{summary:?}");
+        assert_eq!((summary, ids), brute_force(dir.path(), &q), "{q:?}");
+    }
+}
+
+/// A few policy decisions issued live, as a host would.
+fn synthetic_calls(t: &mut Tracer, n: usize) {
+    for i in 0..n {
+        t.emit(NewEvent {
+            kind: "policy.denied".into(),
+            actor_id: "agent_3".into(),
+            thread_id: "sess_live".into(),
+            parent_event_id: None,
+            caused_by: vec![],
+            payload: serde_json::json!({"cap": "scene.createEntity", "allow": false,
+                "rule": "quota", "agentId": "agent_3", "sessionId": "sess_live", "package": null, "i": i}),
+        });
+    }
+}
+
+#[test]
+fn a_deleted_index_is_rebuilt_from_the_segments_and_answers_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    synthetic::write_history(dir.path(), 2_000, small_segments()).unwrap();
+    let before = {
+        let mut t = Tracer::open_with(dir.path(), 4, small_segments()).unwrap();
+        answers(&mut t)
+    };
+    assert!(before.pages.len() > 10 && !before.children.is_empty());
+    for file in ["index.sqlite", "index.sqlite-wal", "index.sqlite-shm"] {
+        let _ = fs::remove_file(dir.path().join(file));
+    }
+    let mut t = Tracer::open_with(dir.path(), 4, small_segments()).unwrap();
+    assert_eq!(answers(&mut t), before);
+}
+
+#[test]
+fn an_index_of_another_history_is_noticed_and_rebuilt() {
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    synthetic::write_history(a.path(), 1_500, small_segments()).unwrap();
+    synthetic::write_history(b.path(), 1_500, small_segments()).unwrap();
+    let expected = {
+        let mut t = Tracer::open_with(b.path(), 4, small_segments()).unwrap();
+        answers(&mut t)
+    };
+    {
+        // Index `a` fully, then put its index beside `b`'s segments.
+        let mut t = Tracer::open_with(a.path(), 4, small_segments()).unwrap();
+        answers(&mut t);
+    }
+    for file in ["index.sqlite-wal", "index.sqlite-shm"] {
+        let _ = fs::remove_file(b.path().join(file));
+    }
+    fs::copy(a.path().join("index.sqlite"), b.path().join("index.sqlite")).unwrap();
+    let mut t = Tracer::open_with(b.path(), 4, small_segments()).unwrap();
+    assert_eq!(answers(&mut t), expected);
+}
+
+#[test]
+fn a_durable_tracer_without_its_index_answers_from_the_window() {
+    let dir = tempfile::tempdir().unwrap();
+    // A folder in the index's place: SQLite cannot open it.
+    fs::create_dir_all(dir.path().join("index.sqlite")).unwrap();
+    let mut t = Tracer::open(dir.path(), 3).unwrap();
+    synthetic_calls(&mut t, 5);
+    let (page, _) = t.tail(-1, 10, None, None).unwrap();
+    assert_eq!(page.len(), 3);
+}
