@@ -1,7 +1,9 @@
 //! `cargo bench -p limina --bench stdio`: the host as an MCP client sees it over stdio. Spawns
 //! the release binary and reports, per kind of call, sequential throughput with p50/p99
 //! latency and pipelined throughput, each against `ping` (transport and JSON-RPC only) measured
-//! in the same run; plus start-up to the first `tools/list` and resident memory.
+//! in the same run; plus start-up to the first `tools/list` and resident memory. With
+//! `LIMINA_BASELINE=/path/to/an/older/limina`, the same calls also run against that binary,
+//! alternating, and each line gains the ratio to it.
 
 mod spawn;
 
@@ -13,6 +15,8 @@ use std::time::{Duration, Instant};
 const SEQUENTIAL: usize = 5_000;
 const PIPELINED: usize = 20_000;
 const STARTS: usize = 9;
+/// Rounds per case when comparing with `LIMINA_BASELINE`.
+const ROUNDS: usize = 5;
 
 struct Host {
     child: Child,
@@ -22,7 +26,7 @@ struct Host {
 }
 
 impl Host {
-    fn start() -> Host {
+    fn start_at(binary: &str) -> Host {
         let args = [
             "--mcp-stdio",
             "--manual-clock",
@@ -31,7 +35,7 @@ impl Host {
             "--max-entities",
             "1000000",
         ];
-        let (mut child, _, traces) = spawn::limina(&args, None);
+        let (mut child, _, traces) = spawn::limina_at(binary, &args, None);
         let stdin = child.stdin.take();
         let stdout = BufReader::new(child.stdout.take().unwrap());
         Host {
@@ -125,14 +129,21 @@ fn pipelined(host: &mut Host, method: &str, params: &Value) -> f64 {
     rate
 }
 
-fn main() {
-    let mut host = Host::start();
+fn initialized(binary: &str) -> Host {
+    let mut host = Host::start_at(binary);
     host.send(&request(
         0,
         "initialize",
         &json!({"profile": "builder.readWrite", "agentId": "bench"}),
     ));
     host.recv();
+    host
+}
+
+fn main() {
+    let mut host = initialized(env!("CARGO_BIN_EXE_limina"));
+    let baseline_bin = std::env::var("LIMINA_BASELINE").ok();
+    let mut old = baseline_bin.as_deref().map(initialized);
     let cases = [
         ("ping", "ping", json!({})),
         (
@@ -159,14 +170,43 @@ fn main() {
             p50 / base_p50,
             base_piped / piped
         );
+        if let Some(old) = &mut old {
+            // Rounds alternate which build goes first, on the same machine state; the median
+            // of the per-round ratios is what compares.
+            let (mut p50_ratios, mut piped_ratios) = (Vec::new(), Vec::new());
+            for round in 0..ROUNDS {
+                let mut measure = |h: &mut Host| {
+                    let (_, p50, _) = sequential(h, method, params);
+                    (p50, pipelined(h, method, params))
+                };
+                let (new, base) = if round % 2 == 0 {
+                    let new = measure(&mut host);
+                    (new, measure(old))
+                } else {
+                    let base = measure(old);
+                    (measure(&mut host), base)
+                };
+                p50_ratios.push(new.0 / base.0);
+                piped_ratios.push(new.1 / base.1);
+            }
+            p50_ratios.sort_by(f64::total_cmp);
+            piped_ratios.sort_by(f64::total_cmp);
+            println!(
+                "  {:<20} against the baseline, median of {ROUNDS} alternating rounds: p50 {:.2}x, pipelined rate {:.2}x",
+                "",
+                p50_ratios[ROUNDS / 2],
+                piped_ratios[ROUNDS / 2]
+            );
+        }
     }
+    drop(old);
     println!("resident memory after the run: {} KiB", host.rss_kib());
     drop(host);
 
     let mut starts: Vec<f64> = (0..STARTS)
         .map(|_| {
             let t = Instant::now();
-            let mut h = Host::start();
+            let mut h = Host::start_at(env!("CARGO_BIN_EXE_limina"));
             h.send(&request(0, "tools/list", &json!({})));
             h.recv();
             t.elapsed().as_secs_f64() * 1e3

@@ -3,11 +3,11 @@
 //! without one; a bad file is refused with its line and the reason.
 
 use crate::limits::{MIN_TRACE_SEGMENT_BYTES, PackageLimits};
-use crate::trace::Retention;
 use crate::policy::{
     BudgetLimits, LatencyPolicy, LatencyTier, Permissions, PolicyConfig, Profile, Profiles,
     QuotaRule, TierEnforcement,
 };
+use crate::trace::Retention;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -415,13 +415,28 @@ fuelPerCall = 1000
             .unwrap();
         assert_eq!(c.trace.segment_bytes, 8192);
         assert_eq!(c.trace.max_bytes, Some(65536));
-        assert_eq!(c.trace.max_age, Some(std::time::Duration::from_secs(43_200)));
+        assert_eq!(
+            c.trace.max_age,
+            Some(std::time::Duration::from_secs(43_200))
+        );
         assert_eq!(Config::parse("").unwrap().trace, Retention::default());
         for (text, want) in [
-            ("[trace]\nsegmentBytes = 10\n", "2: `trace.segmentBytes` must be at least 4096"),
-            ("[trace]\n\nmaxBytes = 0\n", "3: `trace.maxBytes` must be > 0"),
-            ("[trace]\nmaxBytes = 5000\n", "2: `trace.maxBytes` (5000) must be at least `trace.segmentBytes`"),
-            ("[trace]\nmaxAgeDays = -1\n", "2: `trace.maxAgeDays` must be a number of days > 0"),
+            (
+                "[trace]\nsegmentBytes = 10\n",
+                "2: `trace.segmentBytes` must be at least 4096",
+            ),
+            (
+                "[trace]\n\nmaxBytes = 0\n",
+                "3: `trace.maxBytes` must be > 0",
+            ),
+            (
+                "[trace]\nmaxBytes = 5000\n",
+                "2: `trace.maxBytes` (5000) must be at least `trace.segmentBytes`",
+            ),
+            (
+                "[trace]\nmaxAgeDays = -1\n",
+                "2: `trace.maxAgeDays` must be a number of days > 0",
+            ),
             ("[trace]\nmaxAgeDays = \"week\"\n", "2: invalid type"),
             ("[trace]\nmaxSize = 1\n", "2: unknown field `maxSize`"),
         ] {

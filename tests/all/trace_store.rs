@@ -83,8 +83,15 @@ fn queries_after_a_kill_during_indexing_answer_as_the_segments_say() {
     eprintln!("killed with {at_kill} of {total} events indexed");
 
     let mut c = Client::session("builder.readWrite", &args);
-    let denied: Vec<&Event> = events.iter().filter(|e| e.kind == "policy.denied").collect();
-    let q = call_when_indexed(&mut c, "audit.query", json!({"decision": "deny", "limit": 5}));
+    let denied: Vec<&Event> = events
+        .iter()
+        .filter(|e| e.kind == "policy.denied")
+        .collect();
+    let q = call_when_indexed(
+        &mut c,
+        "audit.query",
+        json!({"decision": "deny", "limit": 5}),
+    );
     // The session's own initialize adds no decisions; the counts are the history's.
     assert_eq!(q["summary"]["denied"], json!(denied.len()));
     assert_eq!(q["summary"]["allowed"], json!(0));
@@ -100,14 +107,22 @@ fn queries_after_a_kill_during_indexing_answer_as_the_segments_say() {
         .collect();
     assert_eq!(ids, want);
 
-    let allowed = call_when_indexed(&mut c, "audit.query", json!({"decision": "allow", "cap": "dice.roll", "limit": 1}));
+    let allowed = call_when_indexed(
+        &mut c,
+        "audit.query",
+        json!({"decision": "allow", "cap": "dice.roll", "limit": 1}),
+    );
     let want = events
         .iter()
         .filter(|e| e.kind == "policy.decision" && e.payload["cap"] == "dice.roll")
         .count();
     assert_eq!(allowed["summary"]["total"], json!(want));
 
-    let tail = call_when_indexed(&mut c, "trace.tail", json!({"afterSeq": total / 2, "limit": 3}));
+    let tail = call_when_indexed(
+        &mut c,
+        "trace.tail",
+        json!({"afterSeq": total / 2, "limit": 3}),
+    );
     let got: Vec<&Value> = tail["events"].as_array().unwrap().iter().collect();
     for (i, e) in got.iter().enumerate() {
         assert_eq!(e["id"], json!(events[(total / 2) as usize + i].id));
@@ -120,7 +135,11 @@ fn queries_after_a_kill_during_indexing_answer_as_the_segments_say() {
         .unwrap();
     let why = call_when_indexed(&mut c, "audit.explain", json!({"eventId": executed.id}));
     assert_eq!(why["decision"]["eventId"], json!(executed.caused_by[0]));
-    let decision = call_when_indexed(&mut c, "trace.explainEvent", json!({"eventId": executed.caused_by[0]}));
+    let decision = call_when_indexed(
+        &mut c,
+        "trace.explainEvent",
+        json!({"eventId": executed.caused_by[0]}),
+    );
     assert_eq!(decision["children"][0]["id"], json!(executed.id));
     // Closed, not killed this time: a kill may tear the last line, which only the next
     // start repairs.
@@ -155,8 +174,14 @@ fn a_live_host_keeps_its_trace_within_max_bytes_and_what_remains_verifies() {
     assert!(kept <= 32768 + 8192 + 2048, "{kept} bytes kept");
     let tail = c.call_ok("trace.tail", json!({"limit": 1}));
     let first = tail["events"][0]["id"].as_str().unwrap().to_string();
-    assert!(!first.contains("_000000000001_"), "the oldest events are gone: {first}");
-    let q = c.call_ok("audit.query", json!({"cap": "scene.createEntity", "limit": 0}));
+    assert!(
+        !first.contains("_000000000001_"),
+        "the oldest events are gone: {first}"
+    );
+    let q = c.call_ok(
+        "audit.query",
+        json!({"cap": "scene.createEntity", "limit": 0}),
+    );
     assert!(q["summary"]["total"].as_u64().unwrap() < 150, "{q}");
     assert_eq!(c.close(), Some(0));
     let report = limina_ok(&["trace", "verify", traces.to_str().unwrap()]);
@@ -168,8 +193,14 @@ fn bad_trace_settings_are_refused_naming_the_key() {
     let dir = tempfile::tempdir().unwrap();
     for (body, key) in [
         ("[trace]\nmaxBytes = -5\n", "`trace.maxBytes` must be > 0"),
-        ("[trace]\nsegmentBytes = 12\n", "`trace.segmentBytes` must be at least 4096"),
-        ("[trace]\nmaxAgeDays = 0\n", "`trace.maxAgeDays` must be a number of days > 0"),
+        (
+            "[trace]\nsegmentBytes = 12\n",
+            "`trace.segmentBytes` must be at least 4096",
+        ),
+        (
+            "[trace]\nmaxAgeDays = 0\n",
+            "`trace.maxAgeDays` must be a number of days > 0",
+        ),
         ("[trace]\nkeepDays = 3\n", "unknown field `keepDays`"),
     ] {
         let config = dir.path().join("bad.toml");
@@ -187,7 +218,10 @@ fn trace_export_writes_a_range_and_refuses_bad_bounds_naming_the_field() {
     for _ in 0..3 {
         c.call_ok("scene.createEntity", json!({}));
     }
-    let out = c.call_ok("trace.export", json!({"name": "mid.jsonl", "fromSeq": 2, "toSeq": 4}));
+    let out = c.call_ok(
+        "trace.export",
+        json!({"name": "mid.jsonl", "fromSeq": 2, "toSeq": 4}),
+    );
     assert_eq!(out["events"], json!(3));
     let dir = c.traces.as_ref().unwrap().path().to_path_buf();
     let lines = std::fs::read_to_string(dir.join("mid.jsonl")).unwrap();
@@ -196,13 +230,25 @@ fn trace_export_writes_a_range_and_refuses_bad_bounds_naming_the_field() {
         .map(|l| serde_json::from_str::<Event>(l).unwrap().seq().unwrap())
         .collect();
     assert_eq!(seqs, vec![2, 3, 4]);
-    let out = c.call_ok("trace.export", json!({"name": "recent.jsonl", "since": "2000-01-01T00:00:00Z"}));
+    let out = c.call_ok(
+        "trace.export",
+        json!({"name": "recent.jsonl", "since": "2000-01-01T00:00:00Z"}),
+    );
     assert!(out["events"].as_u64().unwrap() >= 6, "{out}");
 
     for (args, field) in [
-        (json!({"name": "x.jsonl", "since": "yesterday"}), "`since`: `yesterday` is not a UTC time"),
-        (json!({"name": "x.jsonl", "until": "2026-11-23 07:00:00"}), "`until`:"),
-        (json!({"name": "x.jsonl", "fromSeq": 5, "toSeq": 2}), "`fromSeq` (5) must not be after `toSeq` (2)"),
+        (
+            json!({"name": "x.jsonl", "since": "yesterday"}),
+            "`since`: `yesterday` is not a UTC time",
+        ),
+        (
+            json!({"name": "x.jsonl", "until": "2026-11-23 07:00:00"}),
+            "`until`:",
+        ),
+        (
+            json!({"name": "x.jsonl", "fromSeq": 5, "toSeq": 2}),
+            "`fromSeq` (5) must not be after `toSeq` (2)",
+        ),
     ] {
         let (code, message) = error_of(&c.call("trace.export", args.clone()));
         assert_eq!(code, "invalid_input", "{args}");

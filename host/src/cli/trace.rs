@@ -13,9 +13,9 @@ pub fn verify(path: &Path, from_seq: Option<u64>, to_seq: Option<u64>) -> Result
                 (Some(first), Some(last)) => format!("events {first}..={last}"),
                 _ => "no events".into(),
             };
-            let cut = r
-                .cut_at
-                .map_or(String::new(), |c| format!(", starting at the retention cut (event {c})"));
+            let cut = r.cut_at.map_or(String::new(), |c| {
+                format!(", starting at the retention cut (event {c})")
+            });
             format!(
                 "ok: {} events in {} segments ({span}), chain intact{cut}, last hash {}",
                 r.events,

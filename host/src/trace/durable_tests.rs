@@ -159,7 +159,10 @@ fn a_locked_trace_file_is_refused_with_its_name_and_the_flag_to_change() {
     let path = trace_path(&dir);
     let _holder = Tracer::open(&path, 4).unwrap();
     let err = Tracer::open(&path, 4).err().unwrap().to_string();
-    assert!(err.contains(&path.join(SEGMENTS_DIR).display().to_string()), "{err}");
+    assert!(
+        err.contains(&path.join(SEGMENTS_DIR).display().to_string()),
+        "{err}"
+    );
     assert!(err.contains("pass a different --trace-dir"), "{err}");
 }
 

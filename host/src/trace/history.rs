@@ -34,14 +34,23 @@ impl ExportRange {
         let seq = event.seq().unwrap_or(0);
         self.from_seq.is_none_or(|f| seq >= f)
             && self.to_seq.is_none_or(|t| seq <= t)
-            && self.since.as_deref().is_none_or(|s| event.timestamp.as_str() >= s)
-            && self.until.as_deref().is_none_or(|u| event.timestamp.as_str() <= u)
+            && self
+                .since
+                .as_deref()
+                .is_none_or(|s| event.timestamp.as_str() >= s)
+            && self
+                .until
+                .as_deref()
+                .is_none_or(|u| event.timestamp.as_str() <= u)
     }
 
     /// Past the range's end: nothing later can be in it (times assumed to grow with seq).
     fn is_past(&self, event: &Event) -> bool {
         self.to_seq.is_some_and(|t| event.seq().unwrap_or(0) > t)
-            || self.until.as_deref().is_some_and(|u| event.timestamp.as_str() > u)
+            || self
+                .until
+                .as_deref()
+                .is_some_and(|u| event.timestamp.as_str() > u)
     }
 }
 
@@ -104,8 +113,12 @@ impl Tracer {
         let covered = after_seq.max(0) as u64 + 1 >= self.first_kept();
         let mut upto = 0;
         if !covered && let Some(index) = self.index()? {
-            let (events, indexed) =
-                index.tail(after_seq.max(0) as u64, limit.saturating_add(1), actor_id, kind)?;
+            let (events, indexed) = index.tail(
+                after_seq.max(0) as u64,
+                limit.saturating_add(1),
+                actor_id,
+                kind,
+            )?;
             upto = indexed;
             for event in &events {
                 if page.offer(event).is_break() {
@@ -233,10 +246,9 @@ impl Tracer {
                     .iter()
                     .rposition(|s| {
                         range.from_seq.is_none_or(|f| s.first_seq <= f)
-                            && range
-                                .since
-                                .as_deref()
-                                .is_none_or(|since| first_timestamp(&s.path).is_some_and(|t| t.as_str() <= since))
+                            && range.since.as_deref().is_none_or(|since| {
+                                first_timestamp(&s.path).is_some_and(|t| t.as_str() <= since)
+                            })
                     })
                     .unwrap_or(0);
                 let segments = &segments[start..];
@@ -247,12 +259,16 @@ impl Tracer {
                     let mut reader = BufReader::new(File::open(&segment.path)?);
                     loop {
                         line.clear();
-                        if reader.read_until(b'\n', &mut line)? == 0 || line.last() != Some(&b'\n') {
+                        if reader.read_until(b'\n', &mut line)? == 0 || line.last() != Some(&b'\n')
+                        {
                             break;
                         }
                         read += line.len() as u64;
                         let event: Event = serde_json::from_slice(&line).with_context(|| {
-                            format!("{} holds a line that is not an event", segment.path.display())
+                            format!(
+                                "{} holds a line that is not an event",
+                                segment.path.display()
+                            )
                         })?;
                         if range.is_past(&event) {
                             break 'segments;
@@ -300,8 +316,12 @@ fn same_dir(a: &Path, b: &Path) -> bool {
 /// The timestamp of the first event in a segment.
 fn first_timestamp(path: &Path) -> Option<String> {
     let mut first = String::new();
-    BufReader::new(File::open(path).ok()?).read_line(&mut first).ok()?;
-    serde_json::from_str::<Event>(&first).ok().map(|e| e.timestamp)
+    BufReader::new(File::open(path).ok()?)
+        .read_line(&mut first)
+        .ok()?;
+    serde_json::from_str::<Event>(&first)
+        .ok()
+        .map(|e| e.timestamp)
 }
 
 /// One `trace.tail` page being filled.

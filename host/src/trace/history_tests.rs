@@ -157,14 +157,25 @@ fn export_writes_the_whole_trace_under_a_bare_name() {
         (10, fs::metadata(&exported).unwrap().len())
     );
     t.flush().unwrap();
-    let segment = dir.path().join(SEGMENTS_DIR).join(segments::segment_name(1));
+    let segment = dir
+        .path()
+        .join(SEGMENTS_DIR)
+        .join(segments::segment_name(1));
     assert_eq!(fs::read(&exported).unwrap(), fs::read(segment).unwrap());
     assert_eq!(verify_file(&exported).unwrap().events, 10);
     // Only the export itself is left in the folder.
     assert_eq!(fs::read_dir(&out).unwrap().count(), 1);
-    for own in ["segments", "trace.jsonl", "index.sqlite", "index.sqlite-wal"] {
+    for own in [
+        "segments",
+        "trace.jsonl",
+        "index.sqlite",
+        "index.sqlite-wal",
+    ] {
         let err = t.export(dir.path(), own).err().unwrap();
-        assert!(err.to_string().contains("a file of the trace itself"), "{err}");
+        assert!(
+            err.to_string().contains("a file of the trace itself"),
+            "{err}"
+        );
     }
 }
 
@@ -189,7 +200,9 @@ fn export_writes_a_sequence_or_time_range_across_segments() {
     };
     let mut reports = Vec::new();
     let (events, _) = t
-        .export_range(&out, "mid.jsonl", &range, &mut |done, total| reports.push((done, total)))
+        .export_range(&out, "mid.jsonl", &range, &mut |done, total| {
+            reports.push((done, total))
+        })
         .unwrap();
     assert_eq!(events, 20);
     let text = fs::read_to_string(out.join("mid.jsonl")).unwrap();
@@ -209,13 +222,17 @@ fn export_writes_a_sequence_or_time_range_across_segments() {
         since: Some("1970-01-01T00:00:00.000Z".into()),
         ..ExportRange::default()
     };
-    let (events, _) = t.export_range(&out, "all.jsonl", &range, &mut |_, _| {}).unwrap();
+    let (events, _) = t
+        .export_range(&out, "all.jsonl", &range, &mut |_, _| {})
+        .unwrap();
     assert_eq!(events, 40);
     let range = ExportRange {
         since: Some("2999-01-01T00:00:00.000Z".into()),
         ..ExportRange::default()
     };
-    let (events, _) = t.export_range(&out, "none.jsonl", &range, &mut |_, _| {}).unwrap();
+    let (events, _) = t
+        .export_range(&out, "none.jsonl", &range, &mut |_, _| {})
+        .unwrap();
     assert_eq!(events, 0);
 }
 

@@ -24,7 +24,11 @@ fn answers(t: &mut Tracer) -> Answers {
             None => break,
         }
     }
-    pages.push(t.tail(-1, 5, Some("agent_2"), Some("policy.denied")).unwrap().0);
+    pages.push(
+        t.tail(-1, 5, Some("agent_2"), Some("policy.denied"))
+            .unwrap()
+            .0,
+    );
     let queries = [
         DecisionQuery {
             limit: 5,
@@ -135,7 +139,10 @@ fn decision_queries_equal_a_plain_reading_of_the_segments() {
     ] {
         let (summary, events) = t.decisions(&q).unwrap();
         let ids: Vec<String> = events.into_iter().map(|e| e.id).collect();
-        assert!(summary.total > 0 && summary.by_rule.len() <= 3, "{summary:?}");
+        assert!(
+            summary.total > 0 && summary.by_rule.len() <= 3,
+            "{summary:?}"
+        );
         assert_eq!((summary, ids), brute_force(dir.path(), &q), "{q:?}");
     }
 }

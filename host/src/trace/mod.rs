@@ -76,7 +76,11 @@ impl Tracer {
     /// line is cut off with a warning, and the sequence and chain resume after the last
     /// complete event in a new segment. The window starts empty; older events are read
     /// through the index.
-    pub fn open_with(dir: &Path, window_cap: usize, retention: Retention) -> anyhow::Result<Tracer> {
+    pub fn open_with(
+        dir: &Path,
+        window_cap: usize,
+        retention: Retention,
+    ) -> anyhow::Result<Tracer> {
         Tracer::open_inner(dir, window_cap, retention, true)
     }
 

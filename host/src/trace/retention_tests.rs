@@ -48,10 +48,16 @@ fn segments_rotate_by_size_and_chain_across_each_other() {
         assert_eq!(event.seq(), Some(pair[1].first_seq));
     }
     let report = verify_dir(dir.path(), None, None).unwrap();
-    assert_eq!((report.events, report.first_seq, report.last_seq), (200, Some(1), Some(200)));
+    assert_eq!(
+        (report.events, report.first_seq, report.last_seq),
+        (200, Some(1), Some(200))
+    );
     // A range starting in a middle segment trusts the hash its first line chains from.
     let report = verify_dir(dir.path(), Some(100), Some(150)).unwrap();
-    assert!(report.first_seq.unwrap() <= 100 && report.last_seq.unwrap() >= 150, "{report:?}");
+    assert!(
+        report.first_seq.unwrap() <= 100 && report.last_seq.unwrap() >= 150,
+        "{report:?}"
+    );
     assert!(report.events < 200);
 }
 
@@ -63,7 +69,9 @@ fn retention_by_size_removes_the_oldest_segments_and_what_remains_verifies() {
     let segments = list(&seg_dir(dir.path())).unwrap();
     let total: u64 = segments.iter().map(|s| s.len).sum();
     assert!(total <= 16384 + 4096, "{total} bytes kept in {segments:?}");
-    let cut = last_cut(&seg_dir(dir.path())).unwrap().expect("a cut is recorded");
+    let cut = last_cut(&seg_dir(dir.path()))
+        .unwrap()
+        .expect("a cut is recorded");
     assert_eq!(cut.first_seq, segments[0].first_seq);
     let report = verify_dir(dir.path(), None, None).unwrap();
     assert_eq!(report.cut_at, Some(cut.first_seq));
@@ -77,7 +85,10 @@ fn retention_by_size_removes_the_oldest_segments_and_what_remains_verifies() {
     let mut t = Tracer::open_with(dir.path(), 4, limits(4096, Some(16384))).unwrap();
     emit_n(&mut t, 5);
     drop(t);
-    assert_eq!(verify_dir(dir.path(), None, None).unwrap().last_seq, Some(405));
+    assert_eq!(
+        verify_dir(dir.path(), None, None).unwrap().last_seq,
+        Some(405)
+    );
 }
 
 #[test]
@@ -125,7 +136,10 @@ fn retention_by_age_removes_segments_whose_newest_event_is_too_old() {
     let mut t = Tracer::open_with(dir.path(), 4, retention).unwrap();
     let kept = list(&seg_dir(dir.path())).unwrap();
     assert_eq!(kept[0].first_seq, segments[2].first_seq);
-    assert_eq!(verify_dir(dir.path(), None, None).unwrap().cut_at, Some(segments[2].first_seq));
+    assert_eq!(
+        verify_dir(dir.path(), None, None).unwrap().cut_at,
+        Some(segments[2].first_seq)
+    );
     let (page, _) = t.tail(-1, 1, None, None).unwrap();
     assert_eq!(page[0].seq(), Some(segments[2].first_seq));
 }

@@ -44,8 +44,8 @@ fn parse_name(name: &str) -> Option<u64> {
 /// The segments in `dir`, oldest first. Files that are not segments are ignored.
 pub fn list(dir: &Path) -> Result<Vec<Segment>> {
     let mut segments = Vec::new();
-    let entries =
-        fs::read_dir(dir).with_context(|| format!("cannot list the segments in {}", dir.display()))?;
+    let entries = fs::read_dir(dir)
+        .with_context(|| format!("cannot list the segments in {}", dir.display()))?;
     for entry in entries {
         let entry = entry?;
         let name = entry.file_name();

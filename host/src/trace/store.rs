@@ -90,7 +90,9 @@ impl Store {
                 .read(true)
                 .write(true)
                 .open(&last.path)
-                .with_context(|| format!("cannot open the trace segment {}", last.path.display()))?;
+                .with_context(|| {
+                    format!("cannot open the trace segment {}", last.path.display())
+                })?;
             resume = recover(&mut file, &last.path)?;
             if resume.is_some() {
                 listed.push(Segment {
@@ -225,11 +227,7 @@ impl Store {
         if remove == 0 {
             return Ok(());
         }
-        let first_kept = self
-            .sealed
-            .get(remove)
-            .unwrap_or(&self.active)
-            .first_seq;
+        let first_kept = self.sealed.get(remove).unwrap_or(&self.active).first_seq;
         let previous_hash = match self.sealed.get(remove) {
             Some(kept) => first_previous_hash(&kept.path)?,
             None if self.active.len > 0 => {

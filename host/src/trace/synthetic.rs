@@ -29,7 +29,11 @@ pub fn write_history(dir: &Path, events: u64, retention: Retention) -> Result<u6
         let session = format!("sess_{}", calls % 7);
         let agent = format!("agent_{}", calls % 5);
         let allow = calls % 5 != 0;
-        let rule = if allow { "profile.grant" } else { "profile.missing" };
+        let rule = if allow {
+            "profile.grant"
+        } else {
+            "profile.missing"
+        };
         let decision = tracer.emit(NewEvent {
             kind: if allow { "policy.decision" } else { "policy.denied" }.into(),
             actor_id: agent.clone(),

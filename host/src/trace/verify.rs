@@ -149,10 +149,15 @@ pub fn verify_dir(
     } else {
         dir.to_path_buf()
     };
-    let all = segments::list(&dir).map_err(|e| VerifyError::Io(io::Error::other(format!("{e:#}"))))?;
-    let start = from_seq.map_or(0, |f| all.iter().rposition(|s| s.first_seq <= f).unwrap_or(0));
+    let all =
+        segments::list(&dir).map_err(|e| VerifyError::Io(io::Error::other(format!("{e:#}"))))?;
+    let start = from_seq.map_or(0, |f| {
+        all.iter().rposition(|s| s.first_seq <= f).unwrap_or(0)
+    });
     let end = to_seq.map_or(all.len(), |t| {
-        all.iter().rposition(|s| s.first_seq <= t).map_or(0, |i| i + 1)
+        all.iter()
+            .rposition(|s| s.first_seq <= t)
+            .map_or(0, |i| i + 1)
     });
     let chosen = &all[start..end.max(start)];
     let mut report = DirReport {
@@ -171,7 +176,10 @@ pub fn verify_dir(
         .as_deref()
         .and_then(|l| serde_json::from_str::<Value>(l).ok())
         .and_then(|v| v["integrity"]["previousHash"].as_str().map(String::from));
-    let name = |p: &Path| p.file_name().map_or(String::new(), |n| n.to_string_lossy().into());
+    let name = |p: &Path| {
+        p.file_name()
+            .map_or(String::new(), |n| n.to_string_lossy().into())
+    };
     let mut previous = None;
     if first.first_seq > 1 && first_line.is_some() {
         if from_seq.is_some() && start > 0 {
@@ -180,7 +188,10 @@ pub fn verify_dir(
             let cut = segments::last_cut(&dir)
                 .map_err(|e| VerifyError::Io(io::Error::other(format!("{e:#}"))))?;
             match cut {
-                Some(cut) if cut.first_seq == first.first_seq && Some(&cut.previous_hash) == stated.as_ref() => {
+                Some(cut)
+                    if cut.first_seq == first.first_seq
+                        && Some(&cut.previous_hash) == stated.as_ref() =>
+                {
                     report.cut_at = Some(cut.first_seq);
                     previous = stated;
                 }
@@ -208,7 +219,11 @@ pub fn verify_dir(
     for segment in chosen {
         let reader = BufReader::new(File::open(&segment.path)?);
         let part = verify_from(reader, previous.clone()).map_err(|e| match e {
-            VerifyError::BadLine { line, reason, detail } => VerifyError::BadSegment {
+            VerifyError::BadLine {
+                line,
+                reason,
+                detail,
+            } => VerifyError::BadSegment {
                 segment: name(&segment.path),
                 line,
                 reason,
@@ -235,7 +250,10 @@ fn first_line(path: &Path) -> io::Result<Option<String>> {
 }
 
 /// Replays JSONL whose first line chains from `previous`.
-fn verify_from(mut reader: impl BufRead, previous: Option<String>) -> Result<VerifyReport, VerifyError> {
+fn verify_from(
+    mut reader: impl BufRead,
+    previous: Option<String>,
+) -> Result<VerifyReport, VerifyError> {
     let mut report = VerifyReport {
         events: 0,
         last_hash: previous,

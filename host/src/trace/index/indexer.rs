@@ -5,8 +5,8 @@
 
 use super::line::Line;
 use super::schema;
-use crate::trace::seq_of_id;
 use crate::trace::segments::{self, segment_name};
+use crate::trace::seq_of_id;
 use anyhow::{Context, Result};
 use rusqlite::{Connection, OptionalExtension, params};
 use std::fs::File;
@@ -151,10 +151,12 @@ impl Follower {
                 Ok(Some((seg, end, hash))) => {
                     self.last_seq = last;
                     self.last_hash = hash;
-                    self.min_seq = self.conn.query_row("SELECT MIN(seq) FROM events", [], |r| {
-                        r.get::<_, Option<i64>>(0)
-                    })?
-                    .unwrap_or(0) as u64;
+                    self.min_seq = self
+                        .conn
+                        .query_row("SELECT MIN(seq) FROM events", [], |r| {
+                            r.get::<_, Option<i64>>(0)
+                        })?
+                        .unwrap_or(0) as u64;
                     self.open_at(seg, end)?;
                     self.shared.indexed.store(last, Ordering::Release);
                     return Ok(());
@@ -196,9 +198,8 @@ impl Follower {
         let Ok(bytes) = crate::trace::store::read_line(&self.dir, seg, off, len) else {
             return Ok(None);
         };
-        let matches = serde_json::from_slice::<Line>(&bytes).is_ok_and(|l| {
-            l.integrity.hash == hash && seq_of_id(&l.id) == Some(seq)
-        });
+        let matches = serde_json::from_slice::<Line>(&bytes)
+            .is_ok_and(|l| l.integrity.hash == hash && seq_of_id(&l.id) == Some(seq));
         Ok(matches.then_some((seg, off + len, hash)))
     }
 
@@ -245,7 +246,10 @@ impl Follower {
         self.min_seq = first_kept;
         // Reading a removed segment can only fail from here on; start at the first kept one.
         if self.at.as_ref().is_some_and(|p| p.seg < first_kept)
-            && !self.dir.join(segment_name(self.at.as_ref().unwrap().seg)).exists()
+            && !self
+                .dir
+                .join(segment_name(self.at.as_ref().unwrap().seg))
+                .exists()
         {
             self.start_at_first_segment()?;
         }
@@ -342,7 +346,8 @@ impl<'c> Rows<'c> {
                 "INSERT OR REPLACE INTO events (seq, seg, off, len, kind, actor)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?,
-            link: conn.prepare_cached("INSERT OR IGNORE INTO links (parent, child) VALUES (?1, ?2)")?,
+            link: conn
+                .prepare_cached("INSERT OR IGNORE INTO links (parent, child) VALUES (?1, ?2)")?,
             decision: conn.prepare_cached(
                 "INSERT OR REPLACE INTO decisions (seq, allow, cap, rule, agent, session, package)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
@@ -355,7 +360,14 @@ impl<'c> Rows<'c> {
         })
     }
 
-    fn record(&mut self, seq: u64, seg: u64, off: u64, len: u64, line: &Line) -> rusqlite::Result<()> {
+    fn record(
+        &mut self,
+        seq: u64,
+        seg: u64,
+        off: u64,
+        len: u64,
+        line: &Line,
+    ) -> rusqlite::Result<()> {
         let seq_i = seq as i64;
         self.event.execute(params![
             seq_i,

@@ -2,8 +2,8 @@
 //! the decision fields. Strings are borrowed from the line where they can be, and payloads of
 //! other events are skipped without being built.
 
-use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::borrow::Cow;
 use std::fmt;
 
@@ -139,7 +139,10 @@ mod tests {
                 r#"{{"id":"i","type":"t","actorId":"a","payload":{payload},"integrity":{{"hash":"h"}}}}"#
             );
             let l: Line = serde_json::from_str(&line).unwrap();
-            assert!(l.payload.allow.is_none() && l.payload.cap.is_none(), "{payload}");
+            assert!(
+                l.payload.allow.is_none() && l.payload.cap.is_none(),
+                "{payload}"
+            );
         }
     }
 }

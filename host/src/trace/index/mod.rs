@@ -7,8 +7,8 @@ mod indexer;
 mod line;
 mod schema;
 
-use super::store::read_line;
 use super::Event;
+use super::store::read_line;
 use anyhow::{Context, Result};
 use indexer::Indexer;
 use rusqlite::{Connection, OptionalExtension, ToSql};
@@ -235,7 +235,9 @@ impl Index {
         let sql = format!(
             "SELECT e.seg, e.off, e.len FROM decisions d JOIN events e ON e.seq = d.seq{}
              ORDER BY d.seq DESC LIMIT ?{}",
-            clause.replace(" WHERE ", " WHERE d.").replace(" AND ", " AND d."),
+            clause
+                .replace(" WHERE ", " WHERE d.")
+                .replace(" AND ", " AND d."),
             args.len()
         );
         let mut rows = locations(&tx, &sql, &args)?;
