@@ -168,13 +168,11 @@ impl Engine {
                 let mut out = progress_out.lock().unwrap_or_else(|e| e.into_inner());
                 let _ = write_line(&mut *out, &message).and_then(|()| out.flush());
             });
+            let mut conn = Connection::new(cancels, Some(notify));
+            conn.transport = crate::telemetry::NetworkTransport::Pipe;
             engine.peers.insert(
                 STDIO,
-                Peer::new(
-                    Connection::new(cancels, Some(notify)),
-                    Outbox::Stdio(Vec::new()),
-                    Arc::default(),
-                ),
+                Peer::new(conn, Outbox::Stdio(Vec::new()), Arc::default()),
             );
             engine.stdio = Some(StdioSide { input, output });
         }

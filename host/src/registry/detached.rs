@@ -14,7 +14,7 @@
 use super::guest_call::GuestPrep;
 use super::hooks::covers;
 use super::pipeline::{Authority, Decided, parse_output};
-use super::{CallControl, Caller, Failure, Handler, Registry, Response};
+use super::{CallControl, CallStages, Caller, Failure, Handler, Registry, Response, Stage};
 use crate::limits::TRACE_WINDOW;
 use crate::realm::{Realm, Rng};
 use crate::sandbox::CallOutcome;
@@ -43,6 +43,10 @@ pub struct DetachedCall {
     prep: GuestPrep,
     text: String,
     seed: u64,
+    /// What it went through on the engine (when stages are observed).
+    stages: CallStages,
+    /// When it ran on the worker (measured only when stages are observed).
+    ran: Option<Stage>,
 }
 
 /// A detached call that ran.
@@ -59,7 +63,11 @@ impl DetachedCall {
         scratch.rng = Rng::seeded(self.seed);
         scratch.tracer = Tracer::new(TRACE_WINDOW);
         let info = self.prep.info.clone();
+        let started = self.ran.is_some().then(Instant::now);
         let (scratch, outcome) = self.prep.instance.invoke(scratch, info, &self.text);
+        if let Some(started) = started {
+            self.ran = Some(Stage::new(started, Instant::now()));
+        }
         let traced = scratch.tracer.recent().cloned().collect();
         (
             scratch,
@@ -93,9 +101,11 @@ impl Registry {
         let started = Instant::now();
         let mut events = Vec::new();
         self.control = control;
+        self.enter_call();
         let prepared = self
             .decide(caller, name, input, Authority::Session, &mut events)
             .and_then(|decided| self.detach(caller, name, decided));
+        self.leave_call();
         self.control = CallControl::default();
         match prepared {
             Ok((decided, prep)) => {
@@ -111,6 +121,8 @@ impl Registry {
                     started,
                     prep,
                     seed,
+                    ran: self.observing().then(|| Stage::new(started, started)),
+                    stages: self.take_recorded(),
                 }))
             }
             Err(failure) => Invocation::Done(Response::of(Err(failure), started, events)),
@@ -153,11 +165,19 @@ impl Registry {
             mut events,
             started,
             prep,
+            stages,
+            ran,
             ..
         } = *call;
+        self.enter_call();
+        self.restore_recorded(stages);
+        self.clear_usage();
+        let package = prep.key.1;
         let cpu_before = self.guest_cpu_ms;
-        let result = self
-            .settle(&caller, prep, outcome, &mut events)
+        let settled = self.settle(&caller, prep, outcome, &mut events);
+        self.record_guest(ran, package);
+        self.leave_call();
+        let result = settled
             .and_then(|raw| parse_output(&name, &raw))
             .and_then(|output| {
                 self.check_output(&name, &output)?;
