@@ -16,6 +16,7 @@ mod http;
 mod http_client;
 mod languages;
 mod latency_tiers;
+mod otlp;
 mod physics_skills;
 mod pkg_cli;
 mod privileged_skills;
