@@ -22,17 +22,20 @@ use std::sync::{Arc, Mutex};
 const TRACE_ID: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
 const PARENT_SPAN_ID: &str = "00f067aa0ba902b7";
 
+/// The requests a receiver got: `(path, body)`, oldest first.
+type Received = Arc<Mutex<Vec<(String, Vec<u8>)>>>;
+
 /// A minimal OTLP/HTTP receiver: answers every POST with 200 and keeps `(path, body)`.
 struct Collector {
     addr: SocketAddr,
-    received: Arc<Mutex<Vec<(String, Vec<u8>)>>>,
+    received: Received,
 }
 
 impl Collector {
     fn start() -> Collector {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = listener.local_addr().unwrap();
-        let received: Arc<Mutex<Vec<(String, Vec<u8>)>>> = Arc::default();
+        let received: Received = Arc::default();
         let kept = received.clone();
         std::thread::spawn(move || {
             for stream in listener.incoming() {
