@@ -543,3 +543,99 @@ fn calls_are_answered_when_the_collector_is_unreachable_and_the_failure_is_logge
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
+
+/// Posts `message` to a Streamable HTTP host at `addr`; the reply's headers (lower-case
+/// names) and body.
+fn post_mcp(addr: &str, session: Option<&str>, message: &Value) -> (Vec<(String, String)>, String) {
+    let body = message.to_string();
+    let mut stream = TcpStream::connect(addr).unwrap();
+    let session = session
+        .map(|s| format!("mcp-session-id: {s}\r\n"))
+        .unwrap_or_default();
+    write!(
+        stream,
+        "POST /mcp HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\n{session}content-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap();
+    let headers = head
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
+    (headers, body.to_string())
+}
+
+#[test]
+fn over_http_the_session_is_the_mcp_session_id_header_and_the_transport_is_tcp() {
+    let collector = Collector::start();
+    let traces = tempfile::tempdir().unwrap();
+    let args = ["--otlp-endpoint", &collector.endpoint()];
+    let mut child = Command::new(env!("CARGO_BIN_EXE_limina"))
+        .args(["--mcp-http", "--port", "0", "--manual-clock", "--trace-dir"])
+        .arg(traces.path())
+        .args(args)
+        .args(own_calibration(&args))
+        // The host keeps serving: spans go out on the batch schedule, made short here.
+        .env("OTEL_BSP_SCHEDULE_DELAY", "50")
+        .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut lines = stderr.lines();
+    let addr = loop {
+        let line = lines.next().expect("the host logs its address").unwrap();
+        let serving = "serving MCP Streamable HTTP on http://";
+        if let Some(at) = line.find(serving) {
+            break line[at + serving.len()..]
+                .trim()
+                .trim_end_matches("/mcp")
+                .to_string();
+        }
+    };
+    std::thread::spawn(move || lines.for_each(drop));
+    let (headers, _) = post_mcp(&addr, None, &initialize(1, "builder.readWrite"));
+    let session = headers
+        .iter()
+        .find(|(k, _)| k == "mcp-session-id")
+        .map(|(_, v)| v.clone())
+        .expect("a session id");
+    post_mcp(
+        &addr,
+        Some(&session),
+        &call(2, "scene.createEntity", json!({"position": [0, 1, 0]})),
+    );
+    // Wait for the batch (a bounded poll, not a timing assertion).
+    let mut spans = Vec::new();
+    for _ in 0..600 {
+        spans = collector.spans().into_iter().map(|(_, s)| s).collect();
+        if spans
+            .iter()
+            .any(|s| attr(s, "jsonrpc.request.id").as_deref() == Some("2"))
+        {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    for id in [1, 2] {
+        let span = request_span(&spans, id);
+        assert_eq!(
+            attr(span, "mcp.session.id").as_deref(),
+            Some(session.as_str())
+        );
+        assert_eq!(attr(span, "network.transport").as_deref(), Some("tcp"));
+    }
+    assert_eq!(
+        request_span(&spans, 2).name,
+        "tools/call scene.createEntity"
+    );
+}

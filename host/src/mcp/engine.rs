@@ -66,6 +66,8 @@ pub enum Inbound {
         in_flight: Arc<AtomicUsize>,
         /// Sends it a notification while a call runs (progress).
         notify: Notify,
+        /// The session id its transport gave it (`Mcp-Session-Id` over HTTP).
+        transport_session: Option<String>,
     },
     /// One JSON-RPC message from it.
     Message { id: PeerId, text: String },
@@ -266,8 +268,10 @@ impl Engine {
                 cancels,
                 in_flight,
                 notify,
+                transport_session,
             } => {
-                let conn = Connection::new(cancels, Some(notify));
+                let mut conn = Connection::new(cancels, Some(notify));
+                conn.transport_session = transport_session;
                 self.peers.insert(id, Peer::new(conn, outbox, in_flight));
             }
             Inbound::Message { id, text } => {

@@ -79,6 +79,8 @@ struct Shared {
 
 /// One MCP session: an engine connection, and where its messages go.
 struct HttpSession {
+    /// Its `Mcp-Session-Id`, sent once `initialize` is answered.
+    id: String,
     peer: PeerId,
     cancels: Arc<CancelBoard>,
     in_flight: Arc<AtomicUsize>,
@@ -518,7 +520,9 @@ fn open_session(shared: &Arc<Shared>) -> Arc<HttpSession> {
     let (outbox, own, mut queue, close) = outbox::socket();
     let cancels = Arc::new(CancelBoard::default());
     let in_flight = Arc::new(AtomicUsize::new(0));
+    let id = format!("{:032x}", random_u128());
     let session = Arc::new(HttpSession {
+        id: id.clone(),
         peer,
         cancels: cancels.clone(),
         in_flight: in_flight.clone(),
@@ -533,6 +537,7 @@ fn open_session(shared: &Arc<Shared>) -> Arc<HttpSession> {
         notify: Arc::new(move |message: Value| {
             let _ = own.try_send(message.to_string());
         }),
+        transport_session: Some(id),
     });
     let router = session.clone();
     let shared_for_close = shared.clone();
@@ -606,7 +611,7 @@ fn with_session(
     new: bool,
 ) -> Response<Body> {
     if new {
-        let id = format!("{:032x}", random_u128());
+        let id = session.id.clone();
         shared
             .sessions
             .lock()

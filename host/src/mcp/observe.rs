@@ -53,7 +53,10 @@ impl Watch {
                 Value::String(s) => s.clone(),
                 other => other.to_string(),
             },
-            session_id: session.map(|s| s.caller.session_id.clone()),
+            session_id: conn
+                .transport_session
+                .clone()
+                .or_else(|| session.map(|s| s.caller.session_id.clone())),
             protocol_version: session.map(|s| s.protocol_version.clone()),
             transport: conn.transport,
             traceparent: self.traceparent,

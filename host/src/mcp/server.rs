@@ -58,6 +58,9 @@ pub struct Connection {
     notify: Option<Notify>,
     /// What it came over (`network.transport` in telemetry).
     pub transport: crate::telemetry::NetworkTransport,
+    /// The session id its transport gave it (`Mcp-Session-Id` over HTTP), which telemetry
+    /// reports as `mcp.session.id` in place of the MCP session's own.
+    pub transport_session: Option<String>,
 }
 
 /// What handling a message gave.
