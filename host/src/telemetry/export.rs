@@ -3,20 +3,18 @@
 //! telemetry. The engine hands records over a bounded queue: when it is full the record is
 //! dropped, counted and logged, never waited for. Spans whose export fails are dropped and
 //! counted too (calls go on; the next batch tries again). The metric goes out through the
-//! SDK's periodic reader on its own thread.
+//! SDK's periodic reader on its own thread (`metrics.rs`).
 
 use super::config::OtlpConfig;
 use super::http_client::OtlpHttp;
 use super::record::RequestRecord;
-use super::spans::{DURATION_BOUNDS, DURATION_METRIC, Instruments, SCOPE};
+use super::spans::{Instruments, SCOPE};
 use anyhow::{Context as _, Result};
 use opentelemetry::KeyValue;
-use opentelemetry::metrics::MeterProvider as _;
 use opentelemetry::trace::TracerProvider as _;
 use opentelemetry_otlp::{Protocol, WithExportConfig, WithHttpConfig};
 use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::error::OTelSdkResult;
-use opentelemetry_sdk::metrics::{PeriodicReader, SdkMeterProvider};
 use opentelemetry_sdk::trace::{SdkTracerProvider, SpanData, SpanExporter as _, SpanProcessor};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError, sync_channel};
@@ -87,31 +85,7 @@ pub fn start(config: &OtlpConfig) -> Result<(Recorder, Exporting)> {
         .with_context(|| format!("the OTLP span exporter for {}", config.traces_endpoint))?;
     spans.set_resource(&resource);
 
-    let mut meters = SdkMeterProvider::builder().with_resource(resource.clone());
-    if let Some(endpoint) = &config.metrics_endpoint {
-        let client = OtlpHttp::new(config.export_timeout).context("starting the OTLP client")?;
-        let exporter = opentelemetry_otlp::MetricExporter::builder()
-            .with_http()
-            .with_http_client(client)
-            .with_protocol(Protocol::HttpBinary)
-            .with_endpoint(endpoint.clone())
-            .with_timeout(config.export_timeout)
-            .build()
-            .with_context(|| format!("the OTLP metric exporter for {endpoint}"))?;
-        let mut reader = PeriodicReader::builder(exporter);
-        if let Some(interval) = config.metric_interval {
-            reader = reader.with_interval(interval);
-        }
-        meters = meters.with_reader(reader.build());
-    }
-    let meters = meters.build();
-    let duration = meters
-        .meter(SCOPE)
-        .f64_histogram(DURATION_METRIC)
-        .with_unit("s")
-        .with_description("Duration of MCP requests as seen by the server")
-        .with_boundaries(DURATION_BOUNDS.to_vec())
-        .build();
+    let (meters, duration) = super::metrics::duration_histogram(config, resource.clone())?;
 
     let finished = Finished::default();
     let tracers = SdkTracerProvider::builder()
@@ -239,14 +213,14 @@ impl Batcher {
 /// The span processor of the export thread's tracer: keeps finished spans for the batcher
 /// (both on the same thread, so the lock is never contended).
 #[derive(Debug, Default, Clone)]
-struct Finished(Arc<Mutex<Vec<SpanData>>>);
+pub(super) struct Finished(Arc<Mutex<Vec<SpanData>>>);
 
 impl Finished {
     fn len(&self) -> usize {
         self.0.lock().unwrap_or_else(|e| e.into_inner()).len()
     }
 
-    fn take(&self) -> Vec<SpanData> {
+    pub(super) fn take(&self) -> Vec<SpanData> {
         std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()))
     }
 }
@@ -264,5 +238,25 @@ impl SpanProcessor for Finished {
 
     fn shutdown_with_timeout(&self, _timeout: Duration) -> OTelSdkResult {
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::telemetry::record::tests::sample;
+
+    #[test]
+    fn a_full_queue_drops_records_without_waiting_and_counts_them() {
+        let (queue, records) = sync_channel(2);
+        let recorder = Recorder {
+            queue,
+            dropped: Arc::default(),
+        };
+        for _ in 0..5 {
+            recorder.record(sample());
+        }
+        assert_eq!(recorder.dropped.load(Ordering::Relaxed), 3);
+        assert_eq!(records.try_iter().count(), 2);
     }
 }

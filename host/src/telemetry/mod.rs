@@ -11,6 +11,7 @@
 mod config;
 mod export;
 mod http_client;
+mod metrics;
 mod record;
 mod spans;
 

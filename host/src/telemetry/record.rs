@@ -87,3 +87,42 @@ impl RequestRecord {
         }
     }
 }
+
+#[cfg(test)]
+pub(super) mod tests {
+    use super::*;
+
+    /// A successful `tools/call scene.createEntity` over stdio that took 3 ms.
+    pub(in crate::telemetry) fn sample() -> RequestRecord {
+        let started = Instant::now();
+        RequestRecord {
+            method: "tools/call".into(),
+            tool: Some("scene.createEntity".into()),
+            request_id: "7".into(),
+            session_id: Some("sess_1".into()),
+            protocol_version: Some("2025-06-18".into()),
+            transport: NetworkTransport::Pipe,
+            traceparent: None,
+            tracestate: None,
+            started_at: SystemTime::now(),
+            started,
+            ended: started + std::time::Duration::from_millis(3),
+            outcome: Outcome::Ok,
+            stages: CallStages::default(),
+        }
+    }
+
+    #[test]
+    fn names_and_error_types_follow_the_conventions() {
+        let mut record = sample();
+        assert_eq!(record.span_name(), "tools/call scene.createEntity");
+        assert_eq!(record.error_type(), None);
+        record.outcome = Outcome::ToolError("forbidden".into());
+        assert_eq!(record.error_type().as_deref(), Some("tool_error"));
+        record.outcome = Outcome::RpcError(-32602);
+        assert_eq!(record.error_type().as_deref(), Some("-32602"));
+        record.tool = None;
+        record.method = "tools/list".into();
+        assert_eq!(record.span_name(), "tools/list");
+    }
+}

@@ -184,3 +184,90 @@ impl Extractor for CallerContext<'_> {
         vec!["traceparent", "tracestate"]
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::{CallStages, GuestStage, PolicyStage};
+    use crate::telemetry::export::Finished;
+    use crate::telemetry::record::tests::sample;
+    use opentelemetry::metrics::MeterProvider as _;
+    use opentelemetry::trace::TracerProvider as _;
+    use opentelemetry_sdk::metrics::SdkMeterProvider;
+    use opentelemetry_sdk::trace::SdkTracerProvider;
+    use std::time::Duration;
+
+    fn record_spans(record: &RequestRecord) -> Vec<opentelemetry_sdk::trace::SpanData> {
+        let finished = Finished::default();
+        let tracers = SdkTracerProvider::builder()
+            .with_span_processor(finished.clone())
+            .build();
+        let meters = SdkMeterProvider::builder().build();
+        let instruments = Instruments::new(
+            tracers.tracer(SCOPE),
+            meters.meter(SCOPE).f64_histogram(DURATION_METRIC).build(),
+        );
+        instruments.record(record);
+        finished.take()
+    }
+
+    #[test]
+    fn a_call_is_a_server_span_under_the_callers_trace_with_its_stages_as_children() {
+        let mut record = sample();
+        record.traceparent = Some("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01".into());
+        let at = |half_ms: u64| record.started + Duration::from_micros(half_ms * 500);
+        let stage = |from: u64, to: u64| Stage::new(at(from), at(to));
+        record.stages = CallStages {
+            policy: Some(PolicyStage {
+                stage: stage(0, 1),
+                allow: true,
+                rule: "profile.allow",
+            }),
+            before_hooks: None,
+            guest: Some(GuestStage {
+                stage: stage(1, 5),
+                fuel_used: 1234,
+                peak_memory_bytes: 65536,
+                package: "scene".into(),
+                package_version: "0.1.0".into(),
+            }),
+            after_hooks: None,
+        };
+        let spans = record_spans(&record);
+        let server = spans
+            .iter()
+            .find(|s| s.span_kind == SpanKind::Server)
+            .unwrap();
+        assert_eq!(server.name, "tools/call scene.createEntity");
+        assert_eq!(
+            server.span_context.trace_id().to_string(),
+            "4bf92f3577b34da6a3ce929d0e0e4736"
+        );
+        assert_eq!(server.parent_span_id.to_string(), "00f067aa0ba902b7");
+        let names: Vec<_> = spans
+            .iter()
+            .filter(|s| s.parent_span_id == server.span_context.span_id())
+            .map(|s| s.name.as_ref())
+            .collect();
+        assert_eq!(names, [POLICY_SPAN, GUEST_SPAN]);
+        let guest = spans.iter().find(|s| s.name == GUEST_SPAN).unwrap();
+        assert!(
+            guest
+                .attributes
+                .contains(&KeyValue::new("limina.fuel.used", 1234_i64))
+        );
+        assert!(guest.start_time >= server.start_time && guest.end_time <= server.end_time);
+    }
+
+    #[test]
+    fn a_malformed_traceparent_starts_a_fresh_trace() {
+        let mut record = sample();
+        record.traceparent = Some("00-zz-01".into());
+        let spans = record_spans(&record);
+        assert_eq!(spans.len(), 1);
+        assert_eq!(
+            spans[0].parent_span_id,
+            opentelemetry::trace::SpanId::INVALID
+        );
+    }
+}
