@@ -15,6 +15,11 @@ pub struct Stage {
 }
 
 impl Stage {
+    /// A stage from `started` to `ended` (a run measured elsewhere, on a worker).
+    pub fn new(started: Instant, ended: Instant) -> Stage {
+        Stage { started, ended }
+    }
+
     /// A stage that began at `started` and ends now.
     fn until_now(started: Instant) -> Stage {
         Stage {
@@ -162,12 +167,5 @@ impl Registry {
     /// Whether stages are being recorded at all.
     pub(super) fn observing(&self) -> bool {
         self.recorder.on
-    }
-}
-
-impl Stage {
-    /// A stage from `started` to `ended` (a run measured elsewhere, on a worker).
-    pub fn new(started: Instant, ended: Instant) -> Stage {
-        Stage { started, ended }
     }
 }
