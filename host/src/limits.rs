@@ -125,6 +125,10 @@ pub const OTLP_QUEUE_CAPACITY: usize = 2_048;
 /// OpenTelemetry export: most spans sent in one request (`OTEL_BSP_MAX_EXPORT_BATCH_SIZE`).
 pub const OTLP_MAX_BATCH_SPANS: usize = 512;
 /// OpenTelemetry export: how often finished spans are sent (`OTEL_BSP_SCHEDULE_DELAY`), in ms.
-pub const OTLP_SCHEDULE_DELAY_MS: u64 = 5_000;
+/// Shorter than the SDK's 5 s so spans show up while one watches; an idle host sends nothing.
+pub const OTLP_SCHEDULE_DELAY_MS: u64 = 1_000;
+/// OpenTelemetry export: how often the duration metric is sent (`OTEL_METRIC_EXPORT_INTERVAL`),
+/// in ms. Shorter than the SDK's 60 s so a dashboard shows a new host within seconds.
+pub const OTLP_METRIC_INTERVAL_MS: u64 = 10_000;
 /// OpenTelemetry export: how long one export request may take (`OTEL_EXPORTER_OTLP_TIMEOUT`), in ms.
 pub const OTLP_EXPORT_TIMEOUT_MS: u64 = 10_000;

@@ -571,7 +571,7 @@ fn post_mcp(addr: &str, session: Option<&str>, message: &Value) -> (Vec<(String,
 }
 
 #[test]
-fn over_http_the_session_is_the_mcp_session_id_header_and_the_transport_is_tcp() {
+fn over_http_the_session_is_the_header_and_sigterm_sends_the_last_spans_before_exiting() {
     let collector = Collector::start();
     let traces = tempfile::tempdir().unwrap();
     let args = ["--otlp-endpoint", &collector.endpoint()];
@@ -580,8 +580,9 @@ fn over_http_the_session_is_the_mcp_session_id_header_and_the_transport_is_tcp()
         .arg(traces.path())
         .args(args)
         .args(own_calibration(&args))
-        // The host keeps serving: spans go out on the batch schedule, made short here.
-        .env("OTEL_BSP_SCHEDULE_DELAY", "50")
+        // Nothing goes out on a schedule: only the flush at SIGTERM can deliver the spans.
+        .env("OTEL_BSP_SCHEDULE_DELAY", "600000")
+        .env("OTEL_METRIC_EXPORT_INTERVAL", "600000")
         .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -612,20 +613,14 @@ fn over_http_the_session_is_the_mcp_session_id_header_and_the_transport_is_tcp()
         Some(&session),
         &call(2, "scene.createEntity", json!({"position": [0, 1, 0]})),
     );
-    // Wait for the batch (a bounded poll, not a timing assertion).
-    let mut spans = Vec::new();
-    for _ in 0..600 {
-        spans = collector.spans().into_iter().map(|(_, s)| s).collect();
-        if spans
-            .iter()
-            .any(|s| attr(s, "jsonrpc.request.id").as_deref() == Some("2"))
-        {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    let _ = child.kill();
-    let _ = child.wait();
+    // SAFETY: sends SIGTERM to our own child, which is still running.
+    assert_eq!(
+        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) },
+        0
+    );
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(128 + libc::SIGTERM), "{status:?}");
+    let spans: Vec<Span> = collector.spans().into_iter().map(|(_, s)| s).collect();
     for id in [1, 2] {
         let span = request_span(&spans, id);
         assert_eq!(
@@ -637,5 +632,9 @@ fn over_http_the_session_is_the_mcp_session_id_header_and_the_transport_is_tcp()
     assert_eq!(
         request_span(&spans, 2).name,
         "tools/call scene.createEntity"
+    );
+    assert!(
+        !collector.metrics().is_empty(),
+        "the metric was flushed too"
     );
 }

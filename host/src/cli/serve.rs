@@ -33,6 +33,10 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
     }
     let guard = guard(&cli)?;
     let otlp = OtlpConfig::from_env(cli.otlp_endpoint.as_deref()).map_err(anyhow::Error::msg)?;
+    if otlp.is_some() {
+        // Before any thread starts, so that all of them hold the signals (see telemetry/signals.rs).
+        limina::telemetry::signals::hold().context("holding termination signals")?;
+    }
     let ws_port = cli.port.unwrap_or(DEFAULT_WS_PORT);
     let http_port = cli
         .http_port
@@ -56,6 +60,7 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
     let exporting = match &otlp {
         Some(config) => {
             let (recorder, exporting) = limina::telemetry::start(config)?;
+            exporting.flush_on_termination()?;
             server.export_telemetry(recorder);
             Some(exporting)
         }

@@ -3,7 +3,8 @@
 //! cannot work is refused at start-up with the flag or variable named.
 
 use crate::limits::{
-    OTLP_EXPORT_TIMEOUT_MS, OTLP_MAX_BATCH_SPANS, OTLP_QUEUE_CAPACITY, OTLP_SCHEDULE_DELAY_MS,
+    OTLP_EXPORT_TIMEOUT_MS, OTLP_MAX_BATCH_SPANS, OTLP_METRIC_INTERVAL_MS, OTLP_QUEUE_CAPACITY,
+    OTLP_SCHEDULE_DELAY_MS,
 };
 use std::fmt;
 use std::time::Duration;
@@ -36,8 +37,8 @@ pub struct OtlpConfig {
     pub schedule_delay: Duration,
     /// How long one export request may take.
     pub export_timeout: Duration,
-    /// How often the metric is sent (`None`: the SDK's default, 60 s).
-    pub metric_interval: Option<Duration>,
+    /// How often the metric is sent.
+    pub metric_interval: Duration,
 }
 
 /// A configuration value that cannot work, with the flag or variable that holds it.
@@ -140,9 +141,10 @@ impl OtlpConfig {
                 "OTEL_EXPORTER_OTLP_TIMEOUT",
                 OTLP_EXPORT_TIMEOUT_MS,
             )?),
-            metric_interval: var("OTEL_METRIC_EXPORT_INTERVAL")
-                .map(|_| number("OTEL_METRIC_EXPORT_INTERVAL", 0).map(Duration::from_millis))
-                .transpose()?,
+            metric_interval: Duration::from_millis(number(
+                "OTEL_METRIC_EXPORT_INTERVAL",
+                OTLP_METRIC_INTERVAL_MS,
+            )?),
         }))
     }
 }

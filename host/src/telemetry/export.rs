@@ -15,6 +15,7 @@ use opentelemetry::trace::TracerProvider as _;
 use opentelemetry_otlp::{Protocol, WithExportConfig, WithHttpConfig};
 use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::error::OTelSdkResult;
+use opentelemetry_sdk::metrics::SdkMeterProvider;
 use opentelemetry_sdk::trace::{SdkTracerProvider, SpanData, SpanExporter as _, SpanProcessor};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError, sync_channel};
@@ -22,10 +23,20 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+/// What the export thread is sent.
+enum Message {
+    /// A request to turn into spans.
+    Record(Box<RequestRecord>),
+    /// Send everything now, then acknowledge (the host is being stopped by a signal).
+    Flush(SyncSender<()>),
+    /// Send everything and stop (the engine has returned).
+    Stop,
+}
+
 /// The engine's handle: hands records to the export thread without ever waiting.
 #[derive(Clone)]
 pub struct Recorder {
-    queue: SyncSender<RequestRecord>,
+    queue: SyncSender<Message>,
     dropped: Arc<AtomicU64>,
 }
 
@@ -39,7 +50,7 @@ impl Recorder {
     /// Queues `record` for export; drops it (counted, logged at powers of two) when the
     /// queue is full.
     pub fn record(&self, record: RequestRecord) {
-        if let Err(TrySendError::Full(_)) = self.queue.try_send(record) {
+        if let Err(TrySendError::Full(_)) = self.queue.try_send(Message::Record(Box::new(record))) {
             let dropped = self.dropped.fetch_add(1, Ordering::Relaxed) + 1;
             if dropped.is_power_of_two() {
                 crate::log::warn(&format!(
@@ -54,16 +65,32 @@ impl Recorder {
 /// what is left.
 pub struct Exporting {
     thread: JoinHandle<()>,
+    queue: SyncSender<Message>,
+    export_timeout: Duration,
 }
 
 impl Exporting {
-    /// Waits for the export thread to send what it holds and stop. Call it after every
-    /// [`Recorder`] is gone (the engine has returned); the final export is bounded by the
-    /// export timeout.
+    /// Waits for the export thread to send what it holds and stop. Call it once the engine
+    /// has returned; the final export is bounded by the export timeout.
     pub fn finish(self) {
+        let _ = self.queue.send(Message::Stop);
         if self.thread.join().is_err() {
             crate::log::error("OpenTelemetry: the export thread panicked; some spans were lost");
         }
+    }
+
+    /// When the host is stopped by SIGTERM, SIGINT or SIGHUP (held since start-up by
+    /// [`super::signals::hold`]), sends what is waiting before exiting as the signal would.
+    pub fn flush_on_termination(&self) -> Result<()> {
+        let queue = self.queue.clone();
+        let timeout = self.export_timeout * 2;
+        super::signals::exit_after(move || {
+            let (ack, done) = sync_channel(1);
+            if queue.send(Message::Flush(ack)).is_ok() {
+                let _ = done.recv_timeout(timeout);
+            }
+        })
+        .context("waiting for termination signals")
     }
 }
 
@@ -106,6 +133,7 @@ pub fn start(config: &OtlpConfig) -> Result<(Recorder, Exporting)> {
         delay: config.schedule_delay,
         failing: 0,
         lost: 0,
+        meters,
     };
     let queue_dropped = dropped.clone();
     let thread = std::thread::Builder::new()
@@ -113,7 +141,7 @@ pub fn start(config: &OtlpConfig) -> Result<(Recorder, Exporting)> {
         .spawn(move || {
             batcher.run();
             let _ = tracers.shutdown();
-            if let Err(e) = meters.shutdown() {
+            if let Err(e) = batcher.meters.shutdown() {
                 crate::log::warn(&format!(
                     "OpenTelemetry: the last metric export failed: {e}"
                 ));
@@ -136,12 +164,17 @@ pub fn start(config: &OtlpConfig) -> Result<(Recorder, Exporting)> {
             .map(|m| format!(" and metrics to {m}"))
             .unwrap_or_default()
     ));
-    Ok((Recorder { queue, dropped }, Exporting { thread }))
+    let exporting = Exporting {
+        thread,
+        queue: queue.clone(),
+        export_timeout: config.export_timeout,
+    };
+    Ok((Recorder { queue, dropped }, exporting))
 }
 
 /// The export thread's state.
 struct Batcher {
-    records: Receiver<RequestRecord>,
+    records: Receiver<Message>,
     instruments: Instruments,
     finished: Finished,
     exporter: opentelemetry_otlp::SpanExporter,
@@ -152,22 +185,30 @@ struct Batcher {
     failing: u64,
     /// Spans dropped because their export failed.
     lost: u64,
+    /// The metric's provider, flushed on a termination signal and shut down at the end.
+    meters: SdkMeterProvider,
 }
 
 impl Batcher {
-    /// Until every recorder is gone: records become spans; full batches go at once, the
-    /// rest every `delay`; what is left goes last.
+    /// Until told to stop (or every sender is gone): records become spans; full batches go
+    /// at once, the rest every `delay`; what is left goes last.
     fn run(&mut self) {
         let mut due = Instant::now() + self.delay;
         loop {
             let wait = due.saturating_duration_since(Instant::now());
             match self.records.recv_timeout(wait) {
-                Ok(record) => {
+                Ok(Message::Record(record)) => {
                     self.instruments.record(&record);
                     if self.finished.len() >= self.max_batch {
                         self.export();
                     }
                 }
+                Ok(Message::Flush(ack)) => {
+                    self.export();
+                    let _ = self.meters.force_flush();
+                    let _ = ack.send(());
+                }
+                Ok(Message::Stop) => break,
                 Err(RecvTimeoutError::Timeout) => {
                     self.export();
                     due = Instant::now() + self.delay;

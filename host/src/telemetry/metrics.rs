@@ -33,14 +33,12 @@ pub fn duration_histogram(
             .with_timeout(config.export_timeout)
             .build()
             .with_context(|| format!("the OTLP metric exporter for {endpoint}"))?;
-        let mut reader = PeriodicReader::builder(Logged {
+        let reader = PeriodicReader::builder(Logged {
             inner: exporter,
             endpoint: endpoint.clone(),
             failing: AtomicBool::new(false),
-        });
-        if let Some(interval) = config.metric_interval {
-            reader = reader.with_interval(interval);
-        }
+        })
+        .with_interval(config.metric_interval);
         meters = meters.with_reader(reader.build());
     }
     let meters = meters.build();

@@ -13,6 +13,7 @@ mod export;
 mod http_client;
 mod metrics;
 mod record;
+pub mod signals;
 mod spans;
 
 pub use config::{
