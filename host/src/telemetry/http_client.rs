@@ -22,6 +22,7 @@ pub struct OtlpHttp {
 }
 
 impl OtlpHttp {
+    /// A client whose requests each get `timeout` to be answered.
     pub fn new(timeout: Duration) -> std::io::Result<OtlpHttp> {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_io()

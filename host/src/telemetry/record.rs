@@ -15,6 +15,7 @@ pub enum NetworkTransport {
 }
 
 impl NetworkTransport {
+    /// Its `network.transport` value.
     pub fn as_str(self) -> &'static str {
         match self {
             NetworkTransport::Pipe => "pipe",

@@ -32,12 +32,13 @@ pub const GUEST_SPAN: &str = "limina.guest.invoke";
 
 /// What turns records into telemetry.
 pub struct Instruments {
-    pub tracer: SdkTracer,
-    pub duration: opentelemetry::metrics::Histogram<f64>,
+    tracer: SdkTracer,
+    duration: opentelemetry::metrics::Histogram<f64>,
     propagator: TraceContextPropagator,
 }
 
 impl Instruments {
+    /// Spans go to `tracer`'s processor, durations to `duration`.
     pub fn new(tracer: SdkTracer, duration: opentelemetry::metrics::Histogram<f64>) -> Self {
         Instruments {
             tracer,
