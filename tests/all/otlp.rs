@@ -546,7 +546,12 @@ fn hex(bytes: &[u8]) -> String {
 
 /// Posts `message` to a Streamable HTTP host at `addr`; the reply's headers (lower-case
 /// names) and body.
-fn post_mcp(addr: &str, session: Option<&str>, message: &Value) -> (Vec<(String, String)>, String) {
+fn post_mcp(
+    addr: &str,
+    session: Option<&str>,
+    message: &Value,
+    extra_headers: &str,
+) -> (Vec<(String, String)>, String) {
     let body = message.to_string();
     let mut stream = TcpStream::connect(addr).unwrap();
     let session = session
@@ -554,7 +559,7 @@ fn post_mcp(addr: &str, session: Option<&str>, message: &Value) -> (Vec<(String,
         .unwrap_or_default();
     write!(
         stream,
-        "POST /mcp HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\n{session}content-length: {}\r\nconnection: close\r\n\r\n{body}",
+        "POST /mcp HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\n{session}{extra_headers}content-length: {}\r\nconnection: close\r\n\r\n{body}",
         body.len()
     )
     .unwrap();
@@ -571,7 +576,7 @@ fn post_mcp(addr: &str, session: Option<&str>, message: &Value) -> (Vec<(String,
 }
 
 #[test]
-fn over_http_the_session_is_the_header_and_sigterm_sends_the_last_spans_before_exiting() {
+fn over_http_the_session_and_trace_context_come_from_headers_and_sigterm_sends_the_last_spans() {
     let collector = Collector::start();
     let traces = tempfile::tempdir().unwrap();
     let args = ["--otlp-endpoint", &collector.endpoint()];
@@ -602,7 +607,7 @@ fn over_http_the_session_is_the_header_and_sigterm_sends_the_last_spans_before_e
         }
     };
     std::thread::spawn(move || lines.for_each(drop));
-    let (headers, _) = post_mcp(&addr, None, &initialize(1, "builder.readWrite"));
+    let (headers, _) = post_mcp(&addr, None, &initialize(1, "builder.readWrite"), "");
     let session = headers
         .iter()
         .find(|(k, _)| k == "mcp-session-id")
@@ -612,6 +617,8 @@ fn over_http_the_session_is_the_header_and_sigterm_sends_the_last_spans_before_e
         &addr,
         Some(&session),
         &call(2, "scene.createEntity", json!({"position": [0, 1, 0]})),
+        // An instrumented HTTP client sends its trace context as a header.
+        &format!("traceparent: 00-{TRACE_ID}-{PARENT_SPAN_ID}-01\r\n"),
     );
     // SAFETY: sends SIGTERM to our own child, which is still running.
     assert_eq!(
@@ -629,10 +636,11 @@ fn over_http_the_session_is_the_header_and_sigterm_sends_the_last_spans_before_e
         );
         assert_eq!(attr(span, "network.transport").as_deref(), Some("tcp"));
     }
-    assert_eq!(
-        request_span(&spans, 2).name,
-        "tools/call scene.createEntity"
-    );
+    let created = request_span(&spans, 2);
+    assert_eq!(created.name, "tools/call scene.createEntity");
+    assert_eq!(hex(&created.trace_id), TRACE_ID);
+    assert_eq!(hex(&created.parent_span_id), PARENT_SPAN_ID);
+    assert!(request_span(&spans, 1).parent_span_id.is_empty());
     assert!(
         !collector.metrics().is_empty(),
         "the metric was flushed too"

@@ -295,7 +295,7 @@ async fn post(
         }
         Ok(Ok(collected)) => collected.to_bytes(),
     };
-    let message: Value = match serde_json::from_slice(&body) {
+    let mut message: Value = match serde_json::from_slice(&body) {
         Ok(v) => v,
         Err(e) => {
             return json_response(
@@ -320,7 +320,11 @@ async fn post(
             ),
         );
     }
-    let text = String::from_utf8_lossy(&body).into_owned();
+    let text = if carry_trace_context(&headers, &mut message) {
+        message.to_string()
+    } else {
+        String::from_utf8_lossy(&body).into_owned()
+    };
     let method = message.get("method").and_then(Value::as_str);
     let id = message.get("id").filter(|_| method.is_some()).cloned();
     let session = match (session_id, method) {
@@ -622,6 +626,40 @@ fn with_session(
         }
     }
     response
+}
+
+/// Moves a request's W3C trace context from its HTTP headers (`traceparent`, `tracestate`, as
+/// instrumented HTTP clients send it) into `params._meta`, where the MCP conventions carry it,
+/// unless the message has its own. Whether the message changed.
+fn carry_trace_context(headers: &header::HeaderMap, message: &mut Value) -> bool {
+    let Some(traceparent) = headers.get("traceparent").and_then(|v| v.to_str().ok()) else {
+        return false;
+    };
+    if message.get("id").is_none() || message.get("method").is_none() {
+        return false;
+    }
+    let params = message
+        .as_object_mut()
+        .expect("a message with an id is an object")
+        .entry("params")
+        .or_insert_with(|| Value::Object(Default::default()));
+    let Some(meta) = params.as_object_mut().map(|p| {
+        p.entry("_meta")
+            .or_insert_with(|| Value::Object(Default::default()))
+    }) else {
+        return false;
+    };
+    let Some(meta) = meta.as_object_mut() else {
+        return false;
+    };
+    if meta.contains_key("traceparent") {
+        return false;
+    }
+    meta.insert("traceparent".into(), Value::String(traceparent.into()));
+    if let Some(state) = headers.get("tracestate").and_then(|v| v.to_str().ok()) {
+        meta.insert("tracestate".into(), Value::String(state.into()));
+    }
+    true
 }
 
 fn random_u128() -> u128 {
