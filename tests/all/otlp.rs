@@ -5,124 +5,20 @@
 //! and the `mcp.server.operation.duration` metric. Spans are flushed when the host exits on
 //! stdin EOF, so no test waits on a timer.
 
+use crate::otlp_collector::{
+    Collector, attr, child, children, hex, int_attribute, is_error, request_span, text_attribute,
+};
 use crate::support::{guest_packages, own_calibration};
-use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
-use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
-use opentelemetry_proto::tonic::common::v1::{AnyValue, KeyValue, any_value};
 use opentelemetry_proto::tonic::metrics::v1::metric;
-use opentelemetry_proto::tonic::trace::v1::{Span, span::SpanKind, status::StatusCode};
-use prost::Message;
+use opentelemetry_proto::tonic::trace::v1::{Span, span::SpanKind};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{TcpListener, TcpStream};
 use std::process::{Command, Stdio};
-use std::sync::{Arc, Mutex};
 
 /// The caller's trace context sent with one call.
 const TRACE_ID: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
 const PARENT_SPAN_ID: &str = "00f067aa0ba902b7";
-
-/// The requests a receiver got: `(path, body)`, oldest first.
-type Received = Arc<Mutex<Vec<(String, Vec<u8>)>>>;
-
-/// A minimal OTLP/HTTP receiver: answers every POST with 200 and keeps `(path, body)`.
-struct Collector {
-    addr: SocketAddr,
-    received: Received,
-}
-
-impl Collector {
-    fn start() -> Collector {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let addr = listener.local_addr().unwrap();
-        let received: Received = Arc::default();
-        let kept = received.clone();
-        std::thread::spawn(move || {
-            for stream in listener.incoming() {
-                let Ok(stream) = stream else { break };
-                let kept = kept.clone();
-                std::thread::spawn(move || serve_http(stream, &kept));
-            }
-        });
-        Collector { addr, received }
-    }
-
-    fn endpoint(&self) -> String {
-        format!("http://{}", self.addr)
-    }
-
-    /// Every span received, with the resource's `service.name` it came under.
-    fn spans(&self) -> Vec<(String, Span)> {
-        let mut spans = Vec::new();
-        for (path, body) in self.received.lock().unwrap().iter() {
-            if path != "/v1/traces" {
-                continue;
-            }
-            let request = ExportTraceServiceRequest::decode(body.as_slice()).unwrap();
-            for resource_spans in request.resource_spans {
-                let service = resource_spans
-                    .resource
-                    .as_ref()
-                    .and_then(|r| text_attribute(&r.attributes, "service.name"))
-                    .unwrap_or_default();
-                for scope in resource_spans.scope_spans {
-                    for span in scope.spans {
-                        spans.push((service.clone(), span));
-                    }
-                }
-            }
-        }
-        spans
-    }
-
-    /// Every metric export received.
-    fn metrics(&self) -> Vec<ExportMetricsServiceRequest> {
-        self.received
-            .lock()
-            .unwrap()
-            .iter()
-            .filter(|(path, _)| path == "/v1/metrics")
-            .map(|(_, body)| ExportMetricsServiceRequest::decode(body.as_slice()).unwrap())
-            .collect()
-    }
-}
-
-/// Serves HTTP/1.1 requests on one connection until the client closes it.
-fn serve_http(stream: TcpStream, kept: &Mutex<Vec<(String, Vec<u8>)>>) {
-    let mut writer = stream.try_clone().unwrap();
-    let mut reader = BufReader::new(stream);
-    loop {
-        let mut request_line = String::new();
-        if reader.read_line(&mut request_line).unwrap_or(0) == 0 {
-            return;
-        }
-        let path = request_line
-            .split_whitespace()
-            .nth(1)
-            .unwrap_or_default()
-            .to_string();
-        let mut length = 0;
-        loop {
-            let mut header = String::new();
-            reader.read_line(&mut header).unwrap();
-            let header = header.trim_end();
-            if header.is_empty() {
-                break;
-            }
-            if let Some((name, value)) = header.split_once(':')
-                && name.eq_ignore_ascii_case("content-length")
-            {
-                length = value.trim().parse().unwrap();
-            }
-        }
-        let mut body = vec![0; length];
-        reader.read_exact(&mut body).unwrap();
-        kept.lock().unwrap().push((path, body));
-        writer
-            .write_all(b"HTTP/1.1 200 OK\r\ncontent-type: application/x-protobuf\r\ncontent-length: 0\r\n\r\n")
-            .unwrap();
-    }
-}
 
 /// What a host run gave: its replies by request id, stderr and exit code.
 struct Run {
@@ -194,67 +90,6 @@ fn initialize(id: u64, profile: &str) -> Value {
 fn call(id: u64, name: &str, arguments: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
         "params": {"name": name, "arguments": arguments}})
-}
-
-fn value_of(attributes: &[KeyValue], key: &str) -> Option<any_value::Value> {
-    attributes
-        .iter()
-        .find(|kv| kv.key == key)
-        .and_then(|kv| kv.value.clone())
-        .and_then(|AnyValue { value }| value)
-}
-
-fn text_attribute(attributes: &[KeyValue], key: &str) -> Option<String> {
-    match value_of(attributes, key)? {
-        any_value::Value::StringValue(s) => Some(s),
-        other => panic!("`{key}` is not a string: {other:?}"),
-    }
-}
-
-fn int_attribute(attributes: &[KeyValue], key: &str) -> Option<i64> {
-    match value_of(attributes, key)? {
-        any_value::Value::IntValue(n) => Some(n),
-        other => panic!("`{key}` is not an integer: {other:?}"),
-    }
-}
-
-fn attr(span: &Span, key: &str) -> Option<String> {
-    text_attribute(&span.attributes, key)
-}
-
-/// The request span answering JSON-RPC request `id`.
-fn request_span(spans: &[Span], id: u64) -> &Span {
-    spans
-        .iter()
-        .find(|s| {
-            s.kind == SpanKind::Server as i32
-                && attr(s, "jsonrpc.request.id") == Some(id.to_string())
-        })
-        .unwrap_or_else(|| {
-            let names: Vec<_> = spans.iter().map(|s| &s.name).collect();
-            panic!("no request span for request {id} among {names:?}")
-        })
-}
-
-/// The children of `parent`, by name.
-fn children<'a>(spans: &'a [Span], parent: &Span) -> Vec<&'a Span> {
-    spans
-        .iter()
-        .filter(|s| s.parent_span_id == parent.span_id && s.trace_id == parent.trace_id)
-        .collect()
-}
-
-fn child<'a>(spans: &'a [Span], parent: &Span, name: &str) -> &'a Span {
-    children(spans, parent)
-        .into_iter()
-        .find(|s| s.name == name)
-        .unwrap_or_else(|| panic!("`{}` has no `{name}` child", parent.name))
-}
-
-fn is_error(span: &Span) -> bool {
-    span.status
-        .as_ref()
-        .is_some_and(|s| s.code == StatusCode::Error as i32)
 }
 
 #[test]
@@ -538,10 +373,6 @@ fn calls_are_answered_when_the_collector_is_unreachable_and_the_failure_is_logge
         "the failed export is not logged: {}",
         run.stderr
     );
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Posts `message` to a Streamable HTTP host at `addr`; the reply's headers (lower-case
