@@ -231,6 +231,10 @@ fn each_request_becomes_an_mcp_server_span_with_policy_hook_and_guest_children()
     assert_eq!(unknown.name, "tools/call nothing.here");
     assert_eq!(attr(unknown, "error.type").as_deref(), Some("-32602"));
     assert_eq!(
+        attr(unknown, "rpc.response.status_code").as_deref(),
+        Some("-32602")
+    );
+    assert_eq!(
         int_attribute(&unknown.attributes, "rpc.jsonrpc.error_code"),
         Some(-32602)
     );

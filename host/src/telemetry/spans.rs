@@ -57,9 +57,13 @@ impl Instruments {
         ];
         if let Some(tool) = &record.tool {
             metric_attributes.push(KeyValue::new("gen_ai.tool.name", tool.clone()));
+            metric_attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
         }
         if let Some(error_type) = &error_type {
             metric_attributes.push(KeyValue::new("error.type", error_type.clone()));
+        }
+        if let Outcome::RpcError(code) = &record.outcome {
+            metric_attributes.push(KeyValue::new("rpc.response.status_code", code.to_string()));
         }
         if let Some(version) = &record.protocol_version {
             metric_attributes.push(KeyValue::new("mcp.protocol.version", version.clone()));
@@ -76,16 +80,12 @@ impl Instruments {
             record.request_id.clone(),
         ));
         attributes.push(KeyValue::new("jsonrpc.protocol.version", "2.0"));
-        if record.tool.is_some() {
-            attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
-        }
         if let Some(session) = &record.session_id {
             attributes.push(KeyValue::new("mcp.session.id", session.clone()));
         }
         match &record.outcome {
             Outcome::RpcError(code) => {
                 attributes.push(KeyValue::new("rpc.jsonrpc.error_code", *code));
-                attributes.push(KeyValue::new("rpc.response.status_code", code.to_string()));
             }
             Outcome::ToolError(code) => {
                 attributes.push(KeyValue::new("limina.error.code", code.clone()));
