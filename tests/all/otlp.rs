@@ -122,6 +122,7 @@ fn each_request_becomes_an_mcp_server_span_with_policy_hook_and_guest_children()
             // The read-only profile may not create entities: the policy denies it.
             initialize(7, "system.readonly"),
             call(8, "scene.createEntity", json!({"position": [0, 1, 0]})),
+            json!({"jsonrpc": "2.0", "id": 9, "method": "shutdown"}),
         ],
     );
     assert_eq!(run.code, Some(0), "{}", run.stderr);
@@ -148,7 +149,7 @@ fn each_request_becomes_an_mcp_server_span_with_policy_hook_and_guest_children()
         .collect();
     assert_eq!(
         servers.len(),
-        8,
+        9,
         "{:?}",
         servers.iter().map(|s| &s.name).collect::<Vec<_>>()
     );
@@ -255,6 +256,14 @@ fn each_request_becomes_an_mcp_server_span_with_policy_hook_and_guest_children()
     );
     assert!(is_error(policy));
     assert_eq!(children(&spans, denied).len(), 1);
+
+    // `shutdown` reports the session it ends.
+    let reader = run.reply(7)["result"]["session"]["sessionId"]
+        .as_str()
+        .unwrap();
+    let ended = request_span(&spans, 9);
+    assert_eq!(ended.name, "shutdown");
+    assert_eq!(attr(ended, "mcp.session.id").as_deref(), Some(reader));
 
     // The duration metric, in seconds, by method, tool and error type.
     let metrics = collector.metrics();

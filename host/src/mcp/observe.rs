@@ -16,11 +16,13 @@ pub(super) struct Watch {
     tracestate: Option<String>,
     started_at: SystemTime,
     started: Instant,
+    /// The session a `shutdown` ends: (id, protocol version), noted before it is gone.
+    ending: Option<(String, String)>,
 }
 
 impl Watch {
     /// Notes a request as it arrives.
-    pub(super) fn begin(method: &str, params: &Value) -> Watch {
+    pub(super) fn begin(method: &str, params: &Value, conn: &Connection) -> Watch {
         let text = |pointer: &str| params.pointer(pointer).and_then(Value::as_str);
         let tool = match method {
             "tools/call" => text("/name"),
@@ -34,6 +36,11 @@ impl Watch {
             tracestate: text("/_meta/tracestate").map(str::to_string),
             started_at: SystemTime::now(),
             started: Instant::now(),
+            ending: conn
+                .session
+                .as_ref()
+                .filter(|_| method == "shutdown")
+                .map(|s| (s.caller.session_id.clone(), s.protocol_version.clone())),
         }
     }
 
@@ -45,7 +52,12 @@ impl Watch {
         reply: Option<&Value>,
         stages: CallStages,
     ) -> RequestRecord {
-        let session = conn.session.as_ref();
+        let session = conn
+            .session
+            .as_ref()
+            .map(|s| (s.caller.session_id.clone(), s.protocol_version.clone()))
+            .or(self.ending);
+        let (session_id, protocol_version) = session.unzip();
         RequestRecord {
             method: self.method,
             tool: self.tool,
@@ -53,11 +65,8 @@ impl Watch {
                 Value::String(s) => s.clone(),
                 other => other.to_string(),
             },
-            session_id: conn
-                .transport_session
-                .clone()
-                .or_else(|| session.map(|s| s.caller.session_id.clone())),
-            protocol_version: session.map(|s| s.protocol_version.clone()),
+            session_id: conn.transport_session.clone().or(session_id),
+            protocol_version,
             transport: conn.transport,
             traceparent: self.traceparent,
             tracestate: self.tracestate,

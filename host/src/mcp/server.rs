@@ -169,7 +169,7 @@ impl Server {
                 let watch = self.telemetry.is_some().then(|| {
                     // Stages left by a call that came as a notification belong to nobody.
                     let _ = self.registry.take_stages();
-                    Watch::begin(&method, &params)
+                    Watch::begin(&method, &params, conn)
                 });
                 conn.current = Some(cancel);
                 let outcome = self.dispatch(conn, &method, params);
