@@ -47,6 +47,8 @@ pub struct DetachedCall {
     stages: CallStages,
     /// When it ran on the worker (measured only when stages are observed).
     ran: Option<Stage>,
+    /// Its package's name and version (noted only when stages are observed).
+    package: Option<(String, String)>,
 }
 
 /// A detached call that ran.
@@ -110,6 +112,7 @@ impl Registry {
         match prepared {
             Ok((decided, prep)) => {
                 let seed = self.realm_mut().rng.next_u64();
+                let package = self.package_label(prep.key.1);
                 Invocation::Detached(Box::new(DetachedCall {
                     caller: caller.clone(),
                     name: name.to_string(),
@@ -122,6 +125,7 @@ impl Registry {
                     prep,
                     seed,
                     ran: self.observing().then(|| Stage::new(started, started)),
+                    package,
                     stages: self.take_recorded(),
                 }))
             }
@@ -167,15 +171,15 @@ impl Registry {
             prep,
             stages,
             ran,
+            package,
             ..
         } = *call;
         self.enter_call();
         self.restore_recorded(stages);
         self.clear_usage();
-        let package = prep.key.1;
         let cpu_before = self.guest_cpu_ms;
         let settled = self.settle(&caller, prep, outcome, &mut events);
-        self.record_guest(ran, package);
+        self.record_guest_in(ran, package);
         self.leave_call();
         let result = settled
             .and_then(|raw| parse_output(&name, &raw))

@@ -136,20 +136,42 @@ impl Registry {
         self.recorder.usage = None;
     }
 
-    /// The handler ran in `package` over `stage`.
+    /// The handler ran in `package` (an index into the packages) over `stage`.
     pub(super) fn record_guest(&mut self, stage: Option<Stage>, package: usize) {
-        let Some(stage) = stage else {
+        if stage.is_some() {
+            let label = self.package_label(package);
+            self.record_guest_in(stage, label);
+        }
+    }
+
+    /// The handler ran in the package named `label` (name, version) over `stage`.
+    pub(super) fn record_guest_in(
+        &mut self,
+        stage: Option<Stage>,
+        label: Option<(String, String)>,
+    ) {
+        let (Some(stage), Some((package, package_version))) = (stage, label) else {
             return;
         };
         let (fuel_used, peak_memory_bytes) = self.recorder.usage.take().unwrap_or_default();
-        let manifest = &self.packages[package].manifest;
         self.recorder.stages.guest = Some(GuestStage {
             stage,
             fuel_used,
             peak_memory_bytes,
-            package: manifest.name.clone(),
-            package_version: manifest.version.clone(),
+            package,
+            package_version,
         });
+    }
+
+    /// The name and version of package `package`, while stages are observed (a detached call
+    /// notes them as it leaves: a reload may replace the package before it comes back).
+    pub(super) fn package_label(&self, package: usize) -> Option<(String, String)> {
+        let manifest = &self
+            .packages
+            .get(package)
+            .filter(|_| self.recorder.on)?
+            .manifest;
+        Some((manifest.name.clone(), manifest.version.clone()))
     }
 
     /// The stages recorded so far, taken out (a detached call carries them to its completion).
