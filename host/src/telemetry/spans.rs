@@ -261,6 +261,13 @@ mod tests {
     }
 
     #[test]
+    fn a_caller_trace_marked_not_sampled_gets_no_spans() {
+        let mut record = sample();
+        record.traceparent = Some("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00".into());
+        assert!(record_spans(&record).is_empty());
+    }
+
+    #[test]
     fn a_malformed_traceparent_starts_a_fresh_trace() {
         let mut record = sample();
         record.traceparent = Some("00-zz-01".into());
