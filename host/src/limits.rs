@@ -129,6 +129,6 @@ pub const OTLP_MAX_BATCH_SPANS: usize = 512;
 pub const OTLP_SCHEDULE_DELAY_MS: u64 = 1_000;
 /// OpenTelemetry export: how often the duration metric is sent (`OTEL_METRIC_EXPORT_INTERVAL`),
 /// in ms. Shorter than the SDK's 60 s so a dashboard shows a new host within seconds.
-pub const OTLP_METRIC_INTERVAL_MS: u64 = 10_000;
+pub const OTLP_METRIC_INTERVAL_MS: u64 = 5_000;
 /// OpenTelemetry export: how long one export request may take (`OTEL_EXPORTER_OTLP_TIMEOUT`), in ms.
 pub const OTLP_EXPORT_TIMEOUT_MS: u64 = 10_000;
