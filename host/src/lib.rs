@@ -1,7 +1,8 @@
 //! Limina: a WASM-sandboxed skill host with hot-reloadable packages, spoken to over MCP.
 //!
 //! Layers, each using only those below it: `mcp` (JSON-RPC, sessions, transports) →
-//! `registry` (the call pipeline) → `policy`, `trace`, `sandbox`, `world`.
+//! `registry` (the call pipeline) → `policy`, `trace`, `sandbox`, `world`. `telemetry`
+//! (OpenTelemetry export) sits beside `mcp`, which feeds it.
 
 pub mod config;
 pub mod limits;
@@ -12,5 +13,6 @@ pub mod policy;
 pub mod realm;
 pub mod registry;
 pub mod sandbox;
+pub mod telemetry;
 pub mod trace;
 pub mod world;

@@ -126,3 +126,16 @@ pub const MAX_HTTP_BODY_BYTES: usize = 4 << 20;
 pub const HTTP_IDLE_SESSION_SECS: u64 = 1_800;
 /// Events an HTTP session keeps for a client resuming its stream with `Last-Event-ID`.
 pub const SSE_REPLAY_EVENTS: usize = 256;
+/// OpenTelemetry export: requests waiting to become spans; past this they are dropped (counted
+/// and logged), never waited for. `OTEL_BSP_MAX_QUEUE_SIZE` overrides it.
+pub const OTLP_QUEUE_CAPACITY: usize = 2_048;
+/// OpenTelemetry export: most spans sent in one request (`OTEL_BSP_MAX_EXPORT_BATCH_SIZE`).
+pub const OTLP_MAX_BATCH_SPANS: usize = 512;
+/// OpenTelemetry export: how often finished spans are sent (`OTEL_BSP_SCHEDULE_DELAY`), in ms.
+/// Shorter than the SDK's 5 s so spans show up while one watches; an idle host sends nothing.
+pub const OTLP_SCHEDULE_DELAY_MS: u64 = 1_000;
+/// OpenTelemetry export: how often the duration metric is sent (`OTEL_METRIC_EXPORT_INTERVAL`),
+/// in ms. Shorter than the SDK's 60 s so a dashboard shows a new host within seconds.
+pub const OTLP_METRIC_INTERVAL_MS: u64 = 5_000;
+/// OpenTelemetry export: how long one export request may take (`OTEL_EXPORTER_OTLP_TIMEOUT`), in ms.
+pub const OTLP_EXPORT_TIMEOUT_MS: u64 = 10_000;

@@ -121,6 +121,15 @@ pub struct Cli {
     #[arg(long)]
     no_cache: bool,
 
+    /// Export OpenTelemetry spans (one per MCP request, with its policy decision, hooks and
+    /// guest call) and the mcp.server.operation.duration metric over OTLP/HTTP to the
+    /// collector at this base URL, e.g. http://127.0.0.1:4318 (/v1/traces and /v1/metrics
+    /// are appended). Off by default; without the flag, the standard
+    /// OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) turns it on, and
+    /// OTEL_SERVICE_NAME names the service [default: limina].
+    #[arg(long, value_name = "URL")]
+    otlp_endpoint: Option<String>,
+
     /// Log level on stderr: debug, info, warn or error.
     #[arg(long, default_value = "info")]
     log_level: String,

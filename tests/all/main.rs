@@ -16,6 +16,8 @@ mod http;
 mod http_client;
 mod languages;
 mod latency_tiers;
+mod otlp;
+mod otlp_collector;
 mod physics_skills;
 mod pkg_cli;
 mod privileged_skills;

@@ -11,6 +11,7 @@ use limina::packages::{PackageSource, package_dirs};
 use limina::realm::{Realm, Rng};
 use limina::registry::Registry;
 use limina::sandbox::{CompileCache, Sandbox};
+use limina::telemetry::OtlpConfig;
 use limina::trace::Tracer;
 use limina::world::{World, WorldSettings};
 use std::net::SocketAddr;
@@ -31,6 +32,11 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
         );
     }
     let guard = guard(&cli)?;
+    let otlp = OtlpConfig::from_env(cli.otlp_endpoint.as_deref()).map_err(anyhow::Error::msg)?;
+    if otlp.is_some() {
+        // Before any thread starts, so that all of them hold the signals (see telemetry/signals.rs).
+        limina::telemetry::signals::hold().context("holding termination signals")?;
+    }
     let ws_port = cli.port.unwrap_or(DEFAULT_WS_PORT);
     let http_port = cli
         .http_port
@@ -51,6 +57,15 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
             clock,
         },
     );
+    let exporting = match &otlp {
+        Some(config) => {
+            let (recorder, exporting) = limina::telemetry::start(config)?;
+            exporting.flush_on_termination()?;
+            server.export_telemetry(recorder);
+            Some(exporting)
+        }
+        None => None,
+    };
     if cli.watch {
         if cli.packages.is_empty() {
             bail!("--watch needs at least one --packages DIR to watch");
@@ -84,6 +99,10 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
         ));
     }
     engine.run().context("serving")?;
+    // The engine (and with it every recorder) is gone: send the last spans and metrics.
+    if let Some(exporting) = exporting {
+        exporting.finish();
+    }
     Ok(std::process::ExitCode::SUCCESS)
 }
 

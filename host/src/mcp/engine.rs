@@ -66,6 +66,8 @@ pub enum Inbound {
         in_flight: Arc<AtomicUsize>,
         /// Sends it a notification while a call runs (progress).
         notify: Notify,
+        /// The session id its transport gave it (`Mcp-Session-Id` over HTTP).
+        transport_session: Option<String>,
     },
     /// One JSON-RPC message from it.
     Message { id: PeerId, text: String },
@@ -168,13 +170,11 @@ impl Engine {
                 let mut out = progress_out.lock().unwrap_or_else(|e| e.into_inner());
                 let _ = write_line(&mut *out, &message).and_then(|()| out.flush());
             });
+            let mut conn = Connection::new(cancels, Some(notify));
+            conn.transport = crate::telemetry::NetworkTransport::Pipe;
             engine.peers.insert(
                 STDIO,
-                Peer::new(
-                    Connection::new(cancels, Some(notify)),
-                    Outbox::Stdio(Vec::new()),
-                    Arc::default(),
-                ),
+                Peer::new(conn, Outbox::Stdio(Vec::new()), Arc::default()),
             );
             engine.stdio = Some(StdioSide { input, output });
         }
@@ -268,8 +268,10 @@ impl Engine {
                 cancels,
                 in_flight,
                 notify,
+                transport_session,
             } => {
-                let conn = Connection::new(cancels, Some(notify));
+                let mut conn = Connection::new(cancels, Some(notify));
+                conn.transport_session = transport_session;
                 self.peers.insert(id, Peer::new(conn, outbox, in_flight));
             }
             Inbound::Message { id, text } => {

@@ -79,6 +79,8 @@ struct Shared {
 
 /// One MCP session: an engine connection, and where its messages go.
 struct HttpSession {
+    /// Its `Mcp-Session-Id`, sent once `initialize` is answered.
+    id: String,
     peer: PeerId,
     cancels: Arc<CancelBoard>,
     in_flight: Arc<AtomicUsize>,
@@ -293,7 +295,7 @@ async fn post(
         }
         Ok(Ok(collected)) => collected.to_bytes(),
     };
-    let message: Value = match serde_json::from_slice(&body) {
+    let mut message: Value = match serde_json::from_slice(&body) {
         Ok(v) => v,
         Err(e) => {
             return json_response(
@@ -318,7 +320,11 @@ async fn post(
             ),
         );
     }
-    let text = String::from_utf8_lossy(&body).into_owned();
+    let text = if carry_trace_context(&headers, &mut message) {
+        message.to_string()
+    } else {
+        String::from_utf8_lossy(&body).into_owned()
+    };
     let method = message.get("method").and_then(Value::as_str);
     let id = message.get("id").filter(|_| method.is_some()).cloned();
     let session = match (session_id, method) {
@@ -518,7 +524,9 @@ fn open_session(shared: &Arc<Shared>) -> Arc<HttpSession> {
     let (outbox, own, mut queue, close) = outbox::socket();
     let cancels = Arc::new(CancelBoard::default());
     let in_flight = Arc::new(AtomicUsize::new(0));
+    let id = format!("{:032x}", random_u128());
     let session = Arc::new(HttpSession {
+        id: id.clone(),
         peer,
         cancels: cancels.clone(),
         in_flight: in_flight.clone(),
@@ -533,6 +541,7 @@ fn open_session(shared: &Arc<Shared>) -> Arc<HttpSession> {
         notify: Arc::new(move |message: Value| {
             let _ = own.try_send(message.to_string());
         }),
+        transport_session: Some(id),
     });
     let router = session.clone();
     let shared_for_close = shared.clone();
@@ -606,7 +615,7 @@ fn with_session(
     new: bool,
 ) -> Response<Body> {
     if new {
-        let id = format!("{:032x}", random_u128());
+        let id = session.id.clone();
         shared
             .sessions
             .lock()
@@ -617,6 +626,40 @@ fn with_session(
         }
     }
     response
+}
+
+/// Moves a request's W3C trace context from its HTTP headers (`traceparent`, `tracestate`, as
+/// instrumented HTTP clients send it) into `params._meta`, where the MCP conventions carry it,
+/// unless the message has its own. Whether the message changed.
+fn carry_trace_context(headers: &header::HeaderMap, message: &mut Value) -> bool {
+    let Some(traceparent) = headers.get("traceparent").and_then(|v| v.to_str().ok()) else {
+        return false;
+    };
+    if message.get("id").is_none() || message.get("method").is_none() {
+        return false;
+    }
+    let params = message
+        .as_object_mut()
+        .expect("a message with an id is an object")
+        .entry("params")
+        .or_insert_with(|| Value::Object(Default::default()));
+    let Some(meta) = params.as_object_mut().map(|p| {
+        p.entry("_meta")
+            .or_insert_with(|| Value::Object(Default::default()))
+    }) else {
+        return false;
+    };
+    let Some(meta) = meta.as_object_mut() else {
+        return false;
+    };
+    if meta.contains_key("traceparent") {
+        return false;
+    }
+    meta.insert("traceparent".into(), Value::String(traceparent.into()));
+    if let Some(state) = headers.get("tracestate").and_then(|v| v.to_str().ok()) {
+        meta.insert("tracestate".into(), Value::String(state.into()));
+    }
+    true
 }
 
 fn random_u128() -> u128 {

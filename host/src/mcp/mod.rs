@@ -11,6 +11,7 @@ mod guard;
 pub mod http;
 mod jsonrpc;
 mod listener;
+mod observe;
 mod outbox;
 mod reload;
 mod server;

@@ -4,6 +4,7 @@ use super::aoi::Aoi;
 use super::cancel::CancelBoard;
 use super::clock::Clock;
 use super::jsonrpc::{self, Incoming};
+use super::observe::Watch;
 use super::session::Session;
 use super::sync::{Subscription, SyncIndex};
 use super::tools::ToolCache;
@@ -27,6 +28,8 @@ pub struct Server {
     pub(super) reloads: Option<super::reload::Reloads>,
     /// The spatial index state sync filters by; built on the first subscription.
     pub(super) sync_index: Option<SyncIndex>,
+    /// Where requests are reported when OpenTelemetry export is on.
+    telemetry: Option<crate::telemetry::Recorder>,
 }
 
 /// One client's connection: its session once bound, its subscription, and what it is owed.
@@ -53,6 +56,11 @@ pub struct Connection {
     detached: Option<Box<DetachedCall>>,
     /// Its way to send notifications while a call runs (progress).
     notify: Option<Notify>,
+    /// What it came over (`network.transport` in telemetry).
+    pub transport: crate::telemetry::NetworkTransport,
+    /// The session id its transport gave it (`Mcp-Session-Id` over HTTP), which telemetry
+    /// reports as `mcp.session.id` in place of the MCP session's own.
+    pub transport_session: Option<String>,
 }
 
 /// What handling a message gave.
@@ -68,6 +76,8 @@ pub enum Handled {
 pub struct PendingReply {
     id: Value,
     shape: CallShape,
+    /// The request as telemetry watches it (export on).
+    watch: Option<Watch>,
 }
 
 /// Which method asked: the standard one or the Limina alias.
@@ -120,7 +130,14 @@ impl Server {
             tools: ToolCache::default(),
             reloads: None,
             sync_index: None,
+            telemetry: None,
         }
+    }
+
+    /// Reports every request to `recorder` from now on (OpenTelemetry export).
+    pub fn export_telemetry(&mut self, recorder: crate::telemetry::Recorder) {
+        self.registry.observe_stages(true);
+        self.telemetry = Some(recorder);
     }
 
     pub fn registry(&self) -> &Registry {
@@ -149,6 +166,11 @@ impl Server {
                 let Some(cancel) = conn.cancels.start(&id) else {
                     return Handled::Reply(None);
                 };
+                let watch = self.telemetry.is_some().then(|| {
+                    // Stages left by a call that came as a notification belong to nobody.
+                    let _ = self.registry.take_stages();
+                    Watch::begin(&method, &params, conn)
+                });
                 conn.current = Some(cancel);
                 let outcome = self.dispatch(conn, &method, params);
                 conn.current = None;
@@ -158,12 +180,18 @@ impl Server {
                     } else {
                         CallShape::Mcp
                     };
-                    return Handled::Detached(call, PendingReply { id, shape });
+                    return Handled::Detached(call, PendingReply { id, shape, watch });
                 }
-                if conn.cancels.finish(&id) {
-                    return Handled::Reply(None);
+                let cancelled = conn.cancels.finish(&id);
+                match watch {
+                    None if cancelled => None,
+                    None => Some(reply(id, outcome)),
+                    Some(watch) => {
+                        let reply = (!cancelled).then(|| reply(id.clone(), outcome));
+                        self.report(watch, &id, conn, reply.as_ref());
+                        reply
+                    }
                 }
-                Some(reply(id, outcome))
             }
         })
     }
@@ -178,13 +206,29 @@ impl Server {
         let response = self.registry.complete(ran);
         conn.last_events = response.metadata.events_emitted.clone();
         if conn.cancels.finish(&pending.id) {
+            if let Some(watch) = pending.watch {
+                self.report(watch, &pending.id, conn, None);
+            }
             return None;
         }
         let outcome = match pending.shape {
             CallShape::Mcp => Ok(mcp_result(response)),
             CallShape::Limina => limina_result(response),
         };
-        Some(reply(pending.id, outcome))
+        let Some(watch) = pending.watch else {
+            return Some(reply(pending.id, outcome));
+        };
+        let reply = reply(pending.id.clone(), outcome);
+        self.report(watch, &pending.id, conn, Some(&reply));
+        Some(reply)
+    }
+
+    /// Hands telemetry the record of a request answered with `reply` (`None`: cancelled).
+    fn report(&mut self, watch: Watch, id: &Value, conn: &Connection, reply: Option<&Value>) {
+        let stages = self.registry.take_stages();
+        if let Some(recorder) = &self.telemetry {
+            recorder.record(watch.end(id, conn, reply, stages));
+        }
     }
 
     /// Writes buffered trace events out; transports call it when no input is waiting.

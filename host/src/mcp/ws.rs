@@ -93,6 +93,7 @@ async fn connection(
         notify: Arc::new(move |message: Value| {
             let _ = progress.try_send(message.to_string());
         }),
+        transport_session: None,
     });
 
     let closing = close.clone();

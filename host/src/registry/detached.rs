@@ -14,7 +14,7 @@
 use super::guest_call::GuestPrep;
 use super::hooks::covers;
 use super::pipeline::{Authority, Decided, parse_output};
-use super::{CallControl, Caller, Failure, Handler, Registry, Response};
+use super::{CallControl, CallStages, Caller, Failure, Handler, Registry, Response, Stage};
 use crate::limits::TRACE_WINDOW;
 use crate::realm::{Realm, Rng};
 use crate::sandbox::CallOutcome;
@@ -43,6 +43,12 @@ pub struct DetachedCall {
     prep: GuestPrep,
     text: String,
     seed: u64,
+    /// What it went through on the engine (when stages are observed).
+    stages: CallStages,
+    /// When it ran on the worker (measured only when stages are observed).
+    ran: Option<Stage>,
+    /// Its package's name and version (noted only when stages are observed).
+    package: Option<(String, String)>,
 }
 
 /// A detached call that ran.
@@ -59,7 +65,11 @@ impl DetachedCall {
         scratch.rng = Rng::seeded(self.seed);
         scratch.tracer = Tracer::new(TRACE_WINDOW);
         let info = self.prep.info.clone();
+        let started = self.ran.is_some().then(Instant::now);
         let (scratch, outcome) = self.prep.instance.invoke(scratch, info, &self.text);
+        if let Some(started) = started {
+            self.ran = Some(Stage::new(started, Instant::now()));
+        }
         let traced = scratch.tracer.recent().cloned().collect();
         (
             scratch,
@@ -93,13 +103,16 @@ impl Registry {
         let started = Instant::now();
         let mut events = Vec::new();
         self.control = control;
+        self.enter_call();
         let prepared = self
             .decide(caller, name, input, Authority::Session, &mut events)
             .and_then(|decided| self.detach(caller, name, decided));
+        self.leave_call();
         self.control = CallControl::default();
         match prepared {
             Ok((decided, prep)) => {
                 let seed = self.realm_mut().rng.next_u64();
+                let package = self.package_label(prep.key.1);
                 Invocation::Detached(Box::new(DetachedCall {
                     caller: caller.clone(),
                     name: name.to_string(),
@@ -111,6 +124,9 @@ impl Registry {
                     started,
                     prep,
                     seed,
+                    ran: self.observing().then(|| Stage::new(started, started)),
+                    package,
+                    stages: self.take_recorded(),
                 }))
             }
             Err(failure) => Invocation::Done(Response::of(Err(failure), started, events)),
@@ -153,11 +169,19 @@ impl Registry {
             mut events,
             started,
             prep,
+            stages,
+            ran,
+            package,
             ..
         } = *call;
+        self.enter_call();
+        self.restore_recorded(stages);
+        self.clear_usage();
         let cpu_before = self.guest_cpu_ms;
-        let result = self
-            .settle(&caller, prep, outcome, &mut events)
+        let settled = self.settle(&caller, prep, outcome, &mut events);
+        self.record_guest_in(ran, package);
+        self.leave_call();
+        let result = settled
             .and_then(|raw| parse_output(&name, &raw))
             .and_then(|output| {
                 self.check_output(&name, &output)?;

@@ -18,7 +18,7 @@ pub(super) type GuestFn<'a, T> =
 /// A guest call set up on the engine: the instance taken out for it, its allotments and
 /// identity. [`Registry::settle`] charges it and puts the instance back.
 pub(crate) struct GuestPrep {
-    key: (Arc<str>, usize),
+    pub(super) key: (Arc<str>, usize),
     pub(crate) instance: GuestInstance,
     pub(crate) info: CallInfo,
     fuel_cut_by_budget: bool,
@@ -140,6 +140,7 @@ impl Registry {
         if !prep.hosted {
             self.policy.charge(&caller.session_id, cpu_ms, peak);
         }
+        self.record_usage(outcome.fuel_used, peak);
         self.guest_cpu_ms += outcome.fuel_used as f64 / FUEL_PER_MS as f64;
         match outcome.result {
             Ok(result) => {

@@ -16,6 +16,7 @@ mod reload;
 mod response;
 mod schema;
 pub mod search;
+mod stages;
 mod visibility;
 
 pub use calibrate::Calibrated;
@@ -25,6 +26,7 @@ pub use latency::{LatencyReport, LatencySource, LatencyWindow};
 pub use load::HOST_SESSION;
 pub use response::{ErrorCode, Failure, Metadata, Response};
 pub use schema::Schema;
+pub use stages::{CallStages, GuestStage, PolicyStage, Stage};
 
 use crate::limits::PackageLimits;
 use crate::packages::Manifest;
@@ -142,6 +144,8 @@ pub struct Registry {
     control: CallControl,
     /// Where calibration results are kept (`None`: not kept).
     calibration_file: Option<std::path::PathBuf>,
+    /// The stages of the call in progress, when someone watches (telemetry).
+    recorder: stages::StageRecorder,
 }
 
 /// What the caller's transport attaches to a call: a way to cancel it, and where its progress
@@ -185,6 +189,7 @@ impl Registry {
             calibration_file: None,
             guest_cpu_ms: 0.0,
             search: None,
+            recorder: Default::default(),
         };
         builtins::register(&mut registry);
         registry

@@ -4,7 +4,7 @@
 use super::decision::{self, Crossing};
 use super::hooks::{HookPhase, covers};
 use super::schema::normalize_input;
-use super::{CallControl, Caller, ErrorCode, Failure, Handler, Registry, Response};
+use super::{CallControl, Caller, ErrorCode, Failure, Handler, Registry, Response, Stage};
 use crate::limits::MAX_OUTPUT_BYTES;
 use crate::policy::{CallRequest, Verdict};
 use crate::trace::NewEvent;
@@ -62,7 +62,9 @@ impl Registry {
         let started = Instant::now();
         let mut events = Vec::new();
         self.control = control;
+        self.enter_call();
         let result = self.run(caller, name, input, authority, &mut events, started);
+        self.leave_call();
         self.control = CallControl::default();
         Response::of(result, started, events)
     }
@@ -146,6 +148,7 @@ impl Registry {
             .package_index()
             .map(|i| self.packages[i].manifest.name.clone());
         let now_ms = self.now_ms();
+        let deciding = self.stage_start();
         let verdict = match authority {
             Authority::Session => self.policy.decide_call(CallRequest {
                 session_id: &caller.session_id,
@@ -167,6 +170,7 @@ impl Registry {
                 budget: None,
             },
         };
+        self.record_policy(deciding, verdict.allow, verdict.rule);
         let realm = self
             .realm
             .as_mut()
@@ -257,6 +261,8 @@ impl Registry {
             Handler::Builtin(builtin) => builtin.run(self, caller, &mut input)?,
             Handler::Guest(package) => {
                 let text = input.to_string();
+                let running = self.stage_start();
+                self.clear_usage();
                 let raw = self.guest_call(
                     caller,
                     package,
@@ -264,8 +270,9 @@ impl Registry {
                     invocation_id,
                     events,
                     Box::new(move |instance, realm, info| instance.invoke(realm, info, &text)),
-                )?;
-                parse_output(name, &raw)?
+                );
+                self.record_guest(running.map(|t| Stage::new(t, Instant::now())), package);
+                parse_output(name, &raw?)?
             }
         };
         let output = self.run_hooks(
@@ -307,15 +314,45 @@ impl Registry {
         phase: HookPhase,
         caller: &Caller,
         name: &str,
+        payload: Value,
+        invocation_id: &str,
+        events: &mut Vec<String>,
+    ) -> Result<Value, Failure> {
+        let started = self.stage_start();
+        let mut ran = 0;
+        let result = self.run_hooks_counted(
+            phase,
+            caller,
+            name,
+            payload,
+            invocation_id,
+            events,
+            &mut ran,
+        );
+        if ran > 0 {
+            self.record_hooks(started, phase == HookPhase::Before);
+        }
+        result
+    }
+
+    /// [`Registry::run_hooks`], counting in `ran` the hooks that ran.
+    #[allow(clippy::too_many_arguments)]
+    fn run_hooks_counted(
+        &mut self,
+        phase: HookPhase,
+        caller: &Caller,
+        name: &str,
         mut payload: Value,
         invocation_id: &str,
         events: &mut Vec<String>,
+        ran: &mut usize,
     ) -> Result<Value, Failure> {
         for hook in self
             .host_hooks
             .iter_mut()
             .filter(|h| h.phase == phase && covers(&h.skills, name))
         {
+            *ran += 1;
             if let Some(replaced) = (hook.run)(caller, name, &payload)? {
                 payload = replaced;
             }
@@ -347,6 +384,7 @@ impl Registry {
                 self.packages[package].manifest.name
             );
             let text = payload.to_string();
+            *ran += 1;
             let replaced = self
                 .guest_call(
                     caller,
