@@ -6,12 +6,13 @@ use std::process::{Child, Command, Stdio};
 
 /// `limina <args> --trace-dir <fresh>` with piped stdin and stdout. When `address` is given
 /// (`ws://`, `http://`), waits for the log line naming it and returns what follows it.
+#[allow(dead_code)] // not every bench that includes this module uses both
 pub fn limina(args: &[&str], address: Option<&str>) -> (Child, Option<String>, tempfile::TempDir) {
     limina_at(env!("CARGO_BIN_EXE_limina"), args, address)
 }
 
 /// [`limina`] with another build of the binary, e.g. a baseline to compare against.
-#[allow(dead_code)]
+#[allow(dead_code)] // not every bench that includes this module uses both
 pub fn limina_at(
     binary: &str,
     args: &[&str],

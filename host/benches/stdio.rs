@@ -175,7 +175,7 @@ fn main() {
             // of the per-round ratios is what compares.
             let (mut p50_ratios, mut piped_ratios) = (Vec::new(), Vec::new());
             for round in 0..ROUNDS {
-                let mut measure = |h: &mut Host| {
+                let measure = |h: &mut Host| {
                     let (_, p50, _) = sequential(h, method, params);
                     (p50, pipelined(h, method, params))
                 };

@@ -273,7 +273,7 @@ impl Config {
 fn trace_retention(t: RawTrace) -> Result<Retention, (Range<usize>, String)> {
     let mut r = Retention::default();
     if let Some(v) = t.segment_bytes {
-        if (*v.get_ref() as u64) < MIN_TRACE_SEGMENT_BYTES || *v.get_ref() < 0 {
+        if *v.get_ref() < MIN_TRACE_SEGMENT_BYTES as i64 {
             return Err((
                 v.span(),
                 format!(
@@ -285,16 +285,18 @@ fn trace_retention(t: RawTrace) -> Result<Retention, (Range<usize>, String)> {
         r.segment_bytes = *v.get_ref() as u64;
     }
     if let Some(v) = t.max_bytes {
-        if *v.get_ref() <= 0 {
+        if *v.get_ref() < 0 {
             return Err((
                 v.span(),
                 format!(
-                    "`trace.maxBytes` must be > 0 (bytes of trace kept in all), got {}",
+                    "`trace.maxBytes` must be ≥ 0 (bytes of trace kept in all; 0 keeps everything), got {}",
                     v.get_ref()
                 ),
             ));
         }
-        if (*v.get_ref() as u64) < r.segment_bytes {
+        if *v.get_ref() == 0 {
+            r.max_bytes = None;
+        } else if (*v.get_ref() as u64) < r.segment_bytes {
             return Err((
                 v.span(),
                 format!(
@@ -303,8 +305,12 @@ fn trace_retention(t: RawTrace) -> Result<Retention, (Range<usize>, String)> {
                     r.segment_bytes
                 ),
             ));
+        } else {
+            r.max_bytes = Some(*v.get_ref() as u64);
         }
-        r.max_bytes = Some(*v.get_ref() as u64);
+    } else {
+        // The default limit never keeps less than a segment.
+        r.max_bytes = r.max_bytes.map(|max| max.max(r.segment_bytes));
     }
     if let Some(v) = t.max_age_days {
         let days = *v.get_ref();
@@ -415,6 +421,10 @@ fuelPerCall = 1000
             .unwrap();
         assert_eq!(c.trace.segment_bytes, 8192);
         assert_eq!(c.trace.max_bytes, Some(65536));
+        let keep_all = Config::parse("[trace]\nmaxBytes = 0\n").unwrap();
+        assert_eq!(keep_all.trace.max_bytes, None);
+        let big = Config::parse("[trace]\nsegmentBytes = 4294967296\n").unwrap();
+        assert_eq!(big.trace.max_bytes, Some(4 << 30));
         assert_eq!(
             c.trace.max_age,
             Some(std::time::Duration::from_secs(43_200))
@@ -426,8 +436,8 @@ fuelPerCall = 1000
                 "2: `trace.segmentBytes` must be at least 4096",
             ),
             (
-                "[trace]\n\nmaxBytes = 0\n",
-                "3: `trace.maxBytes` must be > 0",
+                "[trace]\n\nmaxBytes = -1\n",
+                "3: `trace.maxBytes` must be ≥ 0",
             ),
             (
                 "[trace]\nmaxBytes = 5000\n",

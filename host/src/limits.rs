@@ -57,6 +57,9 @@ pub const DEFAULT_TICK_MS: u64 = 16;
 pub const TRACE_WINDOW: usize = 4_096;
 /// Bytes after which a trace segment is sealed and a new one started (`[trace] segmentBytes`).
 pub const TRACE_SEGMENT_BYTES: u64 = 64 << 20;
+/// Bytes of segments kept by default (`[trace] maxBytes`; 0 keeps everything): at a few
+/// thousand calls a second an hour of history, and a disk that never fills.
+pub const TRACE_MAX_BYTES: u64 = 1 << 30;
 /// Smallest `[trace] segmentBytes` accepted.
 pub const MIN_TRACE_SEGMENT_BYTES: u64 = 4 << 10;
 /// Longest a query waits for the trace index to reach the in-memory window before it answers

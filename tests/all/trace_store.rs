@@ -192,7 +192,7 @@ fn a_live_host_keeps_its_trace_within_max_bytes_and_what_remains_verifies() {
 fn bad_trace_settings_are_refused_naming_the_key() {
     let dir = tempfile::tempdir().unwrap();
     for (body, key) in [
-        ("[trace]\nmaxBytes = -5\n", "`trace.maxBytes` must be > 0"),
+        ("[trace]\nmaxBytes = -5\n", "`trace.maxBytes` must be ≥ 0"),
         (
             "[trace]\nsegmentBytes = 12\n",
             "`trace.segmentBytes` must be at least 4096",

@@ -36,7 +36,7 @@ impl Default for Retention {
     fn default() -> Self {
         Retention {
             segment_bytes: crate::limits::TRACE_SEGMENT_BYTES,
-            max_bytes: None,
+            max_bytes: Some(crate::limits::TRACE_MAX_BYTES),
             max_age: None,
         }
     }

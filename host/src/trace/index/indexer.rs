@@ -58,7 +58,11 @@ impl Indexer {
             first_kept,
         });
         let conn = schema::connect(&db)
-            .and_then(|c| schema::ensure(&c).map(|()| c))
+            .and_then(|c| {
+                // The writer keeps more of the indexes' pages in memory than a reader needs.
+                c.pragma_update(None, "cache_size", -8192)?;
+                schema::ensure(&c).map(|()| c)
+            })
             .with_context(|| format!("cannot open the trace index {}", db.display()))?;
         let state = shared.clone();
         let thread = std::thread::Builder::new()
@@ -343,13 +347,13 @@ impl<'c> Rows<'c> {
     fn prepare(conn: &'c Connection) -> rusqlite::Result<Rows<'c>> {
         Ok(Rows {
             event: conn.prepare_cached(
-                "INSERT OR REPLACE INTO events (seq, seg, off, len, kind, actor)
+                "INSERT OR IGNORE INTO events (seq, seg, off, len, kind, actor)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?,
             link: conn
                 .prepare_cached("INSERT OR IGNORE INTO links (parent, child) VALUES (?1, ?2)")?,
             decision: conn.prepare_cached(
-                "INSERT OR REPLACE INTO decisions (seq, allow, cap, rule, agent, session, package)
+                "INSERT OR IGNORE INTO decisions (seq, allow, cap, rule, agent, session, package)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             )?,
             count: conn.prepare_cached(
@@ -389,10 +393,14 @@ impl<'c> Rows<'c> {
             let (allow, cap, rule) = (d.allow.unwrap_or(false), text(&d.cap), text(&d.rule));
             let (agent, session, package) =
                 (text(&d.agent_id), text(&d.session_id), text(&d.package));
-            self.count
-                .execute(params![allow, cap, rule, agent, session, package])?;
-            self.decision
+            // Counted once: a line met again (it never should be) is not counted twice.
+            let new = self
+                .decision
                 .execute(params![seq_i, allow, cap, rule, agent, session, package])?;
+            if new == 1 {
+                self.count
+                    .execute(params![allow, cap, rule, agent, session, package])?;
+            }
         }
         Ok(())
     }
