@@ -75,7 +75,7 @@ fn caught_up<'a>(
         if Instant::now() >= deadline {
             bail!(
                 "the trace index is still being built (it holds events up to {} of {need}); \
-                 try again in a moment",
+                 try again in a moment — it indexes tens of thousands of events a second",
                 index.indexed()
             );
         }
@@ -89,6 +89,16 @@ impl Tracer {
     pub(super) fn index(&mut self) -> Result<Option<&Index>> {
         let need = self.first_kept() - 1;
         caught_up(&mut self.store, &self.index, need)
+    }
+
+    /// Waits until the index has caught up (tests, where a rebuild may take longer than a
+    /// query waits).
+    #[cfg(test)]
+    pub(super) fn settle_index(&mut self) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while self.index().is_err() {
+            assert!(Instant::now() < deadline, "the index never caught up");
+        }
     }
 
     /// Events with sequence number above `after_seq`, oldest first, keeping those whose actor

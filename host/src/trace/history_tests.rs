@@ -23,6 +23,7 @@ fn seqs(events: &[Event]) -> Vec<u64> {
 /// `x`, even ones by `b` of type `y`.
 fn ten_events(dir: &tempfile::TempDir) -> Tracer {
     let mut t = Tracer::open(dir.path(), 3).unwrap();
+    t.settle_index();
     for i in 0..10 {
         let (actor, kind) = if i % 2 == 0 { ("a", "x") } else { ("b", "y") };
         t.emit(new(actor, kind));
@@ -81,6 +82,7 @@ fn tail_reads_history_left_by_an_earlier_run() {
     let dir = tempfile::tempdir().unwrap();
     drop(ten_events(&dir));
     let mut t = Tracer::open(dir.path(), 2).unwrap();
+    t.settle_index();
     t.emit(new("c", "z"));
     let (page, next) = t.tail(-1, 100, None, None).unwrap();
     assert_eq!((seqs(&page), next), ((1..=11).collect(), None));
@@ -102,6 +104,7 @@ fn in_memory_tail_serves_what_the_window_holds() {
 fn get_and_children_find_events_that_left_the_window_before_a_flush() {
     let dir = tempfile::tempdir().unwrap();
     let mut t = Tracer::open(dir.path(), 2).unwrap();
+    t.settle_index();
     let root = t.emit(new("a", "policy.decision"));
     let caused = t.emit(NewEvent {
         caused_by: vec![root.clone()],
@@ -187,6 +190,7 @@ fn export_writes_a_sequence_or_time_range_across_segments() {
         ..Retention::default()
     };
     let mut t = Tracer::open_with(dir.path(), 3, retention).unwrap();
+    t.settle_index();
     for i in 0..40 {
         t.emit(new(if i % 2 == 0 { "a" } else { "b" }, "x"));
     }

@@ -117,6 +117,7 @@ fn decision_queries_equal_a_plain_reading_of_the_segments() {
     let dir = tempfile::tempdir().unwrap();
     synthetic::write_history(dir.path(), 3_000, small_segments()).unwrap();
     let mut t = Tracer::open_with(dir.path(), 50, small_segments()).unwrap();
+    t.settle_index();
     // Some events only in the window, past what the index holds when asked.
     synthetic_calls(&mut t, 20);
     t.flush().unwrap();
@@ -168,6 +169,7 @@ fn a_deleted_index_is_rebuilt_from_the_segments_and_answers_the_same() {
     synthetic::write_history(dir.path(), 2_000, small_segments()).unwrap();
     let before = {
         let mut t = Tracer::open_with(dir.path(), 4, small_segments()).unwrap();
+        t.settle_index();
         answers(&mut t)
     };
     assert!(before.pages.len() > 10 && !before.children.is_empty());
@@ -175,6 +177,7 @@ fn a_deleted_index_is_rebuilt_from_the_segments_and_answers_the_same() {
         let _ = fs::remove_file(dir.path().join(file));
     }
     let mut t = Tracer::open_with(dir.path(), 4, small_segments()).unwrap();
+    t.settle_index();
     assert_eq!(answers(&mut t), before);
 }
 
@@ -185,11 +188,13 @@ fn an_index_of_another_history_is_noticed_and_rebuilt() {
     synthetic::write_history(b.path(), 1_500, small_segments()).unwrap();
     let expected = {
         let mut t = Tracer::open_with(b.path(), 4, small_segments()).unwrap();
+        t.settle_index();
         answers(&mut t)
     };
     {
         // Index `a` fully, then put its index beside `b`'s segments.
         let mut t = Tracer::open_with(a.path(), 4, small_segments()).unwrap();
+        t.settle_index();
         answers(&mut t);
     }
     for file in ["index.sqlite-wal", "index.sqlite-shm"] {
@@ -197,6 +202,7 @@ fn an_index_of_another_history_is_noticed_and_rebuilt() {
     }
     fs::copy(a.path().join("index.sqlite"), b.path().join("index.sqlite")).unwrap();
     let mut t = Tracer::open_with(b.path(), 4, small_segments()).unwrap();
+    t.settle_index();
     assert_eq!(answers(&mut t), expected);
 }
 
@@ -206,6 +212,7 @@ fn a_durable_tracer_without_its_index_answers_from_the_window() {
     // A folder in the index's place: SQLite cannot open it.
     fs::create_dir_all(dir.path().join("index.sqlite")).unwrap();
     let mut t = Tracer::open(dir.path(), 3).unwrap();
+    t.settle_index();
     synthetic_calls(&mut t, 5);
     let (page, _) = t.tail(-1, 10, None, None).unwrap();
     assert_eq!(page.len(), 3);

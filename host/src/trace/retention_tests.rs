@@ -36,6 +36,7 @@ fn seg_dir(dir: &Path) -> PathBuf {
 fn segments_rotate_by_size_and_chain_across_each_other() {
     let dir = tempfile::tempdir().unwrap();
     let mut t = Tracer::open_with(dir.path(), 4, limits(4096, None)).unwrap();
+    t.settle_index();
     emit_n(&mut t, 200);
     let segments = list(&seg_dir(dir.path())).unwrap();
     assert!(segments.len() >= 5, "{segments:?}");
@@ -65,6 +66,7 @@ fn segments_rotate_by_size_and_chain_across_each_other() {
 fn retention_by_size_removes_the_oldest_segments_and_what_remains_verifies() {
     let dir = tempfile::tempdir().unwrap();
     let mut t = Tracer::open_with(dir.path(), 4, limits(4096, Some(16384))).unwrap();
+    t.settle_index();
     emit_n(&mut t, 400);
     let segments = list(&seg_dir(dir.path())).unwrap();
     let total: u64 = segments.iter().map(|s| s.len).sum();
@@ -83,6 +85,7 @@ fn retention_by_size_removes_the_oldest_segments_and_what_remains_verifies() {
     // Reopened, the chain goes on after the cut.
     drop(t);
     let mut t = Tracer::open_with(dir.path(), 4, limits(4096, Some(16384))).unwrap();
+    t.settle_index();
     emit_n(&mut t, 5);
     drop(t);
     assert_eq!(
@@ -95,6 +98,7 @@ fn retention_by_size_removes_the_oldest_segments_and_what_remains_verifies() {
 fn a_segment_removed_without_a_recorded_cut_is_named_by_verify() {
     let dir = tempfile::tempdir().unwrap();
     let mut t = Tracer::open_with(dir.path(), 4, limits(4096, None)).unwrap();
+    t.settle_index();
     emit_n(&mut t, 150);
     drop(t);
     let segments = list(&seg_dir(dir.path())).unwrap();
@@ -117,6 +121,7 @@ fn a_segment_removed_without_a_recorded_cut_is_named_by_verify() {
 fn retention_by_age_removes_segments_whose_newest_event_is_too_old() {
     let dir = tempfile::tempdir().unwrap();
     let mut t = Tracer::open_with(dir.path(), 4, limits(4096, None)).unwrap();
+    t.settle_index();
     emit_n(&mut t, 150);
     drop(t);
     let segments = list(&seg_dir(dir.path())).unwrap();
@@ -134,6 +139,7 @@ fn retention_by_age_removes_segments_whose_newest_event_is_too_old() {
         ..limits(4096, None)
     };
     let mut t = Tracer::open_with(dir.path(), 4, retention).unwrap();
+    t.settle_index();
     let kept = list(&seg_dir(dir.path())).unwrap();
     assert_eq!(kept[0].first_seq, segments[2].first_seq);
     assert_eq!(
