@@ -11,6 +11,7 @@ use crate::limits::TRACE_INDEX_WAIT_MS;
 use anyhow::{Context, Result, bail};
 use std::fmt;
 use std::fs::File;
+use std::io::Seek;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::ops::ControlFlow;
 use std::path::Path;
@@ -54,16 +55,16 @@ impl ExportRange {
     }
 }
 
-/// The index once it holds every event older than the window, waiting briefly for the
-/// indexer to get there; `None` when there is no index (the window is all there is).
-fn caught_up<'a>(
+/// The index, given a moment to catch up with the window: it normally follows a flush
+/// within a millisecond. `None` when there is no index.
+fn settled<'a>(
     store: &mut Option<Store>,
     index: &'a Option<Index>,
     need: u64,
-) -> Result<Option<&'a Index>> {
-    let Some(index) = index else { return Ok(None) };
+) -> Option<&'a Index> {
+    let index = index.as_ref()?;
     if index.indexed() >= need {
-        return Ok(Some(index));
+        return Some(index);
     }
     // The lines it needs may still sit in the write buffer.
     if let Some(store) = store {
@@ -71,34 +72,90 @@ fn caught_up<'a>(
     }
     index.notify();
     let deadline = Instant::now() + Duration::from_millis(TRACE_INDEX_WAIT_MS);
-    while index.indexed() < need {
-        if Instant::now() >= deadline {
-            bail!(
-                "the trace index is still being built (it holds events up to {} of {need}); \
-                 try again in a moment — it indexes tens of thousands of events a second",
-                index.indexed()
-            );
-        }
+    while index.indexed() < need && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(1));
     }
-    Ok(Some(index))
+    Some(index)
 }
 
 impl Tracer {
-    /// The index, caught up to the window (see [`caught_up`]).
-    pub(super) fn index(&mut self) -> Result<Option<&Index>> {
+    /// The index, given up to `TRACE_INDEX_WAIT_MS` to reach the window. Whatever it does
+    /// not hold yet (a rebuild in progress) is read from the segments by [`Tracer::each_after`].
+    pub(super) fn index(&mut self) -> Option<&Index> {
         let need = self.first_kept() - 1;
-        caught_up(&mut self.store, &self.index, need)
+        settled(&mut self.store, &self.index, need)
     }
 
-    /// Waits until the index has caught up (tests, where a rebuild may take longer than a
-    /// query waits).
+    /// Waits until the index has caught up with the window (tests that check the index itself).
     #[cfg(test)]
     pub(super) fn settle_index(&mut self) {
         let deadline = Instant::now() + Duration::from_secs(60);
-        while self.index().is_err() {
+        let need = self.first_kept() - 1;
+        while self.index().is_some_and(|i| i.indexed() < need) {
             assert!(Instant::now() < deadline, "the index never caught up");
         }
+    }
+
+    /// Calls `visit` with every kept event after `upto`, oldest first, until it breaks: the
+    /// ones older than the window from the segments (those the index does not hold yet), then
+    /// the window's.
+    pub(super) fn each_after(
+        &mut self,
+        upto: u64,
+        visit: &mut dyn FnMut(&Event) -> ControlFlow<()>,
+    ) -> Result<()> {
+        let window_start = self.first_kept();
+        let from = upto + 1;
+        if let Some(store) = &mut self.store
+            && from < window_start
+        {
+            let _ = store.flush();
+            let from = from.max(store.first_kept_seq());
+            // Start at the line after `upto` when the index knows where it is.
+            let known = self.index.as_ref().and_then(|i| i.end_of(upto));
+            let segments = store.segments();
+            let first = segments
+                .iter()
+                .rposition(|s| s.first_seq <= from)
+                .unwrap_or(0);
+            let mut line = Vec::new();
+            for segment in &segments[first..] {
+                let Ok(file) = File::open(&segment.path) else {
+                    continue;
+                };
+                let mut reader = BufReader::new(file);
+                if let Some((seg, offset)) = known
+                    && seg == segment.first_seq
+                {
+                    reader.seek(std::io::SeekFrom::Start(offset))?;
+                }
+                loop {
+                    line.clear();
+                    if reader.read_until(b'\n', &mut line)? == 0 || line.last() != Some(&b'\n') {
+                        break;
+                    }
+                    let event: Event = serde_json::from_slice(&line).with_context(|| {
+                        format!(
+                            "{} holds a line that is not an event",
+                            segment.path.display()
+                        )
+                    })?;
+                    let seq = event.seq().unwrap_or(0);
+                    if seq >= window_start {
+                        break;
+                    }
+                    if seq >= from && visit(&event).is_break() {
+                        return Ok(());
+                    }
+                }
+            }
+        }
+        for event in &self.window {
+            if event.seq().is_some_and(|s| s > upto) && visit(event).is_break() {
+                break;
+            }
+        }
+        Ok(())
     }
 
     /// Events with sequence number above `after_seq`, oldest first, keeping those whose actor
@@ -120,31 +177,23 @@ impl Tracer {
             more: false,
         };
         // Sequence numbers start at 1, so any cursor below 1 asks for everything.
-        let covered = after_seq.max(0) as u64 + 1 >= self.first_kept();
-        let mut upto = 0;
-        if !covered && let Some(index) = self.index()? {
-            let (events, indexed) = index.tail(
-                after_seq.max(0) as u64,
-                limit.saturating_add(1),
-                actor_id,
-                kind,
-            )?;
-            upto = indexed;
+        let after = after_seq.max(0) as u64;
+        let covered = after + 1 >= self.first_kept();
+        let mut upto = after;
+        if !covered && let Some(index) = self.index() {
+            let (events, indexed) = index.tail(after, limit.saturating_add(1), actor_id, kind)?;
+            upto = indexed.max(after);
             for event in &events {
                 if page.offer(event).is_break() {
                     return Ok(page.finish());
                 }
             }
         }
-        let _ = self
-            .window
-            .iter()
-            .filter(|e| e.seq().is_some_and(|s| s > upto))
-            .try_for_each(|e| page.offer(e));
+        self.each_after(upto, &mut |e| page.offer(e))?;
         Ok(page.finish())
     }
 
-    /// The event with this id, from the window or else the index.
+    /// The event with this id, from the window, the index or else the segments.
     pub fn get(&mut self, id: &str) -> Option<Event> {
         // The seq in the id says where the event must be: in the window, in the index, or not
         // issued yet.
@@ -153,12 +202,25 @@ impl Tracer {
             let event = &self.window[(seq - self.first_kept()) as usize];
             return (event.id == id).then(|| event.clone());
         }
-        let found = match self.index() {
-            Ok(index) => index.map(|index| index.get(seq)).transpose(),
-            Err(e) => Err(e),
+        let indexed = match self.index() {
+            Some(index) if index.indexed() >= seq => Some(index.get(seq)),
+            _ => None,
+        };
+        let found = match indexed {
+            Some(found) => found,
+            None => {
+                let mut found = None;
+                self.each_after(seq - 1, &mut |e| {
+                    if e.seq() == Some(seq) {
+                        found = Some(e.clone());
+                    }
+                    ControlFlow::Break(())
+                })
+                .map(|()| found)
+            }
         };
         match found {
-            Ok(event) => event.flatten().filter(|e| e.id == id),
+            Ok(event) => event.filter(|e| e.id == id),
             Err(e) => {
                 crate::log::warn(&format!("cannot look up trace event {id}: {e:#}"));
                 None
@@ -172,29 +234,30 @@ impl Tracer {
             e.parent_event_id.as_deref() == Some(id) || e.caused_by.iter().any(|c| c == id)
         };
         let mut children = Vec::new();
-        let mut upto = 0;
         // Children come after their parent, so a parent still in the window has all its
         // children there too.
         let parent_seq = seq_of_id(id).unwrap_or(0);
-        if parent_seq < self.first_kept() {
-            match self
-                .index()
-                .and_then(|index| index.map(|i| i.children(parent_seq)).transpose())
-            {
-                Ok(Some((events, indexed))) => {
-                    upto = indexed;
+        let mut upto = parent_seq;
+        if parent_seq < self.first_kept()
+            && let Some(index) = self.index()
+        {
+            match index.children(parent_seq) {
+                Ok((events, indexed)) => {
+                    upto = indexed.max(parent_seq);
                     children.extend(events.into_iter().filter(is_child));
                 }
-                Ok(None) => {}
                 Err(e) => crate::log::warn(&format!("cannot find the children of {id}: {e:#}")),
             }
         }
-        children.extend(
-            self.window
-                .iter()
-                .filter(|e| e.seq().is_some_and(|s| s > upto) && is_child(e))
-                .cloned(),
-        );
+        let scanned = self.each_after(upto, &mut |e| {
+            if is_child(e) {
+                children.push(e.clone());
+            }
+            ControlFlow::Continue(())
+        });
+        if let Err(e) = scanned {
+            crate::log::warn(&format!("cannot find the children of {id}: {e:#}"));
+        }
         children
     }
 

@@ -207,13 +207,37 @@ fn an_index_of_another_history_is_noticed_and_rebuilt() {
 }
 
 #[test]
-fn a_durable_tracer_without_its_index_answers_from_the_window() {
+fn a_durable_tracer_without_its_index_answers_from_the_segments() {
     let dir = tempfile::tempdir().unwrap();
     // A folder in the index's place: SQLite cannot open it.
     fs::create_dir_all(dir.path().join("index.sqlite")).unwrap();
     let mut t = Tracer::open(dir.path(), 3).unwrap();
     t.settle_index();
     synthetic_calls(&mut t, 5);
+    // The window holds 3; the other 2 are read from the segments.
     let (page, _) = t.tail(-1, 10, None, None).unwrap();
-    assert_eq!(page.len(), 3);
+    assert_eq!(page.len(), 5);
+}
+
+#[test]
+fn queries_asked_while_the_index_is_rebuilt_are_already_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    synthetic::write_history(dir.path(), 30_000, small_segments()).unwrap();
+    // Asked at once: most of the history is not indexed yet and is read from the segments.
+    let early = {
+        let mut t = Tracer::open_with(dir.path(), 4, small_segments()).unwrap();
+        let early = answers(&mut t);
+        let q = DecisionQuery {
+            allow: Some(false),
+            limit: 7,
+            ..Default::default()
+        };
+        let (summary, events) = t.decisions(&q).unwrap();
+        let ids: Vec<String> = events.into_iter().map(|e| e.id).collect();
+        assert_eq!((summary, ids), brute_force(dir.path(), &q));
+        early
+    };
+    let mut t = Tracer::open_with(dir.path(), 4, small_segments()).unwrap();
+    t.settle_index();
+    assert_eq!(answers(&mut t), early);
 }

@@ -160,7 +160,7 @@ impl Index {
         let upto = schema::last_seq(&tx)?;
         let mut sql = String::from("SELECT seg, off, len FROM events WHERE seq > ?1");
         let mut args: Vec<&dyn ToSql> = Vec::new();
-        let after = after_seq as i64;
+        let after = after_seq.max(self.kept() - 1) as i64;
         let limit_i = limit.min(i64::MAX as usize) as i64;
         args.push(&after);
         if let Some(actor) = &actor {
@@ -178,6 +178,17 @@ impl Index {
         Ok((self.events_of(rows), upto))
     }
 
+    /// Where the line after indexed event `seq` starts: `(segment, byte offset)`.
+    pub fn end_of(&self, seq: u64) -> Option<(u64, u64)> {
+        let (seg, off, len): (i64, i64, i64) = self
+            .conn
+            .prepare_cached("SELECT seg, off, len FROM events WHERE seq = ?1")
+            .ok()?
+            .query_row([seq as i64], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .ok()?;
+        Some((seg as u64, (off + len) as u64))
+    }
+
     /// The indexed event with this sequence number.
     pub fn get(&self, seq: u64) -> Result<Option<Event>> {
         let row = self
@@ -193,12 +204,12 @@ impl Index {
     pub fn children(&self, parent_seq: u64) -> Result<(Vec<Event>, u64)> {
         let tx = self.conn.unchecked_transaction()?;
         let upto = schema::last_seq(&tx)?;
-        let parent = parent_seq as i64;
+        let (parent, kept) = (parent_seq as i64, self.kept() as i64);
         let rows = locations(
             &tx,
             "SELECT e.seg, e.off, e.len FROM links l JOIN events e ON e.seq = l.child
-             WHERE l.parent = ?1 ORDER BY l.child",
-            &[&parent],
+             WHERE l.parent = ?1 AND l.child >= ?2 ORDER BY l.child",
+            &[&parent, &kept],
         )?;
         drop(tx);
         Ok((self.events_of(rows), upto))
@@ -209,41 +220,77 @@ impl Index {
     pub fn decisions(&self, q: &DecisionQuery) -> Result<(DecisionSummary, Vec<Event>, u64)> {
         let tx = self.conn.unchecked_transaction()?;
         let upto = schema::last_seq(&tx)?;
+        let kept = self.kept() as i64;
         let filters = q.filters();
         let mut clause = String::new();
         let mut args: Vec<&dyn ToSql> = Vec::new();
-        for (i, (column, value)) in filters.iter().enumerate() {
-            clause.push_str(if i == 0 { " WHERE " } else { " AND " });
-            clause.push_str(&format!("{column} = ?{}", i + 1));
+        for (column, value) in &filters {
             args.push(*value);
+            clause.push_str(&format!(" AND {column} = ?{}", args.len()));
         }
-        let mut summary = DecisionSummary::default();
-        {
-            let mut stmt = tx.prepare_cached(&format!(
-                "SELECT allow, cap, rule, package, SUM(n) FROM decision_counts{clause}
-                 GROUP BY allow, cap, rule, package"
-            ))?;
-            let mut rows = stmt.query(args.as_slice())?;
+        let mut counts: BTreeMap<(bool, String, String, String), i64> = BTreeMap::new();
+        let mut tally = |sql: &str, args: &[&dyn ToSql], sign: i64| -> Result<()> {
+            let mut stmt = tx.prepare_cached(sql)?;
+            let mut rows = stmt.query(args)?;
             while let Some(r) = rows.next()? {
-                let (allow, cap, rule, package, n): (bool, String, String, String, i64) =
-                    (r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?);
+                let n: i64 = r.get(4)?;
+                *counts
+                    .entry((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+                    .or_default() += sign * n;
+            }
+            Ok(())
+        };
+        tally(
+            &format!(
+                "SELECT allow, cap, rule, package, SUM(n) FROM decision_counts WHERE 1{clause}
+                 GROUP BY allow, cap, rule, package"
+            ),
+            &args,
+            1,
+        )?;
+        // Rows retention cut off that the indexer has not dropped yet (and counted) are
+        // taken back out.
+        let mut below = args.clone();
+        below.push(&kept);
+        tally(
+            &format!(
+                "SELECT allow, cap, rule, package, COUNT(*) FROM decisions
+                 WHERE seq < ?{}{clause} GROUP BY allow, cap, rule, package",
+                below.len()
+            ),
+            &below,
+            -1,
+        )?;
+        let mut summary = DecisionSummary::default();
+        for ((allow, cap, rule, package), n) in counts {
+            if n > 0 {
                 summary.add(allow, &cap, &rule, &package, n as u64);
             }
         }
         let limit = q.limit.min(i64::MAX as usize) as i64;
-        args.push(&limit);
+        let mut listed = args;
+        listed.push(&kept);
+        let kept_at = listed.len();
+        listed.push(&limit);
         let sql = format!(
-            "SELECT e.seg, e.off, e.len FROM decisions d JOIN events e ON e.seq = d.seq{}
-             ORDER BY d.seq DESC LIMIT ?{}",
-            clause
-                .replace(" WHERE ", " WHERE d.")
-                .replace(" AND ", " AND d."),
-            args.len()
+            "SELECT e.seg, e.off, e.len FROM decisions d JOIN events e ON e.seq = d.seq
+             WHERE d.seq >= ?{kept_at}{} ORDER BY d.seq DESC LIMIT ?{}",
+            clause.replace(" AND ", " AND d."),
+            listed.len()
         );
-        let mut rows = locations(&tx, &sql, &args)?;
+        let mut rows = locations(&tx, &sql, &listed)?;
         drop(tx);
         rows.reverse();
         Ok((summary, self.events_of(rows), upto))
+    }
+
+    /// The first sequence number retention keeps: rows below it may linger briefly.
+    fn kept(&self) -> u64 {
+        self.indexer
+            .shared
+            .first_kept
+            .load(Ordering::Acquire)
+            .max(1)
     }
 }
 
