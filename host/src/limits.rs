@@ -62,9 +62,9 @@ pub const TRACE_SEGMENT_BYTES: u64 = 64 << 20;
 pub const TRACE_MAX_BYTES: u64 = 1 << 30;
 /// Smallest `[trace] segmentBytes` accepted.
 pub const MIN_TRACE_SEGMENT_BYTES: u64 = 4 << 10;
-/// Longest a query waits for the trace index to reach the in-memory window before it answers
-/// that the index is still being built. Queries run on the engine, so this bounds how long one
-/// can hold up world calls; the indexer normally catches up within a millisecond of a flush.
+/// Longest a query waits for the trace index to reach the in-memory window before it reads what
+/// the index lacks from the segments. Queries run on the engine, so this bounds how long one
+/// waits; the indexer normally catches up within a millisecond of a flush.
 pub const TRACE_INDEX_WAIT_MS: u64 = 50;
 /// Calls per skill the latency window remembers (the newest replace the oldest).
 pub const LATENCY_WINDOW: usize = 100;
