@@ -336,7 +336,7 @@ pub fn own_calibration(args: &[&str]) -> Vec<String> {
 }
 
 /// A serving host for the socket transports: `limina <transports> --port 0 --manual-clock
-/// <args>` with its own trace folder and calibration, stdin and stdout piped. Waits for the
+/// <args>` with its own trace folder (unless `args` name one) and calibration, stdin and stdout piped. Waits for the
 /// log line holding `prefix` (`ws://`, `http://`) and returns the address from it on; the
 /// rest of the log is passed through.
 pub fn serving_host(
@@ -345,10 +345,15 @@ pub fn serving_host(
     prefix: &str,
 ) -> (Child, String, tempfile::TempDir) {
     let traces = tempfile::tempdir().unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_limina"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_limina"));
+    command
         .args(transports)
-        .args(["--port", "0", "--manual-clock", "--trace-dir"])
-        .arg(traces.path())
+        .args(["--port", "0", "--manual-clock"]);
+    // Its own trace folder, unless the test gives one.
+    if !args.contains(&"--trace-dir") {
+        command.arg("--trace-dir").arg(traces.path());
+    }
+    let mut child = command
         .args(args)
         .args(own_calibration(args))
         .stdin(Stdio::piped())

@@ -2,6 +2,7 @@
 //! index surviving a kill -9 while it is written, ranged exports, and bad settings refused.
 
 use crate::support::{Client, error_of, limina, limina_ok, text};
+use crate::ws_client::WsHost;
 use limina::trace::{Event, Retention, synthetic};
 use serde_json::{Value, json};
 use std::path::Path;
@@ -229,4 +230,36 @@ fn trace_export_writes_a_range_and_refuses_bad_bounds_naming_the_field() {
         assert!(message.contains(field), "{args}: {message}");
     }
     assert!(!dir.join("x.jsonl").exists());
+}
+
+#[test]
+fn a_query_over_a_history_not_indexed_yet_holds_up_no_other_client() {
+    let dir = tempfile::tempdir().unwrap();
+    synthetic::write_history(dir.path(), 200_000, Retention::default()).unwrap();
+    let denied = all_events(dir.path())
+        .iter()
+        .filter(|e| e.kind == "policy.denied")
+        .count();
+    let host = WsHost::start(&["--trace-dir", dir.path().to_str().unwrap()]);
+    let mut auditor = host.client("system.readonly", "auditor");
+    let mut builder = host.client("builder.readWrite", "builder");
+    // Asked at once: the index is being rebuilt, so most of the history is read from the
+    // segments, on a worker thread.
+    let id = auditor.send_request(
+        "tools/call",
+        json!({"name": "audit.query", "arguments": {"decision": "deny", "limit": 3}}),
+    );
+    std::thread::sleep(Duration::from_millis(20));
+    builder.call_ok("scene.createEntity", json!({}));
+    assert_eq!(builder.request("ping", json!({}))["result"], json!({}));
+    assert!(
+        auditor.read_for(Duration::from_millis(0)).is_none(),
+        "the world call waited for the query"
+    );
+    let reply = auditor.reply_to(id);
+    assert_eq!(
+        reply["result"]["structuredContent"]["summary"]["denied"],
+        json!(denied),
+        "{reply}"
+    );
 }

@@ -10,7 +10,14 @@
 //! memory used, checks the output and records `skill.executed`. Budgets stay exact because a
 //! connection sends nothing else to the engine while its detached call runs (its messages
 //! wait, in order), so no second call of the session is decided before the first is charged.
+//!
+//! The built-ins that only read the trace (`trace.tail`, `trace.explainEvent`, `audit.query`,
+//! `audit.explain`) leave the engine the same way: they run on a snapshot of the history
+//! (the index, the segments, and a copy of the few newest events not indexed yet), so a
+//! query over a long history — or one asked while the index is rebuilt — never holds up
+//! world calls.
 
+use super::builtins::Builtin;
 use super::guest_call::GuestPrep;
 use super::hooks::covers;
 use super::pipeline::{Authority, Decided, parse_output};
@@ -18,7 +25,7 @@ use super::{CallControl, CallStages, Caller, Failure, Handler, Registry, Respons
 use crate::limits::TRACE_WINDOW;
 use crate::realm::{Realm, Rng};
 use crate::sandbox::CallOutcome;
-use crate::trace::{Event, NewEvent, Tracer};
+use crate::trace::{Event, HistorySnapshot, NewEvent, Tracer};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::time::Instant;
@@ -31,7 +38,7 @@ pub enum Invocation {
     Detached(Box<DetachedCall>),
 }
 
-/// A decided guest call with its instance, to run on any thread.
+/// A decided call, to run on any thread.
 pub struct DetachedCall {
     caller: Caller,
     name: String,
@@ -40,9 +47,7 @@ pub struct DetachedCall {
     decision_id: String,
     events: Vec<String>,
     started: Instant,
-    prep: GuestPrep,
-    text: String,
-    seed: u64,
+    work: Work,
     /// What it went through on the engine (when stages are observed).
     stages: CallStages,
     /// When it ran on the worker (measured only when stages are observed).
@@ -51,26 +56,60 @@ pub struct DetachedCall {
     package: Option<(String, String)>,
 }
 
+/// What a detached call runs.
+// The whole call is boxed and moved once to a worker and back, so the size of a variant costs
+// nothing worth a second allocation per guest call.
+#[allow(clippy::large_enum_variant)]
+enum Work {
+    /// A guest's instance, its input as text, and the seed of the scratch realm's rng.
+    Guest {
+        prep: GuestPrep,
+        text: String,
+        seed: u64,
+    },
+    /// A built-in that only reads the history, on a snapshot of it.
+    History {
+        builtin: Builtin,
+        snapshot: HistorySnapshot,
+    },
+}
+
+/// What a detached call gave.
+enum Outcome {
+    Guest(CallOutcome),
+    History(Result<Value, Failure>),
+}
+
 /// A detached call that ran.
 pub struct RanCall {
     call: Box<DetachedCall>,
-    outcome: CallOutcome,
+    outcome: Outcome,
     /// What it traced into the scratch trace, oldest first.
     traced: Vec<Event>,
 }
 
 impl DetachedCall {
-    /// Runs the guest in `scratch` (a realm with an empty world); returns it for reuse.
+    /// Runs it: a guest in `scratch` (a realm with an empty world, returned for reuse), a
+    /// history query on its snapshot.
     pub fn run(mut self: Box<Self>, mut scratch: Box<Realm>) -> (Box<Realm>, RanCall) {
-        scratch.rng = Rng::seeded(self.seed);
-        scratch.tracer = Tracer::new(TRACE_WINDOW);
-        let info = self.prep.info.clone();
-        let started = self.ran.is_some().then(Instant::now);
-        let (scratch, outcome) = self.prep.instance.invoke(scratch, info, &self.text);
-        if let Some(started) = started {
-            self.ran = Some(Stage::new(started, Instant::now()));
-        }
-        let traced = scratch.tracer.recent().cloned().collect();
+        let (scratch, outcome, traced) = match &mut self.work {
+            Work::Guest { prep, text, seed } => {
+                scratch.rng = Rng::seeded(*seed);
+                scratch.tracer = Tracer::new(TRACE_WINDOW);
+                let info = prep.info.clone();
+                let started = self.ran.is_some().then(Instant::now);
+                let (scratch, outcome) = prep.instance.invoke(scratch, info, text);
+                if let Some(started) = started {
+                    self.ran = Some(Stage::new(started, Instant::now()));
+                }
+                let traced = scratch.tracer.recent().cloned().collect();
+                (scratch, Outcome::Guest(outcome), traced)
+            }
+            Work::History { builtin, snapshot } => {
+                let result = snapshot.read(|history| builtin.read_history(history, &self.input));
+                (scratch, Outcome::History(result), Vec::new())
+            }
+        };
         (
             scratch,
             RanCall {
@@ -110,21 +149,24 @@ impl Registry {
         self.leave_call();
         self.control = CallControl::default();
         match prepared {
-            Ok((decided, prep)) => {
-                let seed = self.realm_mut().rng.next_u64();
-                let package = self.package_label(prep.key.1);
+            Ok((decided, work)) => {
+                let (package, ran) = match &work {
+                    Work::Guest { prep, .. } => (
+                        self.package_label(prep.key.1),
+                        self.observing().then(|| Stage::new(started, started)),
+                    ),
+                    Work::History { .. } => (None, None),
+                };
                 Invocation::Detached(Box::new(DetachedCall {
                     caller: caller.clone(),
                     name: name.to_string(),
                     version: decided.version,
-                    text: decided.input.to_string(),
                     input: decided.input,
                     decision_id: decided.decision_id,
                     events,
                     started,
-                    prep,
-                    seed,
-                    ran: self.observing().then(|| Stage::new(started, started)),
+                    work,
+                    ran,
                     package,
                     stages: self.take_recorded(),
                 }))
@@ -137,9 +179,52 @@ impl Registry {
     pub fn complete(&mut self, ran: RanCall) -> Response {
         let RanCall {
             call,
-            mut outcome,
+            outcome,
             traced,
         } = ran;
+        match outcome {
+            Outcome::Guest(outcome) => self.complete_guest(call, outcome, traced),
+            Outcome::History(result) => self.complete_history(call, result),
+        }
+    }
+
+    /// Finishes a history query: output check and `skill.executed`, as on the engine.
+    fn complete_history(
+        &mut self,
+        call: Box<DetachedCall>,
+        result: Result<Value, Failure>,
+    ) -> Response {
+        let DetachedCall {
+            caller,
+            name,
+            version,
+            input,
+            decision_id,
+            mut events,
+            started,
+            stages,
+            ..
+        } = *call;
+        self.enter_call();
+        self.restore_recorded(stages);
+        self.leave_call();
+        let cpu_before = self.guest_cpu_ms;
+        let result = result.and_then(|output| {
+            self.check_output(&name, &output)?;
+            Ok((input, output))
+        });
+        self.record_latency(&name, started, cpu_before, &result);
+        let result =
+            self.record_outcome(&caller, &name, &version, &decision_id, result, &mut events);
+        Response::of(result, started, events)
+    }
+
+    fn complete_guest(
+        &mut self,
+        call: Box<DetachedCall>,
+        mut outcome: CallOutcome,
+        traced: Vec<Event>,
+    ) -> Response {
         // What the guest traced joins the real chain, links rewritten to the real ids.
         let mut real: HashMap<String, String> = HashMap::new();
         let tracer = &mut self.realm_mut().tracer;
@@ -168,12 +253,15 @@ impl Registry {
             decision_id,
             mut events,
             started,
-            prep,
+            work,
             stages,
             ran,
             package,
             ..
         } = *call;
+        let Work::Guest { prep, .. } = work else {
+            unreachable!("only guest calls come back with a guest outcome");
+        };
         self.enter_call();
         self.restore_recorded(stages);
         self.clear_usage();
@@ -193,21 +281,22 @@ impl Registry {
         Response::of(result, started, events)
     }
 
-    /// A guest skill whose package declares no capability, and that no hook wraps.
+    /// A guest skill whose package declares no capability, or a built-in that only reads the
+    /// history; and that no hook wraps.
     fn detachable(&self, name: &str) -> bool {
         let Some(skill) = self.skills.get(name) else {
             return false;
         };
-        let Handler::Guest(package) = skill.handler else {
-            return false;
+        let away = match skill.handler {
+            Handler::Guest(package) => self.packages[package]
+                .manifest
+                .capabilities
+                .iter()
+                .next()
+                .is_none(),
+            Handler::Builtin(builtin) => builtin.reads_history_only(),
         };
-        self.packages[package]
-            .manifest
-            .capabilities
-            .iter()
-            .next()
-            .is_none()
-            && !self.host_hooks.iter().any(|h| covers(&h.skills, name))
+        away && !self.host_hooks.iter().any(|h| covers(&h.skills, name))
             && !self
                 .packages
                 .iter()
@@ -219,11 +308,21 @@ impl Registry {
         caller: &Caller,
         name: &str,
         decided: Decided,
-    ) -> Result<(Decided, GuestPrep), Failure> {
-        let Handler::Guest(package) = decided.handler else {
-            unreachable!("only guest skills are detachable");
+    ) -> Result<(Decided, Work), Failure> {
+        let work = match decided.handler {
+            Handler::Guest(package) => {
+                let prep = self.prepare_guest(caller, package, name, &decided.decision_id)?;
+                Work::Guest {
+                    prep,
+                    text: decided.input.to_string(),
+                    seed: self.realm_mut().rng.next_u64(),
+                }
+            }
+            Handler::Builtin(builtin) => Work::History {
+                builtin,
+                snapshot: self.realm_mut().tracer.snapshot(),
+            },
         };
-        let prep = self.prepare_guest(caller, package, name, &decided.decision_id)?;
-        Ok((decided, prep))
+        Ok((decided, work))
     }
 }

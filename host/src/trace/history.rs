@@ -1,21 +1,14 @@
-//! Reading the history back: `trace.tail` pages, `trace.explainEvent` lookups and
-//! `trace.export`. The window answers when it covers the question; otherwise the index does,
-//! for everything up to the newest event it holds, and the window adds the rest, so answers
-//! are the same whether or not an event has left memory.
+//! `trace.export`: the trace, or a range of it, streamed from the segments to a file; and the
+//! page that `trace.tail` fills.
 
-use super::index::Index;
 use super::segments::{LEGACY_FILE, SEGMENTS_DIR};
-use super::store::Store;
-use super::{Event, Tracer, seq_of_id};
-use crate::limits::TRACE_INDEX_WAIT_MS;
+use super::{Event, Tracer};
 use anyhow::{Context, Result, bail};
 use std::fmt;
 use std::fs::File;
-use std::io::Seek;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::ops::ControlFlow;
 use std::path::Path;
-use std::time::{Duration, Instant};
 
 /// Longest export name; file systems commonly refuse longer names.
 const MAX_EXPORT_NAME: usize = 255;
@@ -55,212 +48,7 @@ impl ExportRange {
     }
 }
 
-/// The index, given a moment to catch up with the window: it normally follows a flush
-/// within a millisecond. `None` when there is no index.
-fn settled<'a>(
-    store: &mut Option<Store>,
-    index: &'a Option<Index>,
-    need: u64,
-) -> Option<&'a Index> {
-    let index = index.as_ref()?;
-    if index.indexed() >= need {
-        return Some(index);
-    }
-    // The lines it needs may still sit in the write buffer.
-    if let Some(store) = store {
-        let _ = store.flush();
-    }
-    index.notify();
-    let deadline = Instant::now() + Duration::from_millis(TRACE_INDEX_WAIT_MS);
-    while index.indexed() < need && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(1));
-    }
-    Some(index)
-}
-
 impl Tracer {
-    /// The index, given up to `TRACE_INDEX_WAIT_MS` to reach the window. Whatever it does
-    /// not hold yet (a rebuild in progress) is read from the segments by [`Tracer::each_after`].
-    pub(super) fn index(&mut self) -> Option<&Index> {
-        let need = self.first_kept() - 1;
-        settled(&mut self.store, &self.index, need)
-    }
-
-    /// Waits until the index has caught up with the window (tests that check the index itself).
-    #[cfg(test)]
-    pub(super) fn settle_index(&mut self) {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        let need = self.first_kept() - 1;
-        while self.index().is_some_and(|i| i.indexed() < need) {
-            assert!(Instant::now() < deadline, "the index never caught up");
-        }
-    }
-
-    /// Calls `visit` with every kept event after `upto`, oldest first, until it breaks: the
-    /// ones older than the window from the segments (those the index does not hold yet), then
-    /// the window's.
-    pub(super) fn each_after(
-        &mut self,
-        upto: u64,
-        visit: &mut dyn FnMut(&Event) -> ControlFlow<()>,
-    ) -> Result<()> {
-        let window_start = self.first_kept();
-        let from = upto + 1;
-        if let Some(store) = &mut self.store
-            && from < window_start
-        {
-            let _ = store.flush();
-            let from = from.max(store.first_kept_seq());
-            // Start at the line after `upto` when the index knows where it is.
-            let known = self.index.as_ref().and_then(|i| i.end_of(upto));
-            let segments = store.segments();
-            let first = segments
-                .iter()
-                .rposition(|s| s.first_seq <= from)
-                .unwrap_or(0);
-            let mut line = Vec::new();
-            for segment in &segments[first..] {
-                let Ok(file) = File::open(&segment.path) else {
-                    continue;
-                };
-                let mut reader = BufReader::new(file);
-                if let Some((seg, offset)) = known
-                    && seg == segment.first_seq
-                {
-                    reader.seek(std::io::SeekFrom::Start(offset))?;
-                }
-                loop {
-                    line.clear();
-                    if reader.read_until(b'\n', &mut line)? == 0 || line.last() != Some(&b'\n') {
-                        break;
-                    }
-                    let event: Event = serde_json::from_slice(&line).with_context(|| {
-                        format!(
-                            "{} holds a line that is not an event",
-                            segment.path.display()
-                        )
-                    })?;
-                    let seq = event.seq().unwrap_or(0);
-                    if seq >= window_start {
-                        break;
-                    }
-                    if seq >= from && visit(&event).is_break() {
-                        return Ok(());
-                    }
-                }
-            }
-        }
-        for event in &self.window {
-            if event.seq().is_some_and(|s| s > upto) && visit(event).is_break() {
-                break;
-            }
-        }
-        Ok(())
-    }
-
-    /// Events with sequence number above `after_seq`, oldest first, keeping those whose actor
-    /// and type match when given, at most `limit` of them. The second value is the cursor for
-    /// the next page (the last returned seq) when more matching events follow, else `None`.
-    pub fn tail(
-        &mut self,
-        after_seq: i64,
-        limit: usize,
-        actor_id: Option<&str>,
-        kind: Option<&str>,
-    ) -> Result<(Vec<Event>, Option<i64>)> {
-        let mut page = Page {
-            after_seq,
-            limit,
-            actor_id,
-            kind,
-            events: Vec::new(),
-            more: false,
-        };
-        // Sequence numbers start at 1, so any cursor below 1 asks for everything.
-        let after = after_seq.max(0) as u64;
-        let covered = after + 1 >= self.first_kept();
-        let mut upto = after;
-        if !covered && let Some(index) = self.index() {
-            let (events, indexed) = index.tail(after, limit.saturating_add(1), actor_id, kind)?;
-            upto = indexed.max(after);
-            for event in &events {
-                if page.offer(event).is_break() {
-                    return Ok(page.finish());
-                }
-            }
-        }
-        self.each_after(upto, &mut |e| page.offer(e))?;
-        Ok(page.finish())
-    }
-
-    /// The event with this id, from the window, the index or else the segments.
-    pub fn get(&mut self, id: &str) -> Option<Event> {
-        // The seq in the id says where the event must be: in the window, in the index, or not
-        // issued yet.
-        let seq = seq_of_id(id).filter(|&seq| seq <= self.seq)?;
-        if seq >= self.first_kept() {
-            let event = &self.window[(seq - self.first_kept()) as usize];
-            return (event.id == id).then(|| event.clone());
-        }
-        let indexed = match self.index() {
-            Some(index) if index.indexed() >= seq => Some(index.get(seq)),
-            _ => None,
-        };
-        let found = match indexed {
-            Some(found) => found,
-            None => {
-                let mut found = None;
-                self.each_after(seq - 1, &mut |e| {
-                    if e.seq() == Some(seq) {
-                        found = Some(e.clone());
-                    }
-                    ControlFlow::Break(())
-                })
-                .map(|()| found)
-            }
-        };
-        match found {
-            Ok(event) => event.filter(|e| e.id == id),
-            Err(e) => {
-                crate::log::warn(&format!("cannot look up trace event {id}: {e:#}"));
-                None
-            }
-        }
-    }
-
-    /// Events that name `id` as their parent or among their causes, oldest first.
-    pub fn children_of(&mut self, id: &str) -> Vec<Event> {
-        let is_child = |e: &Event| {
-            e.parent_event_id.as_deref() == Some(id) || e.caused_by.iter().any(|c| c == id)
-        };
-        let mut children = Vec::new();
-        // Children come after their parent, so a parent still in the window has all its
-        // children there too.
-        let parent_seq = seq_of_id(id).unwrap_or(0);
-        let mut upto = parent_seq;
-        if parent_seq < self.first_kept()
-            && let Some(index) = self.index()
-        {
-            match index.children(parent_seq) {
-                Ok((events, indexed)) => {
-                    upto = indexed.max(parent_seq);
-                    children.extend(events.into_iter().filter(is_child));
-                }
-                Err(e) => crate::log::warn(&format!("cannot find the children of {id}: {e:#}")),
-            }
-        }
-        let scanned = self.each_after(upto, &mut |e| {
-            if is_child(e) {
-                children.push(e.clone());
-            }
-            ControlFlow::Continue(())
-        });
-        if let Err(e) = scanned {
-            crate::log::warn(&format!("cannot find the children of {id}: {e:#}"));
-        }
-        children
-    }
-
     /// Writes the trace as JSONL to `dir/name` (`name` a bare file name, see
     /// [`check_export_name`]) and returns the number of events and bytes written. A durable
     /// trace is streamed from its segments; an in-memory one holds only its window. The file
@@ -398,7 +186,7 @@ fn first_timestamp(path: &Path) -> Option<String> {
 }
 
 /// One `trace.tail` page being filled.
-struct Page<'a> {
+pub(super) struct Page<'a> {
     after_seq: i64,
     limit: usize,
     actor_id: Option<&'a str>,
@@ -408,8 +196,24 @@ struct Page<'a> {
     more: bool,
 }
 
-impl Page<'_> {
-    fn offer(&mut self, event: &Event) -> ControlFlow<()> {
+impl<'a> Page<'a> {
+    pub(super) fn new(
+        after_seq: i64,
+        limit: usize,
+        actor_id: Option<&'a str>,
+        kind: Option<&'a str>,
+    ) -> Self {
+        Page {
+            after_seq,
+            limit,
+            actor_id,
+            kind,
+            events: Vec::new(),
+            more: false,
+        }
+    }
+
+    pub(super) fn offer(&mut self, event: &Event) -> ControlFlow<()> {
         let wanted = event.seq().is_some_and(|seq| seq as i64 > self.after_seq)
             && self.actor_id.is_none_or(|a| a == event.actor_id)
             && self.kind.is_none_or(|k| k == event.kind);
@@ -424,7 +228,7 @@ impl Page<'_> {
         ControlFlow::Continue(())
     }
 
-    fn finish(self) -> (Vec<Event>, Option<i64>) {
+    pub(super) fn finish(self) -> (Vec<Event>, Option<i64>) {
         let last = self.events.last().and_then(Event::seq);
         let next = self
             .more

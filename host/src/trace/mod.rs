@@ -3,10 +3,10 @@
 //! hot queries and, when opened on a folder, appends every event to durable JSONL segments
 //! that an index beside them makes quick to query.
 
-mod decisions;
 mod event;
 mod history;
 mod index;
+mod reading;
 mod segments;
 mod store;
 pub mod synthetic;
@@ -15,6 +15,7 @@ mod verify;
 pub use event::{Event, Integrity, canonical_json, seq_of_id};
 pub use history::{ExportNameError, ExportRange, check_export_name};
 pub use index::{DECISION_KINDS, DecisionQuery, DecisionSummary};
+pub use reading::{History, HistorySnapshot};
 pub use segments::SEGMENTS_DIR;
 pub use store::Retention;
 pub use verify::{ChainBreak, VerifyError, VerifyReport, verify_dir, verify_file, verify_reader};
@@ -145,7 +146,7 @@ impl Tracer {
         };
         self.forget_removed();
         if let Some(index) = &self.index {
-            index.notify();
+            index.reader.notify();
         }
         flushed
     }

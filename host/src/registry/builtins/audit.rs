@@ -3,7 +3,7 @@
 
 use super::{Builtin, Spec, object};
 use crate::registry::{ErrorCode, Failure, Registry};
-use crate::trace::{DECISION_KINDS, DecisionQuery, Event};
+use crate::trace::{DECISION_KINDS, DecisionQuery, Event, History};
 use serde_json::{Value, json};
 use std::collections::{BTreeSet, HashMap, VecDeque};
 
@@ -152,7 +152,7 @@ fn unreadable(e: anyhow::Error) -> Failure {
     )
 }
 
-pub(super) fn query(registry: &mut Registry, input: &Value) -> Result<Value, Failure> {
+pub(super) fn query(history: &mut History, input: &Value) -> Result<Value, Failure> {
     let text = |k: &str| input.get(k).and_then(Value::as_str).map(String::from);
     let q = DecisionQuery {
         allow: match text("decision").as_deref() {
@@ -167,11 +167,7 @@ pub(super) fn query(registry: &mut Registry, input: &Value) -> Result<Value, Fai
         package: text("package"),
         limit: input["limit"].as_u64().unwrap_or(200) as usize,
     };
-    let (summary, decisions) = registry
-        .realm_mut()
-        .tracer
-        .decisions(&q)
-        .map_err(unreadable)?;
+    let (summary, decisions) = history.decisions(&q).map_err(unreadable)?;
     Ok(json!({
         "summary": {
             "total": summary.total, "allowed": summary.allowed,
@@ -202,9 +198,9 @@ pub(super) fn usage(registry: &Registry, input: &Value) -> Value {
     json!({"perSessionCap": per_cap, "quotas": quotas, "budgets": budgets})
 }
 
-pub(super) fn explain(registry: &mut Registry, input: &Value) -> Result<Value, Failure> {
+pub(super) fn explain(history: &mut History, input: &Value) -> Result<Value, Failure> {
     let id = input["eventId"].as_str().unwrap_or_default();
-    let tracer = &mut registry.realm_mut().tracer;
+    let tracer = history;
     let Some(event) = tracer.get(id) else {
         return Ok(json!({
             "eventId": id, "eventType": "", "found": false, "decision": null,

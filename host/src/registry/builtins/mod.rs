@@ -12,6 +12,7 @@ mod world;
 
 use super::{Annotations, Caller, ErrorCode, Failure, Handler, Registry, Schema, Skill};
 use crate::policy::Permission;
+use crate::trace::History;
 use serde_json::Value;
 
 /// Which built-in.
@@ -49,17 +50,48 @@ impl Builtin {
             Builtin::SkillsSetLatencyTier => tiers::set(registry, caller, input),
             Builtin::SkillsCalibrate => Ok(tiers::calibrate(registry, input)),
             Builtin::SkillsDescribe => catalog::describe(registry, caller, input),
-            Builtin::AuditExplain => audit::explain(registry, input),
-            Builtin::AuditQuery => audit::query(registry, input),
+            Builtin::AuditExplain
+            | Builtin::AuditQuery
+            | Builtin::TraceTail
+            | Builtin::TraceExplainEvent => {
+                self.read_history(&mut registry.realm_mut().tracer.history(), input)
+            }
             Builtin::AuditUsage => Ok(audit::usage(registry, input)),
-            Builtin::TraceTail => trace::tail(registry, input),
-            Builtin::TraceExplainEvent => trace::explain_event(registry, input),
             Builtin::TraceExport => trace::export(registry, input),
             Builtin::DevReload => dev::reload(registry, caller, input),
             Builtin::PackageList => Ok(packages::list(registry, input)),
             Builtin::PackageLoad => packages::load(registry, caller, input),
             Builtin::InspectorSnapshot => inspector::snapshot(registry, caller, input),
             Builtin::WorldStep => Ok(world::step(registry, input)),
+        }
+    }
+}
+
+impl Builtin {
+    /// Whether it only reads the trace, so that it can run on a snapshot of it off the engine.
+    pub(crate) fn reads_history_only(self) -> bool {
+        matches!(
+            self,
+            Builtin::AuditExplain
+                | Builtin::AuditQuery
+                | Builtin::TraceTail
+                | Builtin::TraceExplainEvent
+        )
+    }
+
+    /// Runs a built-in that [reads the history only](Builtin::reads_history_only) on
+    /// `history`.
+    pub(crate) fn read_history(
+        self,
+        history: &mut History,
+        input: &Value,
+    ) -> Result<Value, Failure> {
+        match self {
+            Builtin::AuditExplain => audit::explain(history, input),
+            Builtin::AuditQuery => audit::query(history, input),
+            Builtin::TraceTail => trace::tail(history, input),
+            Builtin::TraceExplainEvent => trace::explain_event(history, input),
+            other => unreachable!("{other:?} does not only read the history"),
         }
     }
 }

@@ -2,7 +2,7 @@
 
 use super::{Builtin, Spec, not_found, object};
 use crate::registry::{ErrorCode, Failure, Registry};
-use crate::trace::{ExportRange, check_export_name};
+use crate::trace::{ExportRange, History, check_export_name};
 use serde_json::{Value, json};
 
 pub(super) fn specs() -> Vec<Spec> {
@@ -68,22 +68,18 @@ fn internal(e: anyhow::Error) -> Failure {
     )
 }
 
-pub(super) fn tail(registry: &mut Registry, input: &Value) -> Result<Value, Failure> {
+pub(super) fn tail(history: &mut History, input: &Value) -> Result<Value, Failure> {
     let after = input.get("afterSeq").and_then(Value::as_i64).unwrap_or(-1);
     let limit = input.get("limit").and_then(Value::as_u64).unwrap_or(100) as usize;
     let actor = input.get("actorId").and_then(Value::as_str);
     let kind = input.get("type").and_then(Value::as_str);
-    let (events, next) = registry
-        .realm_mut()
-        .tracer
-        .tail(after, limit, actor, kind)
-        .map_err(internal)?;
+    let (events, next) = history.tail(after, limit, actor, kind).map_err(internal)?;
     Ok(json!({"events": events, "nextAfterSeq": next}))
 }
 
-pub(super) fn explain_event(registry: &mut Registry, input: &Value) -> Result<Value, Failure> {
+pub(super) fn explain_event(history: &mut History, input: &Value) -> Result<Value, Failure> {
     let id = input["eventId"].as_str().unwrap_or_default();
-    let tracer = &mut registry.realm_mut().tracer;
+    let tracer = history;
     let event = tracer
         .get(id)
         .ok_or_else(|| not_found(format!("`eventId`: no event `{id}` in the trace")))?;

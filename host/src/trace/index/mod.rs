@@ -102,11 +102,11 @@ impl DecisionSummary {
     }
 }
 
-/// The index of one trace folder: a read connection, and the indexer thread that writes.
+/// The index of one trace folder: the engine's read connection, and the indexer thread that
+/// writes.
 pub(super) struct Index {
-    conn: Connection,
-    segments: PathBuf,
-    indexer: Indexer,
+    pub reader: IndexReader,
+    _indexer: Indexer,
 }
 
 impl Index {
@@ -115,27 +115,83 @@ impl Index {
     pub fn open(trace_dir: &Path, segments: &Path, first_kept: Arc<AtomicU64>) -> Result<Index> {
         let db = indexer::db_path(trace_dir);
         let indexer = Indexer::start(db.clone(), segments.to_path_buf(), first_kept)?;
-        let conn = schema::connect(&db)
-            .with_context(|| format!("cannot open the trace index {}", db.display()))?;
-        Ok(Index {
-            conn,
+        let handle = IndexHandle {
+            db,
             segments: segments.to_path_buf(),
-            indexer,
+            shared: indexer.shared.clone(),
+        };
+        Ok(Index {
+            reader: IndexReader::open(&handle)?,
+            _indexer: indexer,
         })
+    }
+}
+
+/// What opens a reader of the index on any thread.
+#[derive(Clone)]
+pub struct IndexHandle {
+    db: PathBuf,
+    segments: PathBuf,
+    shared: Arc<indexer::Shared>,
+}
+
+/// A read connection to the index. Queries read one consistent snapshot each.
+pub(super) struct IndexReader {
+    conn: Connection,
+    handle: IndexHandle,
+}
+
+thread_local! {
+    /// Worker threads keep one reader per index they have served, so a query off the engine
+    /// does not open the database each time.
+    static READERS: std::cell::RefCell<Vec<std::rc::Rc<IndexReader>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+impl IndexReader {
+    fn open(handle: &IndexHandle) -> Result<IndexReader> {
+        let conn = schema::connect(&handle.db)
+            .with_context(|| format!("cannot open the trace index {}", handle.db.display()))?;
+        Ok(IndexReader {
+            conn,
+            handle: handle.clone(),
+        })
+    }
+
+    /// This thread's reader for `handle`'s index, opened on first use.
+    pub fn for_thread(handle: &IndexHandle) -> Result<std::rc::Rc<IndexReader>> {
+        READERS.with(|readers| {
+            let mut readers = readers.borrow_mut();
+            if let Some(r) = readers
+                .iter()
+                .find(|r| Arc::ptr_eq(&r.handle.shared, &handle.shared))
+            {
+                return Ok(r.clone());
+            }
+            // Readers of indexes whose host tracer is gone are dropped with their connection.
+            readers.retain(|r| Arc::strong_count(&r.handle.shared) > 1);
+            let reader = std::rc::Rc::new(IndexReader::open(handle)?);
+            readers.push(reader.clone());
+            Ok(reader)
+        })
+    }
+
+    /// What opens another reader of this index.
+    pub fn handle(&self) -> &IndexHandle {
+        &self.handle
     }
 
     /// Tells the indexer that new lines were flushed.
     pub fn notify(&self) {
-        self.indexer.shared.notify();
+        self.handle.shared.notify();
     }
 
     /// The newest sequence number the index holds.
     pub fn indexed(&self) -> u64 {
-        self.indexer.shared.indexed.load(Ordering::Acquire)
+        self.handle.shared.indexed.load(Ordering::Acquire)
     }
 
     fn event_at(&self, seg: i64, off: i64, len: i64) -> Option<Event> {
-        let line = read_line(&self.segments, seg as u64, off as u64, len as u64).ok()?;
+        let line = read_line(&self.handle.segments, seg as u64, off as u64, len as u64).ok()?;
         serde_json::from_slice(&line).ok()
     }
 
@@ -286,11 +342,7 @@ impl Index {
 
     /// The first sequence number retention keeps: rows below it may linger briefly.
     fn kept(&self) -> u64 {
-        self.indexer
-            .shared
-            .first_kept
-            .load(Ordering::Acquire)
-            .max(1)
+        self.handle.shared.first_kept.load(Ordering::Acquire).max(1)
     }
 }
 

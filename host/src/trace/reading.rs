@@ -1,0 +1,333 @@
+//! Reading the history back: `trace.tail` pages, lookups by id, children and policy
+//! decisions. A [`History`] answers from the index for everything up to the newest event it
+//! holds, from the segments for what it does not hold yet (a rebuild in progress), and from the
+//! window after that, so answers are whole and the same whether or not an event has left
+//! memory. The engine reads through its own tracer; a worker thread reads a
+//! [`HistorySnapshot`] taken on the engine, so a query never holds up world calls.
+
+use super::history::Page;
+use super::index::{IndexHandle, IndexReader};
+use super::segments::Segment;
+use super::{DecisionQuery, DecisionSummary, Event, Tracer, seq_of_id};
+use crate::limits::TRACE_INDEX_WAIT_MS;
+use anyhow::{Context, Result};
+use std::collections::VecDeque;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Seek};
+use std::ops::ControlFlow;
+use std::time::{Duration, Instant};
+
+/// One reading of the history.
+pub struct History<'a> {
+    index: Option<&'a IndexReader>,
+    /// The segments as they stood (empty for an in-memory trace).
+    segments: Vec<Segment>,
+    /// The first sequence number retention keeps.
+    kept: u64,
+    /// The newest events, consecutive, starting at `window_start` and ending with the newest.
+    window: &'a [Event],
+    window_start: u64,
+}
+
+/// What a worker thread needs to read the history as it stood when the snapshot was taken.
+pub struct HistorySnapshot {
+    index: Option<IndexHandle>,
+    segments: Vec<Segment>,
+    kept: u64,
+    /// The events the index did not hold yet, oldest first.
+    recent: Vec<Event>,
+    recent_start: u64,
+}
+
+impl HistorySnapshot {
+    /// Reads it on this thread (opening the index here on first use).
+    pub fn read<R>(&self, with: impl FnOnce(&mut History) -> R) -> R {
+        let reader = self.index.as_ref().and_then(|handle| {
+            IndexReader::for_thread(handle)
+                .map_err(|e| crate::log::warn(&format!("{e:#}; reading the segments instead")))
+                .ok()
+        });
+        let mut history = History {
+            index: reader.as_deref(),
+            segments: self.segments.clone(),
+            kept: self.kept,
+            window: &self.recent,
+            window_start: self.recent_start,
+        };
+        with(&mut history)
+    }
+}
+
+impl Tracer {
+    /// The history as this tracer holds it, for reading on the engine.
+    pub fn history(&mut self) -> History<'_> {
+        let (segments, kept) = match &mut self.store {
+            Some(store) => {
+                // What is older than the window may still sit in the write buffer.
+                let _ = store.flush();
+                (store.segments(), store.first_kept_seq())
+            }
+            None => (Vec::new(), 1),
+        };
+        let window_start = self.first_kept();
+        History {
+            index: self.index.as_ref().map(|i| &i.reader),
+            segments,
+            kept,
+            window: self.window.make_contiguous(),
+            window_start,
+        }
+    }
+
+    /// The history as it stands, for a worker thread: the index and segments by reference,
+    /// and the newest events the index does not hold yet by copy (usually a handful).
+    pub fn snapshot(&mut self) -> HistorySnapshot {
+        let indexed = self.index.as_ref().map(|i| i.reader.indexed());
+        let mut history = self.history();
+        let from = indexed.map_or(history.window_start, |i| {
+            (i + 1).clamp(
+                history.window_start,
+                history.window_start + history.window.len() as u64,
+            )
+        });
+        let skip = (from - history.window_start) as usize;
+        HistorySnapshot {
+            index: history.index.map(|r| r.handle().clone()),
+            segments: std::mem::take(&mut history.segments),
+            kept: history.kept,
+            recent: history.window[skip..].to_vec(),
+            recent_start: from,
+        }
+    }
+
+    /// See [`History::tail`].
+    pub fn tail(
+        &mut self,
+        after_seq: i64,
+        limit: usize,
+        actor_id: Option<&str>,
+        kind: Option<&str>,
+    ) -> Result<(Vec<Event>, Option<i64>)> {
+        self.history().tail(after_seq, limit, actor_id, kind)
+    }
+
+    /// See [`History::get`].
+    pub fn get(&mut self, id: &str) -> Option<Event> {
+        self.history().get(id)
+    }
+
+    /// See [`History::children_of`].
+    pub fn children_of(&mut self, id: &str) -> Vec<Event> {
+        self.history().children_of(id)
+    }
+
+    /// See [`History::decisions`].
+    pub fn decisions(&mut self, q: &DecisionQuery) -> Result<(DecisionSummary, Vec<Event>)> {
+        self.history().decisions(q)
+    }
+
+    /// Waits until the index has caught up with the window (tests that check the index itself).
+    #[cfg(test)]
+    pub(super) fn settle_index(&mut self) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let need = self.first_kept() - 1;
+        while let Some(index) = &self.index
+            && index.reader.indexed() < need
+        {
+            index.reader.notify();
+            assert!(Instant::now() < deadline, "the index never caught up");
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+}
+
+impl History<'_> {
+    /// The index, given up to `TRACE_INDEX_WAIT_MS` to reach the window: it normally follows a
+    /// flush within a millisecond. Whatever it does not hold yet is read from the segments by
+    /// [`History::each_after`].
+    fn index(&self) -> Option<&IndexReader> {
+        let index = self.index?;
+        let need = self.window_start - 1;
+        if index.indexed() < need {
+            index.notify();
+            let deadline = Instant::now() + Duration::from_millis(TRACE_INDEX_WAIT_MS);
+            while index.indexed() < need && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        }
+        Some(index)
+    }
+
+    /// Calls `visit` with every kept event after `upto`, oldest first, until it breaks: those
+    /// older than the window from the segments, then the window's.
+    fn each_after(
+        &self,
+        upto: u64,
+        visit: &mut dyn FnMut(&Event) -> ControlFlow<()>,
+    ) -> Result<()> {
+        let from = (upto + 1).max(self.kept);
+        if from < self.window_start && !self.segments.is_empty() {
+            // Start at the line after `upto` when the index knows where it is.
+            let known = self.index.and_then(|i| i.end_of(upto));
+            let first = self
+                .segments
+                .iter()
+                .rposition(|s| s.first_seq <= from)
+                .unwrap_or(0);
+            let mut line = Vec::new();
+            for segment in &self.segments[first..] {
+                let Ok(file) = File::open(&segment.path) else {
+                    continue;
+                };
+                let mut reader = BufReader::new(file);
+                if let Some((seg, offset)) = known
+                    && seg == segment.first_seq
+                {
+                    reader.seek(std::io::SeekFrom::Start(offset))?;
+                }
+                loop {
+                    line.clear();
+                    if reader.read_until(b'\n', &mut line)? == 0 || line.last() != Some(&b'\n') {
+                        break;
+                    }
+                    let event: Event = serde_json::from_slice(&line).with_context(|| {
+                        format!(
+                            "{} holds a line that is not an event",
+                            segment.path.display()
+                        )
+                    })?;
+                    let seq = event.seq().unwrap_or(0);
+                    if seq >= self.window_start {
+                        break;
+                    }
+                    if seq >= from && visit(&event).is_break() {
+                        return Ok(());
+                    }
+                }
+            }
+        }
+        for event in self.window {
+            if event.seq().is_some_and(|s| s >= from) && visit(event).is_break() {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Events with sequence number above `after_seq`, oldest first, keeping those whose actor
+    /// and type match when given, at most `limit` of them. The second value is the cursor for
+    /// the next page (the last returned seq) when more matching events follow, else `None`.
+    pub fn tail(
+        &mut self,
+        after_seq: i64,
+        limit: usize,
+        actor_id: Option<&str>,
+        kind: Option<&str>,
+    ) -> Result<(Vec<Event>, Option<i64>)> {
+        let mut page = Page::new(after_seq, limit, actor_id, kind);
+        // Sequence numbers start at 1, so any cursor below 1 asks for everything.
+        let after = after_seq.max(0) as u64;
+        let covered = after + 1 >= self.window_start;
+        let mut upto = after;
+        if !covered && let Some(index) = self.index() {
+            let (events, indexed) = index.tail(after, limit.saturating_add(1), actor_id, kind)?;
+            upto = indexed.max(after);
+            for event in &events {
+                if page.offer(event).is_break() {
+                    return Ok(page.finish());
+                }
+            }
+        }
+        self.each_after(upto, &mut |e| page.offer(e))?;
+        Ok(page.finish())
+    }
+
+    /// The event with this id, from the window, the index or else the segments.
+    pub fn get(&mut self, id: &str) -> Option<Event> {
+        // The seq in the id says where the event must be: in the window, in the index, or not
+        // issued yet. The window always ends with the newest event.
+        let newest = self.window_start + self.window.len() as u64 - 1;
+        let seq = seq_of_id(id).filter(|&seq| seq <= newest && seq >= 1)?;
+        if seq >= self.window_start {
+            let event = self.window.get((seq - self.window_start) as usize)?;
+            return (event.id == id).then(|| event.clone());
+        }
+        let found = match self.index() {
+            Some(index) if index.indexed() >= seq => index.get(seq),
+            _ => {
+                let mut found = None;
+                self.each_after(seq - 1, &mut |e| {
+                    if e.seq() == Some(seq) {
+                        found = Some(e.clone());
+                    }
+                    ControlFlow::Break(())
+                })
+                .map(|()| found)
+            }
+        };
+        match found {
+            Ok(event) => event.filter(|e| e.id == id),
+            Err(e) => {
+                crate::log::warn(&format!("cannot look up trace event {id}: {e:#}"));
+                None
+            }
+        }
+    }
+
+    /// Events that name `id` as their parent or among their causes, oldest first.
+    pub fn children_of(&mut self, id: &str) -> Vec<Event> {
+        let is_child = |e: &Event| {
+            e.parent_event_id.as_deref() == Some(id) || e.caused_by.iter().any(|c| c == id)
+        };
+        let mut children = Vec::new();
+        // Children come after their parent, so a parent still in the window has all its
+        // children there too.
+        let parent_seq = seq_of_id(id).unwrap_or(0);
+        let mut upto = parent_seq;
+        if parent_seq < self.window_start
+            && let Some(index) = self.index()
+        {
+            match index.children(parent_seq) {
+                Ok((events, indexed)) => {
+                    upto = indexed.max(parent_seq);
+                    children.extend(events.into_iter().filter(is_child));
+                }
+                Err(e) => crate::log::warn(&format!("cannot find the children of {id}: {e:#}")),
+            }
+        }
+        let scanned = self.each_after(upto, &mut |e| {
+            if is_child(e) {
+                children.push(e.clone());
+            }
+            ControlFlow::Continue(())
+        });
+        if let Err(e) = scanned {
+            crate::log::warn(&format!("cannot find the children of {id}: {e:#}"));
+        }
+        children
+    }
+
+    /// The summary of every decision matching `q` and the newest `q.limit` of them, oldest
+    /// first.
+    pub fn decisions(&mut self, q: &DecisionQuery) -> Result<(DecisionSummary, Vec<Event>)> {
+        let (mut summary, events, upto) = match self.index() {
+            Some(index) => index.decisions(q)?,
+            None => Default::default(),
+        };
+        let mut events: VecDeque<Event> = events.into();
+        self.each_after(upto, &mut |e| {
+            if q.matches(e) {
+                let p = &e.payload;
+                let text = |k: &str| p[k].as_str().unwrap_or("");
+                let allow = p["allow"].as_bool().unwrap_or(false);
+                summary.add(allow, text("cap"), text("rule"), text("package"), 1);
+                events.push_back(e.clone());
+                if events.len() > q.limit {
+                    events.pop_front();
+                }
+            }
+            ControlFlow::Continue(())
+        })?;
+        Ok((summary, events.into()))
+    }
+}
