@@ -263,3 +263,39 @@ fn a_query_over_a_history_not_indexed_yet_holds_up_no_other_client() {
         "{reply}"
     );
 }
+
+#[test]
+fn a_whole_export_of_a_long_history_reports_progress_and_verifies() {
+    let dir = tempfile::tempdir().unwrap();
+    synthetic::write_history(dir.path(), 50_000, Retention::default()).unwrap();
+    let args = ["--trace-dir", dir.path().to_str().unwrap()];
+    let mut c = Client::session("builder.readWrite", &args);
+    c.call_ok("scene.createEntity", json!({}));
+    let reply = c.request(
+        "tools/call",
+        json!({"name": "trace.export", "arguments": {"name": "all.jsonl"}, "_meta": {"progressToken": "export-1"}}),
+    );
+    let out = &reply["result"]["structuredContent"];
+    // Everything up to the export's own decision: the history, the session's calls so far.
+    let written = out["events"].as_u64().unwrap();
+    assert!(written > 50_000, "{reply}");
+    let progress: Vec<&Value> = c
+        .notifications
+        .iter()
+        .filter(|n| n["method"] == "notifications/progress")
+        .collect();
+    assert!(progress.len() > 2, "{progress:?}");
+    assert!(
+        progress
+            .iter()
+            .all(|n| n["params"]["progressToken"] == "export-1")
+    );
+    let last = &progress.last().unwrap()["params"];
+    assert_eq!(last["progress"], last["total"], "{last}");
+    let file = dir.path().join("all.jsonl");
+    let report = limina_ok(&["trace", "verify", file.to_str().unwrap()]);
+    assert!(
+        report.starts_with(&format!("ok: {written} events")),
+        "{report}"
+    );
+}

@@ -12,12 +12,12 @@
 //! wait, in order), so no second call of the session is decided before the first is charged.
 //!
 //! The built-ins that only read the trace (`trace.tail`, `trace.explainEvent`, `audit.query`,
-//! `audit.explain`) leave the engine the same way: they run on a snapshot of the history
-//! (the index, the segments, and a copy of the few newest events not indexed yet), so a
-//! query over a long history — or one asked while the index is rebuilt — never holds up
-//! world calls.
+//! `audit.explain`, `trace.export`) leave the engine the same way: they run on a snapshot of
+//! the history (the index, the segments, and a copy of the few newest events not indexed
+//! yet), so a query over a long history, one asked while the index is rebuilt, or a long
+//! export never holds up world calls.
 
-use super::builtins::Builtin;
+use super::builtins::Job;
 use super::guest_call::GuestPrep;
 use super::hooks::covers;
 use super::pipeline::{Authority, Decided, parse_output};
@@ -25,7 +25,7 @@ use super::{CallControl, CallStages, Caller, Failure, Handler, Registry, Respons
 use crate::limits::TRACE_WINDOW;
 use crate::realm::{Realm, Rng};
 use crate::sandbox::CallOutcome;
-use crate::trace::{Event, HistorySnapshot, NewEvent, Tracer};
+use crate::trace::{Event, NewEvent, Tracer};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::time::Instant;
@@ -67,11 +67,8 @@ enum Work {
         text: String,
         seed: u64,
     },
-    /// A built-in that only reads the history, on a snapshot of it.
-    History {
-        builtin: Builtin,
-        snapshot: HistorySnapshot,
-    },
+    /// A built-in that only reads the history, prepared on a snapshot of it (taken when run).
+    History(Option<Job>),
 }
 
 /// What a detached call gave.
@@ -105,8 +102,16 @@ impl DetachedCall {
                 let traced = scratch.tracer.recent().cloned().collect();
                 (scratch, Outcome::Guest(outcome), traced)
             }
-            Work::History { builtin, snapshot } => {
-                let result = snapshot.read(|history| builtin.read_history(history, &self.input));
+            Work::History(job) => {
+                let result = job.take().map_or_else(
+                    || {
+                        Err(Failure::new(
+                            super::ErrorCode::HandlerError,
+                            "the job ran already",
+                        ))
+                    },
+                    |job| job(),
+                );
                 (scratch, Outcome::History(result), Vec::new())
             }
         };
@@ -155,7 +160,7 @@ impl Registry {
                         self.package_label(prep.key.1),
                         self.observing().then(|| Stage::new(started, started)),
                     ),
-                    Work::History { .. } => (None, None),
+                    Work::History(_) => (None, None),
                 };
                 Invocation::Detached(Box::new(DetachedCall {
                     caller: caller.clone(),
@@ -318,10 +323,7 @@ impl Registry {
                     seed: self.realm_mut().rng.next_u64(),
                 }
             }
-            Handler::Builtin(builtin) => Work::History {
-                builtin,
-                snapshot: self.realm_mut().tracer.snapshot(),
-            },
+            Handler::Builtin(builtin) => Work::History(Some(builtin.job(self, &decided.input))),
         };
         Ok((decided, work))
     }

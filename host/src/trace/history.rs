@@ -1,14 +1,14 @@
 //! `trace.export`: the trace, or a range of it, streamed from the segments to a file; and the
 //! page that `trace.tail` fills.
 
-use super::segments::{LEGACY_FILE, SEGMENTS_DIR};
+use super::segments::{LEGACY_FILE, SEGMENTS_DIR, Segment};
 use super::{Event, Tracer};
 use anyhow::{Context, Result, bail};
 use std::fmt;
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::ops::ControlFlow;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Longest export name; file systems commonly refuse longer names.
 const MAX_EXPORT_NAME: usize = 255;
@@ -67,8 +67,51 @@ impl Tracer {
         range: &ExportRange,
         report: &mut dyn FnMut(u64, u64),
     ) -> Result<(u64, u64)> {
+        self.export_snapshot().write(dir, name, range, report)
+    }
+
+    /// The history as it stands, to export on any thread: the segments as they are (flushed),
+    /// or a copy of the window of an in-memory trace; up to the newest event so far.
+    pub fn export_snapshot(&mut self) -> Export {
+        let source = match &mut self.store {
+            Some(store) => {
+                let _ = store.flush();
+                Source::Segments(store.segments())
+            }
+            None => Source::Window(self.window.iter().cloned().collect()),
+        };
+        Export {
+            source,
+            trace_dir: self.dir.clone(),
+            newest: self.count(),
+        }
+    }
+}
+
+/// A trace export ready to run on any thread (see [`Tracer::export_snapshot`]).
+pub struct Export {
+    source: Source,
+    trace_dir: Option<PathBuf>,
+    /// Events issued after the snapshot are left out, though they reach the segments.
+    newest: u64,
+}
+
+enum Source {
+    Segments(Vec<Segment>),
+    Window(Vec<Event>),
+}
+
+impl Export {
+    /// Writes the events in `range` to `dir/name` (see [`Tracer::export_range`]).
+    pub fn write(
+        &self,
+        dir: &Path,
+        name: &str,
+        range: &ExportRange,
+        report: &mut dyn FnMut(u64, u64),
+    ) -> Result<(u64, u64)> {
         check_export_name(name)?;
-        if self.dir.as_deref().is_some_and(|d| same_dir(d, dir))
+        if self.trace_dir.as_deref().is_some_and(|d| same_dir(d, dir))
             && ([SEGMENTS_DIR, LEGACY_FILE].contains(&name) || name.starts_with("index.sqlite"))
         {
             bail!("`{name}` is a file of the trace itself; choose another export name");
@@ -76,12 +119,13 @@ impl Tracer {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create the export folder {}", dir.display()))?;
         let target = dir.join(name);
-        if let Some(store) = &mut self.store {
-            let _ = store.flush();
-        }
+        let range = ExportRange {
+            to_seq: Some(range.to_seq.map_or(self.newest, |t| t.min(self.newest))),
+            ..range.clone()
+        };
         // Export names never start with `.`, so the temporary file cannot clash with one.
         let temp = dir.join(format!(".{name}.tmp"));
-        let written = self.write_jsonl(&temp, range, report).and_then(|counts| {
+        let written = self.write_jsonl(&temp, &range, report).and_then(|counts| {
             std::fs::rename(&temp, &target)?;
             Ok(counts)
         });
@@ -99,19 +143,20 @@ impl Tracer {
     ) -> Result<(u64, u64)> {
         let mut out = BufWriter::new(File::create(path)?);
         let (mut events, mut bytes) = (0u64, 0u64);
-        match &self.store {
-            Some(store) => {
-                let segments = store.segments();
-                // Segments wholly before the range are skipped: one ends where the next begins.
+        match &self.source {
+            Source::Segments(segments) => {
+                // A segment ends where the next begins: it is skipped when the next one starts
+                // at or before the range (times taken to grow with sequence numbers).
+                let before_range = |next: &Segment| {
+                    range.from_seq.is_some_and(|f| next.first_seq <= f)
+                        || range.since.as_deref().is_some_and(|since| {
+                            first_timestamp(&next.path).is_some_and(|t| t.as_str() < since)
+                        })
+                };
                 let start = segments
-                    .iter()
-                    .rposition(|s| {
-                        range.from_seq.is_none_or(|f| s.first_seq <= f)
-                            && range.since.as_deref().is_none_or(|since| {
-                                first_timestamp(&s.path).is_some_and(|t| t.as_str() <= since)
-                            })
-                    })
-                    .unwrap_or(0);
+                    .windows(2)
+                    .take_while(|pair| before_range(&pair[1]))
+                    .count();
                 let segments = &segments[start..];
                 let total: u64 = segments.iter().map(|s| s.len).sum();
                 let (mut read, mut reported) = (0u64, 0u64);
@@ -146,9 +191,9 @@ impl Tracer {
                 }
                 report(read, total.max(read));
             }
-            None => {
-                let total = self.window.len() as u64;
-                for (i, event) in self.window.iter().enumerate() {
+            Source::Window(window) => {
+                let total = window.len() as u64;
+                for (i, event) in window.iter().enumerate() {
                     if range.holds(event) {
                         let mut line = serde_json::to_vec(event)?;
                         line.push(b'\n');

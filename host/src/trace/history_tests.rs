@@ -215,6 +215,12 @@ fn export_writes_a_sequence_or_time_range_across_segments() {
         .map(|l| serde_json::from_str::<Event>(l).unwrap().seq().unwrap())
         .collect();
     assert_eq!(seqs, (12..=31).collect::<Vec<_>>());
+    // Without a range, every segment is written, not only the newest.
+    let (events, _) = t
+        .export_range(&out, "whole.jsonl", &ExportRange::default(), &mut |_, _| {})
+        .unwrap();
+    assert_eq!(events, 40);
+    assert_eq!(verify_file(&out.join("whole.jsonl")).unwrap().events, 40);
     // Progress ends at its total, and the export stopped early: it never read the last
     // segments.
     let (done, total) = *reports.last().unwrap();

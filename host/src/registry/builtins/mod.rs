@@ -57,7 +57,7 @@ impl Builtin {
                 self.read_history(&mut registry.realm_mut().tracer.history(), input)
             }
             Builtin::AuditUsage => Ok(audit::usage(registry, input)),
-            Builtin::TraceExport => trace::export(registry, input),
+            Builtin::TraceExport => trace::export(registry, input)(),
             Builtin::DevReload => dev::reload(registry, caller, input),
             Builtin::PackageList => Ok(packages::list(registry, input)),
             Builtin::PackageLoad => packages::load(registry, caller, input),
@@ -66,6 +66,9 @@ impl Builtin {
         }
     }
 }
+
+/// A built-in's work, prepared on the engine, to finish on any thread.
+pub(crate) type Job = Box<dyn FnOnce() -> Result<Value, Failure> + Send>;
 
 impl Builtin {
     /// Whether it only reads the trace, so that it can run on a snapshot of it off the engine.
@@ -76,7 +79,20 @@ impl Builtin {
                 | Builtin::AuditQuery
                 | Builtin::TraceTail
                 | Builtin::TraceExplainEvent
+                | Builtin::TraceExport
         )
+    }
+
+    /// Its work, prepared on the engine to run on a worker thread: a query on a snapshot of
+    /// the history, or an export of it. Only for [the ones that read the history
+    /// only](Builtin::reads_history_only).
+    pub(crate) fn job(self, registry: &mut Registry, input: &Value) -> Job {
+        if self == Builtin::TraceExport {
+            return trace::export(registry, input);
+        }
+        let snapshot = registry.realm_mut().tracer.snapshot();
+        let input = input.clone();
+        Box::new(move || snapshot.read(|history| self.read_history(history, &input)))
     }
 
     /// Runs a built-in that [reads the history only](Builtin::reads_history_only) on

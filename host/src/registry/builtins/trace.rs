@@ -1,6 +1,6 @@
 //! `trace.tail`, `trace.explainEvent`, `trace.export`: the durable trace read back.
 
-use super::{Builtin, Spec, not_found, object};
+use super::{Builtin, Job, Spec, not_found, object};
 use crate::registry::{ErrorCode, Failure, Registry};
 use crate::trace::{ExportRange, History, check_export_name};
 use serde_json::{Value, json};
@@ -98,7 +98,16 @@ pub(super) fn explain_event(history: &mut History, input: &Value) -> Result<Valu
     Ok(json!({"event": event, "parents": parents, "children": children}))
 }
 
-pub(super) fn export(registry: &mut Registry, input: &Value) -> Result<Value, Failure> {
+/// The export, prepared on the engine (input checked, the history as it stands) to write on
+/// any thread; a refused input comes back as a job that fails with it.
+pub(super) fn export(registry: &mut Registry, input: &Value) -> Job {
+    match prepare_export(registry, input) {
+        Ok(job) => job,
+        Err(failure) => Box::new(move || Err(failure)),
+    }
+}
+
+fn prepare_export(registry: &mut Registry, input: &Value) -> Result<Job, Failure> {
     let name = input["name"].as_str().unwrap_or_default().to_string();
     check_export_name(&name)
         .map_err(|e| Failure::new(ErrorCode::InvalidInput, format!("`name`: {e}")))?;
@@ -123,14 +132,15 @@ pub(super) fn export(registry: &mut Registry, input: &Value) -> Result<Value, Fa
         )
     })?;
     let control = registry.control.clone();
-    let (events, bytes) = registry
-        .realm_mut()
-        .tracer
-        .export_range(&dir, &name, &range, &mut |done, total| {
-            control.report(done as f64, Some(total as f64), "exporting the trace")
-        })
-        .map_err(internal)?;
-    Ok(json!({"name": name, "events": events, "bytes": bytes}))
+    let export = registry.realm_mut().tracer.export_snapshot();
+    Ok(Box::new(move || {
+        let (events, bytes) = export
+            .write(&dir, &name, &range, &mut |done, total| {
+                control.report(done as f64, Some(total as f64), "exporting the trace")
+            })
+            .map_err(internal)?;
+        Ok(json!({"name": name, "events": events, "bytes": bytes}))
+    }))
 }
 
 /// A time bound in the trace's own format (`YYYY-MM-DDTHH:MM:SS.mmmZ`) so that it compares
