@@ -149,3 +149,28 @@ fn retention_by_age_removes_segments_whose_newest_event_is_too_old() {
     let (page, _) = t.tail(-1, 1, None, None).unwrap();
     assert_eq!(page[0].seq(), Some(segments[2].first_seq));
 }
+
+#[test]
+fn the_single_trace_file_of_earlier_versions_is_adopted_as_the_first_segment() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = Tracer::open_with(dir.path(), 4, limits(1 << 20, None)).unwrap();
+    emit_n(&mut t, 30);
+    drop(t);
+    // Lay the folder out as an earlier host left it: one trace.jsonl, no segments, no index.
+    let first = seg_dir(dir.path()).join(segment_name(1));
+    fs::rename(&first, dir.path().join("trace.jsonl")).unwrap();
+    fs::remove_dir_all(seg_dir(dir.path())).unwrap();
+    for file in ["index.sqlite", "index.sqlite-wal", "index.sqlite-shm"] {
+        let _ = fs::remove_file(dir.path().join(file));
+    }
+    let mut t = Tracer::open_with(dir.path(), 4, limits(1 << 20, None)).unwrap();
+    assert_eq!(t.count(), 30);
+    assert!(!dir.path().join("trace.jsonl").exists());
+    assert!(first.exists());
+    emit_n(&mut t, 2);
+    let (page, _) = t.tail(-1, 2, None, None).unwrap();
+    assert_eq!(page[0].seq(), Some(1));
+    drop(t);
+    let report = verify_dir(dir.path(), None, None).unwrap();
+    assert_eq!((report.events, report.segments), (32, 2));
+}
