@@ -46,3 +46,14 @@ pub fn limina_at(
     });
     (child, found, traces)
 }
+
+/// Resident memory of process `pid`, in KiB (0 when it cannot be read).
+#[allow(dead_code)] // not every bench that includes this module measures memory
+pub fn rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}

@@ -3,6 +3,8 @@
 //! reports for each audit and trace query its p50/p95 latency over stdio against `ping`
 //! measured in the same run, and start-up time and resident memory against an empty host.
 
+mod spawn;
+
 use limina::trace::{Retention, synthetic};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};
@@ -62,12 +64,7 @@ impl Host {
     }
 
     fn rss_kib(&self) -> u64 {
-        std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
-            .unwrap_or_default()
-            .lines()
-            .find_map(|l| l.strip_prefix("VmRSS:"))
-            .and_then(|v| v.split_whitespace().next()?.parse().ok())
-            .unwrap_or(0)
+        spawn::rss_kib(self.child.id())
     }
 }
 

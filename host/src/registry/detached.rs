@@ -196,8 +196,22 @@ impl Registry {
     /// Finishes a history query: output check and `skill.executed`, as on the engine.
     fn complete_history(
         &mut self,
-        call: Box<DetachedCall>,
+        mut call: Box<DetachedCall>,
         result: Result<Value, Failure>,
+    ) -> Response {
+        self.enter_call();
+        self.restore_recorded(std::mem::take(&mut call.stages));
+        self.leave_call();
+        let cpu_before = self.guest_cpu_ms;
+        self.finish(*call, result, cpu_before)
+    }
+
+    /// The end of every detached call: output check, latency, `skill.executed`.
+    fn finish(
+        &mut self,
+        call: DetachedCall,
+        output: Result<Value, Failure>,
+        cpu_before: f64,
     ) -> Response {
         let DetachedCall {
             caller,
@@ -207,14 +221,9 @@ impl Registry {
             decision_id,
             mut events,
             started,
-            stages,
             ..
-        } = *call;
-        self.enter_call();
-        self.restore_recorded(stages);
-        self.leave_call();
-        let cpu_before = self.guest_cpu_ms;
-        let result = result.and_then(|output| {
+        } = call;
+        let result = output.and_then(|output| {
             self.check_output(&name, &output)?;
             Ok((input, output))
         });
@@ -226,7 +235,7 @@ impl Registry {
 
     fn complete_guest(
         &mut self,
-        call: Box<DetachedCall>,
+        mut call: Box<DetachedCall>,
         mut outcome: CallOutcome,
         traced: Vec<Event>,
     ) -> Response {
@@ -250,40 +259,19 @@ impl Registry {
                 *id = recorded.clone();
             }
         }
-        let DetachedCall {
-            caller,
-            name,
-            version,
-            input,
-            decision_id,
-            mut events,
-            started,
-            work,
-            stages,
-            ran,
-            package,
-            ..
-        } = *call;
+        let work = std::mem::replace(&mut call.work, Work::History(None));
         let Work::Guest { prep, .. } = work else {
             unreachable!("only guest calls come back with a guest outcome");
         };
         self.enter_call();
-        self.restore_recorded(stages);
+        self.restore_recorded(std::mem::take(&mut call.stages));
         self.clear_usage();
         let cpu_before = self.guest_cpu_ms;
-        let settled = self.settle(&caller, prep, outcome, &mut events);
-        self.record_guest_in(ran, package);
+        let settled = self.settle(&call.caller, prep, outcome, &mut call.events);
+        self.record_guest_in(call.ran.take(), call.package.take());
         self.leave_call();
-        let result = settled
-            .and_then(|raw| parse_output(&name, &raw))
-            .and_then(|output| {
-                self.check_output(&name, &output)?;
-                Ok((input, output))
-            });
-        self.record_latency(&name, started, cpu_before, &result);
-        let result =
-            self.record_outcome(&caller, &name, &version, &decision_id, result, &mut events);
-        Response::of(result, started, events)
+        let output = settled.and_then(|raw| parse_output(&call.name, &raw));
+        self.finish(*call, output, cpu_before)
     }
 
     /// A guest skill whose package declares no capability, or a built-in that only reads the
