@@ -24,7 +24,11 @@ use index::Index;
 use serde_json::Value;
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 use store::Store;
+
+/// How often at most a busy tracer wakes its indexer.
+const NOTIFY_EVERY: Duration = Duration::from_millis(1);
 
 /// What a caller supplies for a new event; the tracer adds id, time and integrity.
 #[derive(Debug, Clone)]
@@ -51,6 +55,8 @@ pub struct Tracer {
     index: Option<Index>,
     /// The `--trace-dir` folder of a durable tracer.
     dir: Option<PathBuf>,
+    /// The newest event the indexer was told about, and when.
+    notified: (u64, Instant),
 }
 
 impl Tracer {
@@ -64,6 +70,12 @@ impl Tracer {
             store: None,
             index: None,
             dir: None,
+            notified: (
+                0,
+                Instant::now()
+                    .checked_sub(NOTIFY_EVERY)
+                    .unwrap_or_else(Instant::now),
+            ),
         }
     }
 
@@ -145,8 +157,14 @@ impl Tracer {
             None => Ok(()),
         };
         self.forget_removed();
-        if let Some(index) = &self.index {
+        // Wake the indexer only when there is something new for it (a batch of pings writes
+        // nothing), and at most once a millisecond under load; it also looks on its own.
+        if let Some(index) = &self.index
+            && self.notified.0 != self.seq
+            && self.notified.1.elapsed() >= NOTIFY_EVERY
+        {
             index.reader.notify();
+            self.notified = (self.seq, Instant::now());
         }
         flushed
     }

@@ -19,13 +19,14 @@ use std::time::Duration;
 
 /// Lines recorded per transaction: readers see progress at least this often during a rebuild.
 const BATCH: usize = 8_192;
-/// How long the indexer sleeps when nobody wakes it (a missed wake costs at most this).
-const IDLE: Duration = Duration::from_millis(500);
+/// How long the indexer sleeps when nobody wakes it: the tracer wakes it at most once a
+/// millisecond, so lines flushed just after a wake wait at most this long.
+const IDLE: Duration = Duration::from_millis(100);
 
 /// What the tracer and the indexer thread share.
 pub(super) struct Shared {
-    /// Set when there may be new lines to read.
-    wake: Mutex<bool>,
+    /// Whether there may be new lines to read, and whether the indexer sleeps on `bell`.
+    wake: Mutex<Bell>,
     bell: Condvar,
     stop: AtomicBool,
     /// Newest sequence number committed to the index.
@@ -36,9 +37,19 @@ pub(super) struct Shared {
 
 impl Shared {
     pub fn notify(&self) {
-        *self.wake.lock().unwrap_or_else(|p| p.into_inner()) = true;
-        self.bell.notify_one();
+        let mut bell = self.wake.lock().unwrap_or_else(|p| p.into_inner());
+        bell.wake = true;
+        // A busy indexer looks for more lines anyway: no wake-up call for it.
+        if bell.sleeping {
+            self.bell.notify_one();
+        }
     }
+}
+
+#[derive(Default)]
+pub(super) struct Bell {
+    wake: bool,
+    sleeping: bool,
 }
 
 /// The running indexer thread; stopped and joined on drop.
@@ -51,7 +62,10 @@ impl Indexer {
     /// Starts indexing the segments in `dir` into the database at `db`.
     pub fn start(db: PathBuf, dir: PathBuf, first_kept: Arc<AtomicU64>) -> Result<Indexer> {
         let shared = Arc::new(Shared {
-            wake: Mutex::new(true),
+            wake: Mutex::new(Bell {
+                wake: true,
+                sleeping: false,
+            }),
             bell: Condvar::new(),
             stop: AtomicBool::new(false),
             indexed: AtomicU64::new(0),
@@ -132,16 +146,18 @@ impl Follower {
                     return Ok(());
                 }
             }
-            let mut woken = self.shared.wake.lock().unwrap_or_else(|p| p.into_inner());
-            if !*woken {
-                woken = self
+            let mut bell = self.shared.wake.lock().unwrap_or_else(|p| p.into_inner());
+            if !bell.wake {
+                bell.sleeping = true;
+                bell = self
                     .shared
                     .bell
-                    .wait_timeout(woken, IDLE)
+                    .wait_timeout(bell, IDLE)
                     .unwrap_or_else(|p| p.into_inner())
                     .0;
+                bell.sleeping = false;
             }
-            *woken = false;
+            bell.wake = false;
         }
         Ok(())
     }
