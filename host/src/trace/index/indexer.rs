@@ -52,6 +52,18 @@ pub(super) struct Bell {
     sleeping: bool,
 }
 
+/// Lowers this thread's priority (Linux nice 10): when the cores are saturated the engine and
+/// the transports come first, and the index catches up when they idle. Queries stay whole
+/// meanwhile, reading what the index lacks from the segments.
+fn yield_to_requests() {
+    // SAFETY: plain syscalls on the calling thread's own id; no memory is shared.
+    let tid = unsafe { libc::gettid() };
+    let result = unsafe { libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, 10) };
+    if result != 0 {
+        crate::log::debug("the trace indexer keeps the default priority");
+    }
+}
+
 /// The running indexer thread; stopped and joined on drop.
 pub(super) struct Indexer {
     pub shared: Arc<Shared>,
@@ -82,6 +94,7 @@ impl Indexer {
         let thread = std::thread::Builder::new()
             .name("trace-index".into())
             .spawn(move || {
+                yield_to_requests();
                 let mut follower = Follower {
                     conn,
                     dir,
