@@ -55,6 +55,7 @@ fn run_host(args: &[&str], env: &[(&str, &str)], messages: &[Value]) -> Run {
         "OTEL_EXPORTER_OTLP_PROTOCOL",
         "OTEL_SERVICE_NAME",
         "OTEL_SDK_DISABLED",
+        "OTEL_EXPORTER_OTLP_HEADERS",
     ] {
         command.env_remove(var);
     }
@@ -319,6 +320,28 @@ fn the_standard_environment_variables_turn_export_on_and_name_the_service() {
     assert_eq!(service, "agents-prod");
     assert_eq!(attr(ping, "jsonrpc.request.id").as_deref(), Some("ping-1"));
     assert_eq!(ping.kind, SpanKind::Server as i32);
+}
+
+#[test]
+fn the_standard_headers_variable_goes_with_every_export_for_collectors_that_want_a_key() {
+    let collector = Collector::start();
+    let run = run_host(
+        &["--otlp-endpoint", &collector.endpoint()],
+        &[(
+            "OTEL_EXPORTER_OTLP_HEADERS",
+            "x-api-key=secret-1,x-team=agents",
+        )],
+        &[initialize(1, "builder.readWrite")],
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(!collector.spans().is_empty(), "{}", run.stderr);
+    let headers = collector.headers();
+    for wanted in ["x-api-key: secret-1", "x-team: agents"] {
+        assert!(
+            headers.iter().any(|h| h == wanted),
+            "{wanted} in {headers:?}"
+        );
+    }
 }
 
 #[test]

@@ -13,11 +13,14 @@ use std::sync::{Arc, Mutex};
 
 /// The requests a receiver got: `(path, body)`, oldest first.
 pub type Received = Arc<Mutex<Vec<(String, Vec<u8>)>>>;
+/// The header lines of every request a receiver got, lower-cased names.
+pub type Headers = Arc<Mutex<Vec<String>>>;
 
 /// A minimal OTLP/HTTP receiver: answers every POST with 200 and keeps `(path, body)`.
 pub struct Collector {
     addr: SocketAddr,
     received: Received,
+    headers: Headers,
 }
 
 impl Collector {
@@ -25,15 +28,25 @@ impl Collector {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = listener.local_addr().unwrap();
         let received: Received = Arc::default();
-        let kept = received.clone();
+        let headers: Headers = Arc::default();
+        let (kept, seen) = (received.clone(), headers.clone());
         std::thread::spawn(move || {
             for stream in listener.incoming() {
                 let Ok(stream) = stream else { break };
-                let kept = kept.clone();
-                std::thread::spawn(move || serve_http(stream, &kept));
+                let (kept, seen) = (kept.clone(), seen.clone());
+                std::thread::spawn(move || serve_http(stream, &kept, &seen));
             }
         });
-        Collector { addr, received }
+        Collector {
+            addr,
+            received,
+            headers,
+        }
+    }
+
+    /// The header lines of every request so far (`name: value`, the name lower-cased).
+    pub fn headers(&self) -> Vec<String> {
+        self.headers.lock().unwrap().clone()
     }
 
     /// Its base URL, for `--otlp-endpoint`.
@@ -78,7 +91,11 @@ impl Collector {
 }
 
 /// Serves HTTP/1.1 requests on one connection until the client closes it.
-pub fn serve_http(stream: TcpStream, kept: &Mutex<Vec<(String, Vec<u8>)>>) {
+pub fn serve_http(
+    stream: TcpStream,
+    kept: &Mutex<Vec<(String, Vec<u8>)>>,
+    seen: &Mutex<Vec<String>>,
+) {
     let mut writer = stream.try_clone().unwrap();
     let mut reader = BufReader::new(stream);
     loop {
@@ -99,10 +116,14 @@ pub fn serve_http(stream: TcpStream, kept: &Mutex<Vec<(String, Vec<u8>)>>) {
             if header.is_empty() {
                 break;
             }
-            if let Some((name, value)) = header.split_once(':')
-                && name.eq_ignore_ascii_case("content-length")
-            {
-                length = value.trim().parse().unwrap();
+            if let Some((name, value)) = header.split_once(':') {
+                let name = name.trim().to_ascii_lowercase();
+                if name == "content-length" {
+                    length = value.trim().parse().unwrap();
+                }
+                seen.lock()
+                    .unwrap()
+                    .push(format!("{name}: {}", value.trim()));
             }
         }
         let mut body = vec![0; length];
