@@ -241,3 +241,22 @@ fn queries_asked_while_the_index_is_rebuilt_are_already_whole() {
     t.settle_index();
     assert_eq!(answers(&mut t), early);
 }
+
+#[test]
+fn a_damaged_index_file_is_replaced_and_built_again() {
+    let dir = tempfile::tempdir().unwrap();
+    synthetic::write_history(dir.path(), 2_000, small_segments()).unwrap();
+    let expected = {
+        let mut t = Tracer::open_with(dir.path(), 4, small_segments()).unwrap();
+        t.settle_index();
+        answers(&mut t)
+    };
+    for file in ["index.sqlite-wal", "index.sqlite-shm"] {
+        let _ = fs::remove_file(dir.path().join(file));
+    }
+    fs::write(dir.path().join("index.sqlite"), vec![0xa5; 64 << 10]).unwrap();
+    let mut t = Tracer::open_with(dir.path(), 4, small_segments()).unwrap();
+    t.settle_index();
+    assert!(t.index.is_some(), "the index is back");
+    assert_eq!(answers(&mut t), expected);
+}

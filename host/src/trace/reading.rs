@@ -230,12 +230,16 @@ impl History<'_> {
         let covered = after + 1 >= self.window_start;
         let mut upto = after;
         if !covered && let Some(index) = self.index() {
-            let (events, indexed) = index.tail(after, limit.saturating_add(1), actor_id, kind)?;
-            upto = indexed.max(after);
-            for event in &events {
-                if page.offer(event).is_break() {
-                    return Ok(page.finish());
+            match index.tail(after, limit.saturating_add(1), actor_id, kind) {
+                Ok((events, indexed)) => {
+                    upto = indexed.max(after);
+                    for event in &events {
+                        if page.offer(event).is_break() {
+                            return Ok(page.finish());
+                        }
+                    }
                 }
+                Err(e) => unusable(&e),
             }
         }
         self.each_after(upto, &mut |e| page.offer(e))?;
@@ -252,9 +256,13 @@ impl History<'_> {
             let event = self.window.get((seq - self.window_start) as usize)?;
             return (event.id == id).then(|| event.clone());
         }
-        let found = match self.index() {
-            Some(index) if index.indexed() >= seq => index.get(seq),
-            _ => {
+        let indexed = match self.index() {
+            Some(index) if index.indexed() >= seq => index.get(seq).map_err(|e| unusable(&e)).ok(),
+            _ => None,
+        };
+        let found = match indexed {
+            Some(found) => Ok(found),
+            None => {
                 let mut found = None;
                 self.each_after(seq - 1, &mut |e| {
                     if e.seq() == Some(seq) {
@@ -292,7 +300,7 @@ impl History<'_> {
                     upto = indexed.max(parent_seq);
                     children.extend(events.into_iter().filter(is_child));
                 }
-                Err(e) => crate::log::warn(&format!("cannot find the children of {id}: {e:#}")),
+                Err(e) => unusable(&e),
             }
         }
         let scanned = self.each_after(upto, &mut |e| {
@@ -310,8 +318,12 @@ impl History<'_> {
     /// The summary of every decision matching `q` and the newest `q.limit` of them, oldest
     /// first.
     pub fn decisions(&mut self, q: &DecisionQuery) -> Result<(DecisionSummary, Vec<Event>)> {
-        let (mut summary, events, upto) = match self.index() {
-            Some(index) => index.decisions(q)?,
+        let (mut summary, events, upto) = match self.index().map(|index| index.decisions(q)) {
+            Some(Ok(found)) => found,
+            Some(Err(e)) => {
+                unusable(&e);
+                Default::default()
+            }
             None => Default::default(),
         };
         let mut events: VecDeque<Event> = events.into();
@@ -330,4 +342,12 @@ impl History<'_> {
         })?;
         Ok((summary, events.into()))
     }
+}
+
+/// An index that fails a query (damaged under a running host, a full disk) is passed over:
+/// the answer comes from the segments instead, whole but slower.
+fn unusable(e: &anyhow::Error) {
+    crate::log::warn(&format!(
+        "the trace index failed a query ({e:#}); answering from the segments"
+    ));
 }

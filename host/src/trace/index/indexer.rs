@@ -83,13 +83,31 @@ impl Indexer {
             indexed: AtomicU64::new(0),
             first_kept,
         });
-        let conn = schema::connect(&db)
-            .and_then(|c| {
+        let open = |db: &Path| {
+            schema::connect(db).and_then(|c| {
                 // The writer keeps more of the indexes' pages in memory than a reader needs.
                 c.pragma_update(None, "cache_size", -8192)?;
                 schema::ensure(&c).map(|()| c)
             })
-            .with_context(|| format!("cannot open the trace index {}", db.display()))?;
+        };
+        let conn = match open(&db) {
+            Ok(conn) => conn,
+            Err(e) => {
+                // The index is derived data: one that cannot be opened (damaged, not a
+                // database) is removed and built again from the segments.
+                crate::log::warn(&format!(
+                    "the trace index {} cannot be used ({e}); building it again from the segments",
+                    db.display()
+                ));
+                for suffix in ["", "-wal", "-shm"] {
+                    let mut path = db.clone().into_os_string();
+                    path.push(suffix);
+                    let _ = std::fs::remove_file(path);
+                }
+                open(&db)
+                    .with_context(|| format!("cannot open the trace index {}", db.display()))?
+            }
+        };
         let state = shared.clone();
         let thread = std::thread::Builder::new()
             .name("trace-index".into())
