@@ -260,3 +260,36 @@ fn a_damaged_index_file_is_replaced_and_built_again() {
     assert!(t.index.is_some(), "the index is back");
     assert_eq!(answers(&mut t), expected);
 }
+
+#[test]
+fn a_damaged_line_is_passed_over_by_queries_and_named_by_verify() {
+    let dir = tempfile::tempdir().unwrap();
+    synthetic::write_history(dir.path(), 1_000, small_segments()).unwrap();
+    let first = dir
+        .path()
+        .join(SEGMENTS_DIR)
+        .join(segments::segment_name(1));
+    let text = fs::read_to_string(&first).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines[10] = "{\"garbage\": ";
+    fs::write(&first, lines.join("\n") + "\n").unwrap();
+    let count = |t: &mut Tracer| {
+        let (mut n, mut after) = (0, -1);
+        loop {
+            let (page, next) = t.tail(after, 500, None, None).unwrap();
+            n += page.len();
+            match next {
+                Some(next) => after = next,
+                None => return n,
+            }
+        }
+    };
+    // Asked at once (mostly read from the segments) and once indexed: the same, one short.
+    let mut t = Tracer::open_with(dir.path(), 4, small_segments()).unwrap();
+    let total = t.count() as usize;
+    assert_eq!(count(&mut t), total - 1);
+    t.settle_index();
+    assert_eq!(count(&mut t), total - 1);
+    let err = verify_dir(dir.path(), None, None).unwrap_err().to_string();
+    assert!(err.contains("line 11: invalid_json"), "{err}");
+}

@@ -10,7 +10,7 @@ use super::index::{IndexHandle, IndexReader};
 use super::segments::Segment;
 use super::{DecisionQuery, DecisionSummary, Event, Tracer, seq_of_id};
 use crate::limits::TRACE_INDEX_WAIT_MS;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Seek};
@@ -190,12 +190,15 @@ impl History<'_> {
                     if reader.read_until(b'\n', &mut line)? == 0 || line.last() != Some(&b'\n') {
                         break;
                     }
-                    let event: Event = serde_json::from_slice(&line).with_context(|| {
-                        format!(
-                            "{} holds a line that is not an event",
+                    // A damaged line is passed over, as the indexer does; `trace verify`
+                    // names it.
+                    let Ok(event) = serde_json::from_slice::<Event>(&line) else {
+                        crate::log::warn(&format!(
+                            "{} holds a line that is not an event; skipping it",
                             segment.path.display()
-                        )
-                    })?;
+                        ));
+                        continue;
+                    };
                     let seq = event.seq().unwrap_or(0);
                     if seq >= self.window_start {
                         break;
