@@ -8,62 +8,34 @@ mod spawn;
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, ChildStdin, ChildStdout};
 use std::time::{Duration, Instant};
 
 const CALLS: usize = 3_000;
 const CLIENTS: usize = 16;
 
-struct Host {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-    addr: String,
-    _traces: tempfile::TempDir,
-}
-
-impl Host {
-    fn start() -> Host {
-        let args = [
-            "--mcp-stdio",
-            "--mcp-http",
-            "--http-port",
-            "0",
-            "--manual-clock",
-            "--log-level",
-            "info",
-            "--max-entities",
-            "1000000",
-            "--profile",
-            "builder.readWrite",
-        ];
-        let (mut child, address, traces) = spawn::limina(&args, Some("http://"));
-        let addr = address.unwrap().trim_end_matches("/mcp").to_string();
-        let stdin = child.stdin.take().unwrap();
-        let stdout = BufReader::new(child.stdout.take().unwrap());
-        Host {
-            child,
-            stdin,
-            stdout,
-            addr,
-            _traces: traces,
-        }
-    }
-
-    fn stdio(&mut self, message: &Value) -> Value {
-        writeln!(self.stdin, "{message}").unwrap();
-        self.stdin.flush().unwrap();
-        let mut line = String::new();
-        self.stdout.read_line(&mut line).unwrap();
-        serde_json::from_str(&line).unwrap()
-    }
-}
-
-impl Drop for Host {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// The release binary serving stdio and HTTP; returns it and the HTTP address (without `/mcp`).
+fn start() -> (spawn::Spawned, String) {
+    let args = [
+        "--mcp-stdio",
+        "--mcp-http",
+        "--http-port",
+        "0",
+        "--manual-clock",
+        "--log-level",
+        "info",
+        "--max-entities",
+        "1000000",
+        "--profile",
+        "builder.readWrite",
+    ];
+    let host = spawn::limina(&args, Some("http://"));
+    let addr = host
+        .address
+        .as_deref()
+        .unwrap()
+        .trim_end_matches("/mcp")
+        .to_string();
+    (host, addr)
 }
 
 /// A keep-alive HTTP/1.1 client with its session.
@@ -142,8 +114,8 @@ fn main() {
     if std::env::args().any(|a| a == "--list") {
         return;
     }
-    let mut host = Host::start();
-    host.stdio(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"profile": "builder.readWrite"}}));
+    let (mut host, addr) = start();
+    host.exchange(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"profile": "builder.readWrite"}}));
     let cases = [
         ("ping", json!({"jsonrpc": "2.0", "id": 1, "method": "ping"})),
         (
@@ -154,10 +126,10 @@ fn main() {
     println!("{CALLS} sequential calls per row; µs; ratios against stdio in the same run");
     for (label, message) in &cases {
         let (t, total) = timed(CALLS, |_| {
-            host.stdio(message);
+            host.exchange(message);
         });
         let (s_rate, s50, s99) = stats(t, total);
-        let mut client = HttpClient::connect(&host.addr);
+        let mut client = HttpClient::connect(&addr);
         let (t, total) = timed(CALLS, |_| {
             client.post(message);
         });
@@ -166,7 +138,7 @@ fn main() {
         let start = Instant::now();
         let workers: Vec<_> = (0..CLIENTS)
             .map(|_| {
-                let (addr, message) = (host.addr.clone(), message.clone());
+                let (addr, message) = (addr.clone(), message.clone());
                 std::thread::spawn(move || {
                     let mut c = HttpClient::connect(&addr);
                     timed(per_client, |_| {

@@ -8,8 +8,7 @@
 mod spawn;
 
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, ChildStdout};
+use std::io::Write;
 use std::time::{Duration, Instant};
 
 const SEQUENTIAL: usize = 5_000;
@@ -18,57 +17,19 @@ const STARTS: usize = 9;
 /// Rounds per case when comparing with `LIMINA_BASELINE`.
 const ROUNDS: usize = 5;
 
-struct Host {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    stdout: BufReader<ChildStdout>,
-    _traces: tempfile::TempDir,
-}
+type Host = spawn::Spawned;
 
-impl Host {
-    fn start_at(binary: &str) -> Host {
-        let args = [
-            "--mcp-stdio",
-            "--manual-clock",
-            "--log-level",
-            "warn",
-            "--max-entities",
-            "1000000",
-        ];
-        let (mut child, _, traces) = spawn::limina_at(binary, &args, None);
-        let stdin = child.stdin.take();
-        let stdout = BufReader::new(child.stdout.take().unwrap());
-        Host {
-            child,
-            stdin,
-            stdout,
-            _traces: traces,
-        }
-    }
-
-    fn send(&mut self, line: &str) {
-        let stdin = self.stdin.as_mut().unwrap();
-        stdin.write_all(line.as_bytes()).unwrap();
-        stdin.write_all(b"\n").unwrap();
-        stdin.flush().unwrap();
-    }
-
-    fn recv(&mut self) -> Value {
-        let mut line = String::new();
-        self.stdout.read_line(&mut line).unwrap();
-        serde_json::from_str(&line).unwrap()
-    }
-
-    fn rss_kib(&self) -> u64 {
-        spawn::rss_kib(self.child.id())
-    }
-}
-
-impl Drop for Host {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// The release binary (or `binary`) serving stdio, with room for many entities.
+fn start_at(binary: &str) -> Host {
+    let args = [
+        "--mcp-stdio",
+        "--manual-clock",
+        "--log-level",
+        "warn",
+        "--max-entities",
+        "1000000",
+    ];
+    spawn::limina_at(binary, &args, None, None)
 }
 
 fn request(id: usize, method: &str, params: &Value) -> String {
@@ -124,7 +85,7 @@ fn pipelined(host: &mut Host, method: &str, params: &Value) -> f64 {
 }
 
 fn initialized(binary: &str) -> Host {
-    let mut host = Host::start_at(binary);
+    let mut host = start_at(binary);
     host.send(&request(
         0,
         "initialize",
@@ -200,7 +161,7 @@ fn main() {
     let mut starts: Vec<f64> = (0..STARTS)
         .map(|_| {
             let t = Instant::now();
-            let mut h = Host::start_at(env!("CARGO_BIN_EXE_limina"));
+            let mut h = start_at(env!("CARGO_BIN_EXE_limina"));
             h.send(&request(0, "tools/list", &json!({})));
             h.recv();
             t.elapsed().as_secs_f64() * 1e3

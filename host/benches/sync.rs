@@ -14,7 +14,6 @@ mod spawn;
 use limina::world::{ApproachTarget, BodyKind, EntitySpec, Shape, World, WorldSettings};
 use serde_json::{Value, json};
 use std::net::TcpStream;
-use std::process::Child;
 use std::sync::mpsc::channel;
 use std::time::Instant;
 use tokio_tungstenite::tungstenite::{self, Message, WebSocket, stream::MaybeTlsStream};
@@ -37,36 +36,19 @@ fn summary(mut xs: Vec<f64>) -> (f64, f64, f64) {
     )
 }
 
-struct Host {
-    child: Child,
-    url: String,
-    _traces: tempfile::TempDir,
-}
-
-impl Host {
-    fn start() -> Host {
-        let args = [
-            "--mcp-ws",
-            "--port",
-            "0",
-            "--manual-clock",
-            "--log-level",
-            "info",
-        ];
-        let (child, address, traces) = spawn::limina(&args, Some("ws://"));
-        Host {
-            child,
-            url: format!("ws://{}", address.unwrap()),
-            _traces: traces,
-        }
-    }
-}
-
-impl Drop for Host {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// The release binary serving WebSocket; returns it and its `ws://` URL.
+fn start() -> (spawn::Spawned, String) {
+    let args = [
+        "--mcp-ws",
+        "--port",
+        "0",
+        "--manual-clock",
+        "--log-level",
+        "info",
+    ];
+    let host = spawn::limina(&args, Some("ws://"));
+    let url = format!("ws://{}", host.address.as_deref().unwrap());
+    (host, url)
 }
 
 fn connect(url: &str, profile: &str) -> Ws {
@@ -90,8 +72,8 @@ fn read_json(ws: &mut Ws) -> Value {
 
 /// (reply→delta, send→delta) latencies in µs over all subscribers, and the ping round trip.
 fn sync_latency(subscribers: usize) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
-    let host = Host::start();
-    let mut a = connect(&host.url, "builder.readWrite");
+    let (_host, url) = start();
+    let mut a = connect(&url, "builder.readWrite");
     let create = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "scene.createEntity", "arguments": {}}});
     a.send(Message::Text(create.to_string().into())).unwrap();
     let made = read_json(&mut a);
@@ -103,7 +85,7 @@ fn sync_latency(subscribers: usize) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
     let (tx, rx) = channel::<(usize, Instant)>();
     let mut readers = Vec::new();
     for _ in 0..subscribers {
-        let mut ws = connect(&host.url, "system.readonly");
+        let mut ws = connect(&url, "system.readonly");
         let sub = json!({"jsonrpc": "2.0", "id": 1, "method": "state/subscribe", "params": {}});
         ws.send(Message::Text(sub.to_string().into())).unwrap();
         read_json(&mut ws); // snapshot

@@ -7,56 +7,33 @@ mod spawn;
 
 use limina::trace::{Retention, synthetic};
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
 const EVENTS: u64 = 1_000_000;
 const CALLS: usize = 300;
 const STARTS: usize = 5;
 
+/// The release binary serving stdio on the trace folder `traces`, with its request counter.
 struct Host {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
+    spawned: spawn::Spawned,
     next: u64,
 }
 
 impl Host {
     fn start(traces: &Path) -> Host {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_limina"))
-            .args([
-                "--mcp-stdio",
-                "--manual-clock",
-                "--log-level",
-                "warn",
-                "--trace-dir",
-            ])
-            .arg(traces)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("spawning limina");
-        let stdin = child.stdin.take().unwrap();
-        let stdout = BufReader::new(child.stdout.take().unwrap());
+        let args = ["--mcp-stdio", "--manual-clock", "--log-level", "warn"];
         Host {
-            child,
-            stdin,
-            stdout,
+            spawned: spawn::limina_at(env!("CARGO_BIN_EXE_limina"), &args, Some(traces), None),
             next: 0,
         }
     }
 
     fn request(&mut self, method: &str, params: Value) -> Value {
         self.next += 1;
-        let line = json!({"jsonrpc": "2.0", "id": self.next, "method": method, "params": params});
-        writeln!(self.stdin, "{line}").unwrap();
-        self.stdin.flush().unwrap();
-        let mut reply = String::new();
-        self.stdout.read_line(&mut reply).unwrap();
-        serde_json::from_str(&reply).unwrap()
+        self.spawned.exchange(
+            &json!({"jsonrpc": "2.0", "id": self.next, "method": method, "params": params}),
+        )
     }
 
     fn call(&mut self, name: &str, args: &Value) -> Value {
@@ -64,14 +41,7 @@ impl Host {
     }
 
     fn rss_kib(&self) -> u64 {
-        spawn::rss_kib(self.child.id())
-    }
-}
-
-impl Drop for Host {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        self.spawned.rss_kib()
     }
 }
 
