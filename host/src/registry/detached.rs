@@ -146,13 +146,10 @@ impl Registry {
         }
         let started = Instant::now();
         let mut events = Vec::new();
-        self.control = control;
-        self.enter_call();
-        let prepared = self
-            .decide(caller, name, input, Authority::Session, &mut events)
-            .and_then(|decided| self.detach(caller, name, decided));
-        self.leave_call();
-        self.control = CallControl::default();
+        let prepared = self.under(control, |r| {
+            r.decide(caller, name, input, Authority::Session, &mut events)
+                .and_then(|decided| r.detach(caller, name, decided))
+        });
         match prepared {
             Ok((decided, work)) => {
                 let (package, ran) = match &work {

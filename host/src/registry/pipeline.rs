@@ -61,12 +61,21 @@ impl Registry {
     ) -> Response {
         let started = Instant::now();
         let mut events = Vec::new();
+        let result = self.under(control, |r| {
+            r.run(caller, name, input, authority, &mut events, started)
+        });
+        Response::of(result, started, events)
+    }
+
+    /// Runs `f` as one call under `control`: its cancel and progress in reach of the
+    /// handler, its stages observed; both cleared afterwards.
+    pub(super) fn under<T>(&mut self, control: CallControl, f: impl FnOnce(&mut Self) -> T) -> T {
         self.control = control;
         self.enter_call();
-        let result = self.run(caller, name, input, authority, &mut events, started);
+        let out = f(self);
         self.leave_call();
         self.control = CallControl::default();
-        Response::of(result, started, events)
+        out
     }
 
     fn run(
