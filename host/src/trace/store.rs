@@ -70,6 +70,8 @@ pub(super) struct Store {
     /// Set by the first failed write: later events stay in memory only, since a file with a
     /// missing event can no longer be chained onto.
     failed: Option<String>,
+    /// The line being written, reused.
+    line: Vec<u8>,
 }
 
 impl Store {
@@ -126,6 +128,7 @@ impl Store {
             first_kept: Arc::new(AtomicU64::new(first_kept)),
             last_age_check: Instant::now(),
             failed: None,
+            line: Vec::new(),
         };
         store.apply_retention()?;
         Ok((store, resume))
@@ -159,13 +162,16 @@ impl Store {
             self.fail(e);
             return;
         }
-        let before = self.writer.buffer().len();
-        let written = serde_json::to_writer(&mut self.writer, event)
+        // Serialized apart first, so the segment's size counts exactly what was written.
+        self.line.clear();
+        let written = serde_json::to_writer(&mut self.line, event)
             .map_err(io::Error::from)
-            .and_then(|()| self.writer.write_all(b"\n"));
+            .and_then(|()| {
+                self.line.push(b'\n');
+                self.writer.write_all(&self.line)
+            });
         match written {
-            // The buffer may have been written out mid-line; count the line's length instead.
-            Ok(()) => self.active.len += line_len(event, before, self.writer.buffer().len()),
+            Ok(()) => self.active.len += self.line.len() as u64,
             Err(e) => self.fail(e),
         }
         self.head_hash = None;
@@ -282,22 +288,29 @@ impl Store {
     }
 }
 
-/// Bytes of the line just buffered: what the buffer grew by, unless the buffer was written out
-/// mid-line, in which case the line is measured by serializing it again (rare: once a buffer).
-fn line_len(event: &Event, before: usize, after: usize) -> u64 {
-    if after > before {
-        (after - before) as u64
-    } else {
-        serde_json::to_vec(event).map_or(0, |v| v.len() as u64 + 1)
-    }
+/// Reads lines by position in the segments of one folder, keeping the last segment it opened
+/// (rows of one query mostly fall in one or two segments).
+pub(super) struct LineReader<'a> {
+    dir: &'a Path,
+    open: Option<(u64, File)>,
 }
 
-/// Reads the line at `offset..offset + len` of the segment starting at `first_seq` in `dir`.
-pub(super) fn read_line(dir: &Path, first_seq: u64, offset: u64, len: u64) -> io::Result<Vec<u8>> {
-    let file = File::open(dir.join(segment_name(first_seq)))?;
-    let mut buf = vec![0; len as usize];
-    file.read_exact_at(&mut buf, offset)?;
-    Ok(buf)
+impl<'a> LineReader<'a> {
+    pub fn new(dir: &'a Path) -> Self {
+        LineReader { dir, open: None }
+    }
+
+    /// The line at `offset..offset + len` of the segment starting at `first_seq`.
+    pub fn read(&mut self, first_seq: u64, offset: u64, len: u64) -> io::Result<Vec<u8>> {
+        if self.open.as_ref().is_none_or(|(seg, _)| *seg != first_seq) {
+            let file = File::open(self.dir.join(segment_name(first_seq)))?;
+            self.open = Some((first_seq, file));
+        }
+        let (_, file) = self.open.as_ref().expect("opened above");
+        let mut buf = vec![0; len as usize];
+        file.read_exact_at(&mut buf, offset)?;
+        Ok(buf)
+    }
 }
 
 fn lock(dir: &Path) -> Result<File> {

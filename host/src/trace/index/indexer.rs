@@ -228,14 +228,7 @@ impl Follower {
     /// The position after the indexed event `seq` if its line is still in the segments with
     /// the hash the index recorded.
     fn check(&self, seq: u64) -> Result<Option<(u64, u64, String)>> {
-        let row: Option<(i64, i64, i64)> = self
-            .conn
-            .query_row(
-                "SELECT seg, off, len FROM events WHERE seq = ?1",
-                [seq as i64],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-            )
-            .optional()?;
+        let row = schema::location(&self.conn, seq)?;
         let hash: Option<String> = self
             .conn
             .query_row("SELECT value FROM meta WHERE key = 'last_hash'", [], |r| {
@@ -245,8 +238,7 @@ impl Follower {
         let (Some((seg, off, len)), Some(hash)) = (row, hash) else {
             return Ok(None);
         };
-        let (seg, off, len) = (seg as u64, off as u64, len as u64);
-        let Ok(bytes) = crate::trace::store::read_line(&self.dir, seg, off, len) else {
+        let Ok(bytes) = crate::trace::store::LineReader::new(&self.dir).read(seg, off, len) else {
             return Ok(None);
         };
         let matches = serde_json::from_slice::<Line>(&bytes)

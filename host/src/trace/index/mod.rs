@@ -8,10 +8,10 @@ mod line;
 mod schema;
 
 use super::Event;
-use super::store::read_line;
+use super::store::LineReader;
 use anyhow::{Context, Result};
 use indexer::Indexer;
-use rusqlite::{Connection, OptionalExtension, ToSql};
+use rusqlite::{Connection, ToSql};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -190,16 +190,15 @@ impl IndexReader {
         self.handle.shared.indexed.load(Ordering::Acquire)
     }
 
-    fn event_at(&self, seg: i64, off: i64, len: i64) -> Option<Event> {
-        let line = read_line(&self.handle.segments, seg as u64, off as u64, len as u64).ok()?;
-        serde_json::from_slice(&line).ok()
-    }
-
     /// Reads the events of `(seg, off, len)` rows, skipping any whose segment retention has
     /// removed since the snapshot.
     fn events_of(&self, rows: Vec<(i64, i64, i64)>) -> Vec<Event> {
+        let mut lines = LineReader::new(&self.handle.segments);
         rows.into_iter()
-            .filter_map(|(s, o, l)| self.event_at(s, o, l))
+            .filter_map(|(s, o, l)| {
+                let line = lines.read(s as u64, o as u64, l as u64).ok()?;
+                serde_json::from_slice(&line).ok()
+            })
             .collect()
     }
 
@@ -236,23 +235,17 @@ impl IndexReader {
 
     /// Where the line after indexed event `seq` starts: `(segment, byte offset)`.
     pub fn end_of(&self, seq: u64) -> Option<(u64, u64)> {
-        let (seg, off, len): (i64, i64, i64) = self
-            .conn
-            .prepare_cached("SELECT seg, off, len FROM events WHERE seq = ?1")
-            .ok()?
-            .query_row([seq as i64], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-            .ok()?;
-        Some((seg as u64, (off + len) as u64))
+        let (seg, off, len) = schema::location(&self.conn, seq).ok()??;
+        Some((seg, off + len))
     }
 
     /// The indexed event with this sequence number.
     pub fn get(&self, seq: u64) -> Result<Option<Event>> {
-        let row = self
-            .conn
-            .prepare_cached("SELECT seg, off, len FROM events WHERE seq = ?1")?
-            .query_row([seq as i64], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-            .optional()?;
-        Ok(row.and_then(|(s, o, l)| self.event_at(s, o, l)))
+        let row = schema::location(&self.conn, seq)?;
+        Ok(row.and_then(|(s, o, l)| {
+            let line = LineReader::new(&self.handle.segments).read(s, o, l).ok()?;
+            serde_json::from_slice(&line).ok()
+        }))
     }
 
     /// Indexed events naming `parent_seq` as parent or cause, oldest first; and the

@@ -74,3 +74,14 @@ pub fn last_seq(conn: &Connection) -> rusqlite::Result<u64> {
         .ok();
     Ok(seq.unwrap_or(0) as u64)
 }
+
+/// Where indexed event `seq` is: `(segment, byte offset, length)`.
+pub fn location(conn: &Connection, seq: u64) -> rusqlite::Result<Option<(u64, u64, u64)>> {
+    use rusqlite::OptionalExtension;
+    conn.prepare_cached("SELECT seg, off, len FROM events WHERE seq = ?1")?
+        .query_row([seq as i64], |r| {
+            let (seg, off, len): (i64, i64, i64) = (r.get(0)?, r.get(1)?, r.get(2)?);
+            Ok((seg as u64, off as u64, len as u64))
+        })
+        .optional()
+}
