@@ -82,7 +82,7 @@ impl Tracer {
         };
         Export {
             source,
-            trace_dir: self.dir.clone(),
+            trace_dir: self.dir().map(Path::to_path_buf),
             newest: self.count(),
         }
     }
@@ -221,12 +221,9 @@ fn same_dir(a: &Path, b: &Path) -> bool {
 
 /// The timestamp of the first event in a segment.
 fn first_timestamp(path: &Path) -> Option<String> {
-    let mut first = String::new();
-    BufReader::new(File::open(path).ok()?)
-        .read_line(&mut first)
-        .ok()?;
-    serde_json::from_str::<Event>(&first)
+    super::segments::first_event(path)
         .ok()
+        .flatten()
         .map(|e| e.timestamp)
 }
 

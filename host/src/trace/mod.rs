@@ -23,7 +23,7 @@ pub use verify::{ChainBreak, VerifyError, VerifyReport, verify_dir, verify_file,
 use index::Index;
 use serde_json::Value;
 use std::collections::VecDeque;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 use store::Store;
 
@@ -53,8 +53,6 @@ pub struct Tracer {
     /// The index of the durable history; `None` for an in-memory tracer, or when it could not
     /// be opened (queries then say so).
     index: Option<Index>,
-    /// The `--trace-dir` folder of a durable tracer.
-    dir: Option<PathBuf>,
     /// The newest event the indexer was told about, and when.
     notified: (u64, Instant),
 }
@@ -69,7 +67,6 @@ impl Tracer {
             window_cap,
             store: None,
             index: None,
-            dir: None,
             notified: (
                 0,
                 Instant::now()
@@ -123,7 +120,6 @@ impl Tracer {
             };
         }
         tracer.store = Some(store);
-        tracer.dir = Some(dir.to_path_buf());
         Ok(tracer)
     }
 
@@ -137,7 +133,6 @@ impl Tracer {
         self.last_hash = Some(event.integrity.hash.clone());
         if let Some(store) = &mut self.store {
             store.append(&event);
-            self.forget_removed();
         }
         let id = event.id.clone();
         if self.window.len() >= self.window_cap {
@@ -146,6 +141,7 @@ impl Tracer {
         if self.window_cap > 0 {
             self.window.push_back(event);
         }
+        self.forget_removed();
         id
     }
 
@@ -173,24 +169,14 @@ impl Tracer {
     /// queries answer from the kept history only, whether or not an event is still in memory.
     fn forget_removed(&mut self) {
         let Some(store) = &self.store else { return };
-        let kept = store.first_kept_seq();
-        while self
-            .window
-            .front()
-            .is_some_and(|e| e.seq().is_some_and(|s| s < kept))
-        {
-            self.window.pop_front();
-        }
+        // The window is consecutive up to the newest event, so its start is known.
+        let cut = store.first_kept_seq().saturating_sub(self.first_kept());
+        self.window.drain(..(cut as usize).min(self.window.len()));
     }
 
-    /// The `--trace-dir` folder of a durable tracer.
+    /// The `--trace-dir` folder of a durable tracer (the segments folder's parent).
     pub fn dir(&self) -> Option<&Path> {
-        self.dir.as_deref()
-    }
-
-    /// The segments folder of a durable tracer.
-    pub fn segments_dir(&self) -> Option<&Path> {
-        self.store.as_ref().map(Store::dir)
+        self.store.as_ref().and_then(|s| s.dir().parent())
     }
 
     /// Recent events, oldest first.

@@ -4,6 +4,7 @@
 use super::segments::{CUT_FILE, last_cut, list, segment_name};
 use super::*;
 use std::fs;
+use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
 fn limits(segment: u64, max: Option<u64>) -> Retention {

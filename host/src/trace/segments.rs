@@ -62,6 +62,14 @@ pub fn list(dir: &Path) -> Result<Vec<Segment>> {
     Ok(segments)
 }
 
+/// The first event of the file at `path`: `None` when it is empty or its first line is not an
+/// event.
+pub fn first_event(path: &Path) -> std::io::Result<Option<super::Event>> {
+    let mut first = String::new();
+    BufReader::new(File::open(path)?).read_line(&mut first)?;
+    Ok(serde_json::from_str(&first).ok())
+}
+
 /// Where retention cut the history: every event before `first_seq` was removed, and the first
 /// kept event chains from `previous_hash`. A verifier starts the chain there.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

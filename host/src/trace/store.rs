@@ -9,7 +9,7 @@ use super::segments::{self, Cut, LEGACY_FILE, LOCK_FILE, Segment, segment_name};
 use anyhow::{Context, Result, bail};
 use std::collections::VecDeque;
 use std::fs::{File, OpenOptions, TryLockError};
-use std::io::{self, BufRead, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -219,11 +219,12 @@ impl Store {
         let mut kept_bytes = total;
         for segment in &self.sealed {
             let too_big = self.retention.max_bytes.is_some_and(|max| kept_bytes > max);
-            let too_old = self.retention.max_age.is_some_and(|age| {
-                std::fs::metadata(&segment.path)
-                    .and_then(|m| m.modified())
-                    .is_ok_and(|t| now.duration_since(t).unwrap_or_default() > age)
-            });
+            let too_old = !too_big
+                && self.retention.max_age.is_some_and(|age| {
+                    std::fs::metadata(&segment.path)
+                        .and_then(|m| m.modified())
+                        .is_ok_and(|t| now.duration_since(t).unwrap_or_default() > age)
+                });
             if !(too_big || too_old) {
                 break;
             }
@@ -343,10 +344,7 @@ fn adopt_legacy_file(dir: &Path) -> Result<()> {
     if !legacy.is_file() || !segments::list(dir)?.is_empty() {
         return Ok(());
     }
-    let mut first = String::new();
-    BufReader::new(File::open(&legacy)?).read_line(&mut first)?;
-    let first_seq = serde_json::from_str::<Event>(&first)
-        .ok()
+    let first_seq = segments::first_event(&legacy)?
         .and_then(|e| e.seq())
         .unwrap_or(1);
     let target = dir.join(segment_name(first_seq));
@@ -379,9 +377,7 @@ fn create_segment(dir: &Path, first_seq: u64) -> Result<(BufWriter<File>, Segmen
 
 /// The `previousHash` of the first event in the segment at `path`.
 fn first_previous_hash(path: &Path) -> Result<Option<String>> {
-    let mut first = String::new();
-    BufReader::new(File::open(path)?).read_line(&mut first)?;
-    let event: Event = serde_json::from_str(&first)
+    let event = segments::first_event(path)?
         .with_context(|| format!("the first line of {} is not an event", path.display()))?;
     Ok(event.integrity.previous_hash)
 }
