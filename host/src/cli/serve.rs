@@ -187,7 +187,7 @@ pub fn build_registry(cli: &Cli) -> Result<Registry> {
     if let Some(scene) = &cli.scene {
         registry.set_scene_file(scene.clone());
         let replayed = registry
-            .replay_scene(&scene_caller(), None)
+            .replay_scene(None)
             .with_context(|| format!("replaying the scene {}", scene.display()))?;
         limina::log::info(&format!(
             "scene {}: {} calls replayed",
@@ -275,20 +275,6 @@ fn newest_versions(sources: impl IntoIterator<Item = PackageSource>) -> Vec<Pack
         }
     }
     newest.into_values().collect()
-}
-
-/// Who replays the start-up scene: the host, as a builder.
-fn scene_caller() -> limina::registry::Caller {
-    let builder = limina::policy::Profiles::default();
-    let profile = builder
-        .get("builder.readWrite")
-        .expect("a built-in profile");
-    limina::registry::Caller {
-        agent_id: "host".into(),
-        session_id: "host".into(),
-        profile: profile.name.clone(),
-        permissions: profile.permissions,
-    }
 }
 
 /// The durable trace in `dir`. When the default folder is already used by another host, the

@@ -8,7 +8,6 @@ use crate::limits::{LATENCY_MIN_SAMPLES, TRACE_WINDOW};
 use crate::policy::{LatencyTier, Permissions};
 use crate::realm::{Realm, Rng};
 use crate::trace::Tracer;
-use crate::world::World;
 use serde_json::{Map, Value, json};
 use std::time::Instant;
 
@@ -39,10 +38,8 @@ impl Registry {
             permissions: Permissions::all(),
         };
         let live = self.realm.take().expect("the realm is home between calls");
-        let mut scratch_world = World::new(live.world.settings().clone());
-        scratch_world.set_assets_dir(live.world.assets_dir().to_path_buf());
         self.realm = Some(Box::new(Realm {
-            world: scratch_world,
+            world: live.world.emptied(),
             tracer: Tracer::new(TRACE_WINDOW),
             rng: Rng::seeded(0),
         }));

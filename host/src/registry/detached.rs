@@ -170,7 +170,7 @@ impl Registry {
                     work,
                     ran,
                     package,
-                    stages: self.take_recorded(),
+                    stages: self.take_stages(),
                 }))
             }
             Err(failure) => Invocation::Done(Response::of(Err(failure), started, events)),

@@ -123,11 +123,6 @@ impl LatencyWindow {
             .collect()
     }
 
-    /// Calls in the window.
-    pub fn samples(&self) -> usize {
-        self.len
-    }
-
     /// Failed calls over calls in the window (0 for none).
     fn error_rate(&self) -> f64 {
         if self.len == 0 {

@@ -68,13 +68,14 @@ impl Registry {
     }
 
     /// Runs `f` as one call under `control`: its cancel and progress in reach of the
-    /// handler, its stages observed; both cleared afterwards.
+    /// handler, its stages observed. An enclosing call's control is back afterwards (a scene
+    /// replayed inside `dev.reload` runs calls of its own).
     pub(super) fn under<T>(&mut self, control: CallControl, f: impl FnOnce(&mut Self) -> T) -> T {
-        self.control = control;
+        let outer = std::mem::replace(&mut self.control, control);
         self.enter_call();
         let out = f(self);
         self.leave_call();
-        self.control = CallControl::default();
+        self.control = outer;
         out
     }
 

@@ -90,13 +90,11 @@ impl Registry {
 
     /// Replays a scene file into a fresh world and swaps it in only if every call succeeded:
     /// one JSON object per line, `{"skill": name, "input": {...}}` (or `name`/`arguments`).
-    /// The calls run on the host's own authority (the operator wrote the file), whatever
-    /// `caller` — who asked — may do. On any failure the world is left as it was and the
+    /// The calls run on the host's own authority (the operator wrote the file), whoever asked
+    /// (`dev.reload` already required `scene.write` of them). On any failure the world is left as it was and the
     /// error names the line. `name` picks another scene by bare file name in the `--scene`
     /// file's folder; paths are refused, so a session cannot make the host read files elsewhere.
-    pub fn replay_scene(&mut self, caller: &Caller, name: Option<&str>) -> Result<Vec<String>> {
-        // The caller only triggers; dev.reload already required it to hold `scene.write`.
-        let _ = caller;
+    pub fn replay_scene(&mut self, name: Option<&str>) -> Result<Vec<String>> {
         let path = self.scene_path(name)?;
         let text = std::fs::read_to_string(&path)
             .with_context(|| format!("reading {}", path.display()))?;

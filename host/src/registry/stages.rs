@@ -174,12 +174,8 @@ impl Registry {
         Some((manifest.name.clone(), manifest.version.clone()))
     }
 
-    /// The stages recorded so far, taken out (a detached call carries them to its completion).
-    pub(super) fn take_recorded(&mut self) -> CallStages {
-        std::mem::take(&mut self.recorder.stages)
-    }
-
-    /// Puts back stages taken out with [`Registry::take_recorded`].
+    /// Puts back stages taken out with [`Registry::take_stages`] (a detached call carries
+    /// them to its completion).
     pub(super) fn restore_recorded(&mut self, stages: CallStages) {
         if self.recorder.on {
             self.recorder.stages = stages;

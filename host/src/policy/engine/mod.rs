@@ -230,21 +230,21 @@ impl PolicyEngine {
     /// not revoked, the profile's permissions and tool allow-list admit it. Listings show a
     /// session exactly these skills; quotas and budgets are left to the call itself.
     pub fn may_call(&self, req: CallRequest<'_>) -> bool {
-        self.denial(&req).is_none()
+        self.denial(&req).is_ok()
     }
 
     /// Rules 1–4 of a call decision (and the latency tier when tiers refuse): the deny, or
-    /// `None` when the session may call the skill.
-    fn denial(&self, req: &CallRequest<'_>) -> Option<Verdict> {
+    /// the session's profile when it may call the skill.
+    fn denial(&self, req: &CallRequest<'_>) -> Result<&super::Profile, Verdict> {
         if self.revoked_sessions.contains(req.session_id) {
-            return Some(Verdict::deny(
+            return Err(Verdict::deny(
                 "session.revoked",
                 format!("session `{}` was revoked", req.session_id),
             ));
         }
         let profile = match self.config.profiles.get(req.profile) {
             Ok(p) => p,
-            Err(reason) => return Some(Verdict::deny("profile.unknown", reason)),
+            Err(reason) => return Err(Verdict::deny("profile.unknown", reason)),
         };
         // Checked only when something is revoked: the lookup key is built per call.
         if !self.revoked_caps.is_empty()
@@ -252,7 +252,7 @@ impl PolicyEngine {
                 .revoked_caps
                 .contains(&(req.session_id.to_string(), req.skill.to_string()))
         {
-            return Some(Verdict::deny(
+            return Err(Verdict::deny(
                 "revoked",
                 format!("`{}` was revoked for this session", req.skill),
             ));
@@ -260,7 +260,7 @@ impl PolicyEngine {
         if let Some(package) = req.package
             && self.revoked_packages.contains(package)
         {
-            return Some(Verdict::deny(
+            return Err(Verdict::deny(
                 "revoked",
                 format!("package `{package}` was revoked; its skills can no longer be called"),
             ));
@@ -268,10 +268,10 @@ impl PolicyEngine {
         if let Some(missing) = profile.permissions.first_missing(req.required) {
             let mut v = Verdict::deny("profile.denied", format!("missing permission: {missing}"));
             v.missing = Some(missing);
-            return Some(v);
+            return Err(v);
         }
         if !profile.allows_tool(req.skill) {
-            return Some(Verdict::deny(
+            return Err(Verdict::deny(
                 "tool.denied",
                 format!(
                     "profile `{}` does not allow the tool `{}`",
@@ -282,7 +282,7 @@ impl PolicyEngine {
         if self.config.latency.enforcement == TierEnforcement::Refuse {
             let session_tier = self.tier_within(req.session_id, profile);
             if req.skill_tier > session_tier {
-                return Some(Verdict::deny(
+                return Err(Verdict::deny(
                     "latency.tier",
                     format!(
                         "`{}` is in the `{}` latency tier, slower than this session's `{}`; choose a faster skill (skills.search shows tiers) or change the tier with skills.setLatencyTier",
@@ -293,7 +293,7 @@ impl PolicyEngine {
                 ));
             }
         }
-        None
+        Ok(profile)
     }
 
     /// The slowest latency tier a session may use: what it asked for, within its profile's
@@ -346,15 +346,10 @@ impl PolicyEngine {
     }
 
     fn evaluate(&mut self, req: CallRequest<'_>) -> Verdict {
-        if let Some(verdict) = self.denial(&req) {
-            return verdict;
-        }
-        let profile = self
-            .config
-            .profiles
-            .get(req.profile)
-            .expect("`denial` refuses an unknown profile");
-        let profile_name = profile.name.clone();
+        let profile_name = match self.denial(&req) {
+            Ok(profile) => profile.name.clone(),
+            Err(verdict) => return verdict,
+        };
         let mut quota = self.quotas.check(req.skill, req.session_id, req.now_ms);
         if let Some(q) = &quota
             && q.remaining == 0

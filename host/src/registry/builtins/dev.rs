@@ -91,7 +91,7 @@ pub(super) fn reload(
             }
             registry.reload_package(caller, &package)
         }
-        "scene" => registry.replay_scene(caller, name.as_deref()),
+        "scene" => registry.replay_scene(name.as_deref()),
         "data" => registry.reload_data(),
         other => {
             return Err(Failure::new(
