@@ -10,6 +10,9 @@ use super::{Transform, World, entity_id};
 #[derive(Default)]
 pub(super) struct ChangeLog {
     touched: Vec<u64>,
+    /// Where the running call's records start: records before it are never folded, so its
+    /// rollback can cut the log back to here.
+    floor: usize,
 }
 
 /// An entity's state as sync reports it.
@@ -41,27 +44,44 @@ impl World {
         let log = &mut self.changes.touched;
         log.push(number);
         // Nobody may be draining (an in-process registry): fold repeats so the log never
-        // outgrows the set of entities that exist or existed since the last drain.
+        // outgrows the set of entities that exist or existed since the last drain. Inside a
+        // call only its own records fold, so a rollback still cuts at the call's mark.
         if log.len() > 4 * self.settings.max_entities.max(256) {
-            log.sort_unstable();
-            log.dedup();
+            let mut own = log.split_off(self.changes.floor.min(log.len()));
+            own.sort_unstable();
+            own.dedup();
+            log.extend(own);
         }
     }
 
-    /// How many records the change log holds (a call's rollback truncates back to it).
-    pub(super) fn change_mark(&self) -> usize {
-        self.changes.touched.len()
+    /// Marks where a call's records start: a rollback cuts back to here, and folding keeps
+    /// what lies before it in order until the call ends.
+    pub(super) fn mark_changes(&mut self) {
+        self.changes.floor = self.changes.touched.len();
     }
 
-    /// Forgets records made after `mark` (their mutations were undone).
-    pub(super) fn truncate_changes(&mut self, mark: usize) {
-        self.changes.touched.truncate(mark);
+    /// The call is kept: folding may reach the whole log again.
+    pub(super) fn keep_marked_changes(&mut self) {
+        self.changes.floor = 0;
+    }
+
+    /// The call was undone: its records (and its undoing's) go.
+    pub(super) fn drop_marked_changes(&mut self) {
+        self.changes.touched.truncate(self.changes.floor);
+        self.changes.floor = 0;
+    }
+
+    /// How many records the change log holds.
+    #[cfg(test)]
+    fn change_count(&self) -> usize {
+        self.changes.touched.len()
     }
 
     /// Takes the changes recorded since the last call: each touched entity once, with its
     /// current state, or as removed when it no longer exists.
     pub fn take_changes(&mut self) -> ChangeSet {
         let mut touched = std::mem::take(&mut self.changes.touched);
+        self.changes.floor = 0;
         touched.sort_unstable();
         touched.dedup();
         let mut set = ChangeSet::default();
@@ -77,6 +97,7 @@ impl World {
     /// Forgets the recorded changes (nobody is watching).
     pub fn discard_changes(&mut self) {
         self.changes.touched.clear();
+        self.changes.floor = 0;
     }
 
     /// One entity's state by number.
@@ -184,7 +205,7 @@ mod tests {
         for i in 0..10_000 {
             w.set_transform(&a, Some([i as f64, 0.0, 0.0]), None, None);
         }
-        assert!(w.change_mark() <= 4 * 256 + 1);
+        assert!(w.change_count() <= 4 * 256 + 1);
         assert_eq!(w.take_changes().changed.len(), 1);
     }
 }

@@ -67,7 +67,6 @@ pub struct World {
     tick: u64,
     journal: Option<Journal>,
     /// Where the journal began in the change log (a rollback truncates back to it).
-    journal_mark: usize,
     changes: changes::ChangeLog,
     instance: u64,
     pub(crate) render: RenderState,
@@ -89,7 +88,6 @@ impl World {
             next_number: 1,
             tick: 0,
             journal: None,
-            journal_mark: 0,
             changes: changes::ChangeLog::default(),
             instance: NEXT_INSTANCE.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             render: RenderState::default(),
@@ -158,19 +156,20 @@ impl World {
     /// Starts recording undo information for the mutations that follow.
     pub fn begin(&mut self) {
         self.journal = Some(Journal::default());
-        self.journal_mark = self.change_mark();
+        self.mark_changes();
     }
 
     /// Keeps every mutation since `begin`.
     pub fn commit(&mut self) {
         self.journal = None;
+        self.keep_marked_changes();
     }
 
     /// Undoes every mutation since `begin`.
     pub fn rollback(&mut self) {
         if let Some(journal) = self.journal.take() {
             journal.undo(self);
-            self.truncate_changes(self.journal_mark);
+            self.drop_marked_changes();
         }
     }
 

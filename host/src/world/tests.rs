@@ -65,6 +65,27 @@ fn entity_cap_is_a_capacity_error() {
 }
 
 #[test]
+fn a_rolled_back_call_that_folded_the_change_log_keeps_the_changes_before_it() {
+    let mut w = world(10);
+    let ids: Vec<String> = (0..10)
+        .map(|_| w.create_entity(&spec([0.0; 3], BodyKind::None)).unwrap())
+        .collect();
+    w.take_changes();
+    // Moved before the call: entities with higher numbers than the one the call moves.
+    for id in &ids[1..] {
+        w.set_transform(id, Some([1.0, 0.0, 0.0]), None, None);
+    }
+    w.begin();
+    // Enough moves of one entity to fold the log inside the call.
+    for i in 0..1100 {
+        w.set_transform(&ids[0], Some([i as f64, 0.0, 0.0]), None, None);
+    }
+    w.rollback();
+    let changed: Vec<String> = w.take_changes().changed.into_iter().map(|c| c.id).collect();
+    assert_eq!(changed, ids[1..]);
+}
+
+#[test]
 fn rollback_undoes_creates_destroys_transforms_and_tags() {
     let mut w = world(10);
     let kept = w
