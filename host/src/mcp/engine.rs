@@ -219,10 +219,7 @@ impl Engine {
             }
             self.idle();
         }
-        self.flush()?;
-        if let Some(mut peer) = self.peers.remove(&STDIO) {
-            self.server.disconnect(&mut peer.conn);
-        }
+        // stdin's end already flushed and released stdio (`serve_stdio_input`).
         Ok(())
     }
 
@@ -249,7 +246,7 @@ impl Engine {
             }
         }
         let ended = input.lock().unwrap_or_else(|e| e.into_inner()).ended();
-        if ended && self.stdio.is_some() {
+        if ended {
             self.flush()?;
             if let Some(mut peer) = self.peers.remove(&STDIO) {
                 self.server.disconnect(&mut peer.conn);
@@ -378,6 +375,16 @@ impl Engine {
         self.server.idle();
         self.publish(&[]);
         let changed = generation != self.server.registry().generation();
+        let behind = |p: &Peer| {
+            p.conn
+                .subscription
+                .as_ref()
+                .is_some_and(|s| s.behind_since.is_some())
+        };
+        // Most wake-ups change nothing and find no subscriber behind: nothing to walk.
+        if !changed && !self.peers.values().any(behind) {
+            return;
+        }
         let ids: Vec<PeerId> = self.peers.keys().copied().collect();
         for id in ids {
             if changed && let Some(peer) = self.peers.get_mut(&id) {

@@ -578,7 +578,7 @@ fn end_session(shared: &Shared, session: &HttpSession) {
         .sessions
         .lock()
         .unwrap_or_else(|e| e.into_inner())
-        .retain(|_, s| s.peer != session.peer);
+        .remove(&session.id);
     let mut routes = session.routes.lock().unwrap_or_else(|e| e.into_inner());
     routes.stream = None;
     routes.waiting.clear();

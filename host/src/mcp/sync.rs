@@ -7,7 +7,7 @@
 use super::aoi::{Aoi, SpatialGrid, inside};
 use super::jsonrpc;
 use super::server::{Connection, RpcError, Server, not_initialized};
-use crate::world::{ChangeSet, EntityState};
+use crate::world::{ChangeSet, EntityState, entity_id};
 use serde_json::{Value, json};
 use std::collections::HashSet;
 use std::time::Instant;
@@ -93,7 +93,7 @@ impl Server {
             .filter_map(|n| world.entity_state(*n))
             .map(|s| entity_json(&s))
             .collect();
-        let removed: Vec<String> = left.iter().map(|n| format!("ent_{n}")).collect();
+        let removed: Vec<String> = left.iter().map(|&n| entity_id(n)).collect();
         subscription.visible = now;
         if !changes.is_empty() || !removed.is_empty() {
             conn.pending.push(jsonrpc::notification(
@@ -155,7 +155,7 @@ impl Server {
         }
         for number in &changes.removed {
             if subscription.visible.remove(number) {
-                removed.push(format!("ent_{number}"));
+                removed.push(entity_id(*number));
             }
         }
         if out.is_empty() && removed.is_empty() {

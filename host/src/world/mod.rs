@@ -193,7 +193,8 @@ fn parse_entity_id(id: &str) -> Option<u64> {
     id.strip_prefix("ent_")?.parse().ok()
 }
 
-fn entity_id(number: u64) -> String {
+/// The id of entity `number` (`ent_<n>`), as skills and state sync name it.
+pub fn entity_id(number: u64) -> String {
     format!("ent_{number}")
 }
 
