@@ -9,6 +9,20 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
+/// The request a raw message cancels, when it is a `notifications/cancelled`: how every
+/// transport spots one as it arrives (a byte search first, so other messages are not parsed).
+pub fn cancelled_request(text: &[u8]) -> Option<Value> {
+    const METHOD: &[u8] = b"notifications/cancelled";
+    if !text.windows(METHOD.len()).any(|w| w == METHOD) {
+        return None;
+    }
+    let message: Value = serde_json::from_slice(text).ok()?;
+    if message.get("method").and_then(Value::as_str) != Some("notifications/cancelled") {
+        return None;
+    }
+    message.pointer("/params/requestId").cloned()
+}
+
 /// A watcher run on each cancellation check (see [`Cancel`]).
 pub type Watch = Arc<dyn Fn() + Send + Sync>;
 
@@ -89,6 +103,17 @@ impl CancelBoard {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn only_a_cancelled_notification_names_a_request() {
+        let cancel =
+            br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}"#;
+        assert_eq!(cancelled_request(cancel), Some(json!(7)));
+        // The words in another message, or a request id under another method, cancel nothing.
+        let echo = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"requestId":7,"arguments":{"text":"notifications/cancelled"}}}"#;
+        assert_eq!(cancelled_request(echo), None);
+        assert_eq!(cancelled_request(b"notifications/cancelled {"), None);
+    }
 
     #[test]
     fn a_cancel_before_the_start_keeps_the_request_from_running() {

@@ -16,7 +16,7 @@
 //!   the bearer token when one is configured (401); bodies are capped, header and body reads
 //!   time out, and each session has an in-flight cap.
 
-use super::cancel::CancelBoard;
+use super::cancel::{CancelBoard, cancelled_request};
 use super::engine::{EngineHandle, Inbound, PeerId, next_peer_id};
 use super::guard::is_loopback_name;
 use super::jsonrpc;
@@ -587,11 +587,8 @@ fn end_session(shared: &Shared, session: &HttpSession) {
 
 /// Hands a message to the engine, counting it in flight; cancellations take effect at once.
 fn forward(shared: &Shared, session: &HttpSession, text: &str) {
-    if text.contains("notifications/cancelled")
-        && let Ok(message) = serde_json::from_str::<Value>(text)
-        && let Some(request) = message.pointer("/params/requestId")
-    {
-        session.cancels.cancel(request);
+    if let Some(request) = cancelled_request(text.as_bytes()) {
+        session.cancels.cancel(&request);
         // No reply will come for it: let its POST go.
         session
             .routes

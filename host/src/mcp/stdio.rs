@@ -4,7 +4,7 @@
 //! and a watcher that, while a guest call runs, reads what has arrived and raises the cancel
 //! flag of any `notifications/cancelled` in it — so a cancel sent behind a call stops it.
 
-use super::cancel::{CancelBoard, Watch};
+use super::cancel::{CancelBoard, Watch, cancelled_request};
 use super::jsonrpc;
 use serde_json::Value;
 use std::io;
@@ -128,23 +128,11 @@ impl StdioInput {
         let end = from + end + 1;
         let mut ids = Vec::new();
         for line in self.buf[from..end].split(|b| *b == b'\n') {
-            if !contains(line, b"notifications/cancelled") {
-                continue;
-            }
-            if let Ok(message) = serde_json::from_slice::<Value>(line)
-                && message.get("method").and_then(Value::as_str) == Some("notifications/cancelled")
-                && let Some(id) = message.pointer("/params/requestId")
-            {
-                ids.push(id.clone());
-            }
+            ids.extend(cancelled_request(line));
         }
         self.scanned = end;
         ids
     }
-}
-
-fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    haystack.windows(needle.len()).any(|w| w == needle)
 }
 
 /// Whether `fd` has input (or end of input) right now.

@@ -4,7 +4,7 @@
 //! reader that hands text frames to the engine and a writer that drains the bounded outbox.
 //! It never touches the registry.
 
-use super::cancel::CancelBoard;
+use super::cancel::{CancelBoard, cancelled_request};
 use super::engine::{EngineHandle, Inbound, PeerId, next_peer_id};
 use super::jsonrpc;
 use super::listener::{self, Listen};
@@ -168,12 +168,8 @@ fn read_text(
     close: &CloseSignal,
     engine: &EngineHandle,
 ) {
-    if text.contains("notifications/cancelled")
-        && let Ok(message) = serde_json::from_str::<Value>(text)
-        && message.get("method").and_then(Value::as_str) == Some("notifications/cancelled")
-        && let Some(request) = message.pointer("/params/requestId")
-    {
-        cancels.cancel(request);
+    if let Some(request) = cancelled_request(text.as_bytes()) {
+        cancels.cancel(&request);
     }
     if in_flight.load(Ordering::Acquire) >= MAX_IN_FLIGHT_PER_CONNECTION {
         let request_id = serde_json::from_str::<Value>(text)
