@@ -248,9 +248,7 @@ impl Engine {
         let ended = input.lock().unwrap_or_else(|e| e.into_inner()).ended();
         if ended {
             self.flush()?;
-            if let Some(mut peer) = self.peers.remove(&STDIO) {
-                self.server.disconnect(&mut peer.conn);
-            }
+            self.release(STDIO);
             self.stdio = None;
             return Ok(false);
         }
@@ -296,6 +294,11 @@ impl Engine {
         if let Some(mut peer) = self.peers.remove(&id) {
             self.server.disconnect(&mut peer.conn);
             crate::log::debug(&format!("connection {id} closed; its session is released"));
+        }
+        // With nobody subscribed, the world's changes need no index (the next subscription
+        // builds it again).
+        if !self.peers.values().any(|p| p.conn.subscription.is_some()) {
+            self.server.sync_index = None;
         }
     }
 
