@@ -92,7 +92,9 @@ struct HttpSession {
 #[derive(Default)]
 struct Routes {
     /// Requests waiting for their reply, by id (JSON text), with their progress token.
-    waiting: HashMap<String, (Option<String>, mpsc::Sender<String>)>,
+    /// Each message sent on is marked whether it is the reply (else progress), so the
+    /// request's task need not parse it again.
+    waiting: HashMap<String, (Option<String>, mpsc::Sender<(bool, String)>)>,
     /// The open GET stream, if any.
     stream: Option<mpsc::Sender<(u64, String)>>,
     /// Recent stream events, for `Last-Event-ID`.
@@ -108,7 +110,7 @@ impl Routes {
             && let Some(id) = message.get("id")
         {
             if let Some((_, tx)) = self.waiting.remove(&id.to_string()) {
-                let _ = tx.try_send(text);
+                let _ = tx.try_send((true, text));
             }
             return;
         }
@@ -121,7 +123,7 @@ impl Routes {
                 .values()
                 .find(|(t, _)| t.as_deref() == Some(token.as_str()))
             {
-                let _ = tx.try_send(text);
+                let _ = tx.try_send((false, text));
             }
             return;
         }
@@ -391,11 +393,9 @@ async fn post(
     if stream {
         let body = stream::unfold(Some(rx), |rx| async move {
             let mut rx = rx?;
-            let message = tokio::time::timeout(REPLY_TIMEOUT, rx.recv())
+            let (is_reply, message) = tokio::time::timeout(REPLY_TIMEOUT, rx.recv())
                 .await
                 .ok()??;
-            let is_reply =
-                serde_json::from_str::<Value>(&message).is_ok_and(|m| m.get("method").is_none());
             let frame = Frame::data(Bytes::from(format!("event: message\ndata: {message}\n\n")));
             Some((Ok::<_, Infallible>(frame), (!is_reply).then_some(rx)))
         });
@@ -407,9 +407,8 @@ async fn post(
     // session's stream).
     let reply = loop {
         match tokio::time::timeout(REPLY_TIMEOUT, rx.recv()).await {
-            Ok(Some(message)) => {
-                if serde_json::from_str::<Value>(&message).is_ok_and(|m| m.get("method").is_none())
-                {
+            Ok(Some((is_reply, message))) => {
+                if is_reply {
                     break Some(message);
                 }
             }
