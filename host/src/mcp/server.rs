@@ -182,16 +182,7 @@ impl Server {
                     };
                     return Handled::Detached(call, PendingReply { id, shape, watch });
                 }
-                let cancelled = conn.cancels.finish(&id);
-                match watch {
-                    None if cancelled => None,
-                    None => Some(reply(id, outcome)),
-                    Some(watch) => {
-                        let reply = (!cancelled).then(|| reply(id.clone(), outcome));
-                        self.report(watch, &id, conn, reply.as_ref());
-                        reply
-                    }
-                }
+                self.conclude(conn, id, || outcome, watch)
             }
         })
     }
@@ -205,22 +196,28 @@ impl Server {
     ) -> Option<Value> {
         let response = self.registry.complete(ran);
         conn.last_events = response.metadata.events_emitted.clone();
-        if conn.cancels.finish(&pending.id) {
-            if let Some(watch) = pending.watch {
-                self.report(watch, &pending.id, conn, None);
-            }
-            return None;
-        }
-        let outcome = match pending.shape {
+        let shape = pending.shape;
+        let outcome = move || match shape {
             CallShape::Mcp => Ok(mcp_result(response)),
             CallShape::Limina => limina_result(response),
         };
-        let Some(watch) = pending.watch else {
-            return Some(reply(pending.id, outcome));
-        };
-        let reply = reply(pending.id.clone(), outcome);
-        self.report(watch, &pending.id, conn, Some(&reply));
-        Some(reply)
+        self.conclude(conn, pending.id, outcome, pending.watch)
+    }
+
+    /// The end of every request: no reply when it was cancelled, else its outcome as the
+    /// reply; telemetry told either way.
+    fn conclude(
+        &mut self,
+        conn: &Connection,
+        id: Value,
+        outcome: impl FnOnce() -> Result<Value, RpcError>,
+        watch: Option<Watch>,
+    ) -> Option<Value> {
+        let reply = (!conn.cancels.finish(&id)).then(|| reply(id.clone(), outcome()));
+        if let Some(watch) = watch {
+            self.report(watch, &id, conn, reply.as_ref());
+        }
+        reply
     }
 
     /// Hands telemetry the record of a request answered with `reply` (`None`: cancelled).
