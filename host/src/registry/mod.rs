@@ -225,33 +225,24 @@ impl Registry {
     /// A skill's latency: measured over its last calls, or what its package declares until
     /// enough calls were measured.
     pub fn latency(&self, skill: &Skill) -> LatencyReport {
-        let expected = skill
-            .package_index()
-            .and_then(|i| self.packages[i].manifest.latency);
-        skill
-            .latency
-            .report(expected, &self.policy.latency().thresholds)
+        skill.latency.report(
+            declared_latency(&self.packages, skill),
+            &self.policy.latency().thresholds,
+        )
     }
 
     /// Recomputes a skill's tier; a change bumps the generation, so listings are rebuilt and
     /// clients hear `notifications/tools/list_changed`. Returns whether it changed.
     pub(crate) fn refresh_tier(&mut self, name: &str) -> bool {
-        let Some(skill) = self.skills.get(name) else {
+        let thresholds = self.policy.latency().thresholds;
+        let Some(skill) = self.skills.get_mut(name) else {
             return false;
         };
-        let expected = skill
-            .package_index()
-            .and_then(|i| self.packages[i].manifest.latency);
-        let tier = skill
-            .latency
-            .tier(expected, &self.policy.latency().thresholds);
-        let skill = self.skills.get_mut(name).expect("looked up above");
-        if skill.tier == tier {
-            return false;
+        let changed = retier(skill, declared_latency(&self.packages, skill), &thresholds);
+        if changed {
+            self.generation += 1;
         }
-        skill.tier = tier;
-        self.generation += 1;
-        true
+        changed
     }
 
     /// Recomputes every skill's tier (after registering, or when the thresholds moved).
@@ -402,4 +393,27 @@ impl Registry {
     fn now_ms(&self) -> u64 {
         self.started.elapsed().as_millis() as u64
     }
+}
+
+/// The latency a skill's package manifest declares, which stands in until enough calls are
+/// measured.
+fn declared_latency(
+    packages: &[Package],
+    skill: &Skill,
+) -> Option<crate::packages::ExpectedLatency> {
+    skill
+        .package_index()
+        .and_then(|i| packages[i].manifest.latency)
+}
+
+/// Sets `skill`'s tier from its window and `expected`; whether it moved.
+fn retier(
+    skill: &mut Skill,
+    expected: Option<crate::packages::ExpectedLatency>,
+    thresholds: &crate::policy::TierThresholds,
+) -> bool {
+    let tier = skill.latency.tier(expected, thresholds);
+    let moved = tier != skill.tier;
+    skill.tier = tier;
+    moved
 }

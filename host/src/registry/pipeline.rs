@@ -460,13 +460,12 @@ impl Registry {
             return;
         };
         skill.latency.record(wall_ms, cpu_ms, failed, &thresholds);
-        let expected = skill
-            .package_index()
-            .and_then(|i| self.packages[i].manifest.latency);
-        let tier = skill.latency.tier(expected, &thresholds);
-        if tier != skill.tier {
+        if super::retier(
+            skill,
+            super::declared_latency(&self.packages, skill),
+            &thresholds,
+        ) {
             // Listings change: rebuild them and tell the clients.
-            skill.tier = tier;
             self.generation += 1;
         }
     }
