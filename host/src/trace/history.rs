@@ -1,12 +1,12 @@
 //! `trace.export`: the trace, or a range of it, streamed from the segments to a file; and the
 //! page that `trace.tail` fills.
 
-use super::segments::{LEGACY_FILE, SEGMENTS_DIR, Segment};
+use super::segments::{self, LEGACY_FILE, SEGMENTS_DIR, Segment};
 use super::{Event, Tracer};
 use anyhow::{Context, Result, bail};
 use std::fmt;
 use std::fs::File;
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::io::{BufWriter, Write};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
@@ -160,33 +160,30 @@ impl Export {
                 let segments = &segments[start..];
                 let total: u64 = segments.iter().map(|s| s.len).sum();
                 let (mut read, mut reported) = (0u64, 0u64);
-                let mut line = Vec::new();
-                'segments: for segment in segments {
-                    let mut reader = BufReader::new(File::open(&segment.path)?);
-                    loop {
-                        line.clear();
-                        if reader.read_until(b'\n', &mut line)? == 0 || line.last() != Some(&b'\n')
-                        {
-                            break;
-                        }
+                for segment in segments {
+                    let flow = segments::each_line(File::open(&segment.path)?, 0, |line| {
                         read += line.len() as u64;
-                        let event: Event = serde_json::from_slice(&line).with_context(|| {
+                        let event: Event = serde_json::from_slice(line).with_context(|| {
                             format!(
                                 "{} holds a line that is not an event",
                                 segment.path.display()
                             )
                         })?;
                         if range.is_past(&event) {
-                            break 'segments;
+                            return Ok(ControlFlow::Break(()));
                         }
                         if range.holds(&event) {
-                            out.write_all(&line)?;
+                            out.write_all(line)?;
                             (events, bytes) = (events + 1, bytes + line.len() as u64);
                         }
                         if read - reported >= 1 << 20 {
                             report(read, total.max(read));
                             reported = read;
                         }
+                        Ok(ControlFlow::Continue(()))
+                    })?;
+                    if flow.is_break() {
+                        break;
                     }
                 }
                 report(read, total.max(read));

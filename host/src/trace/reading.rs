@@ -7,13 +7,12 @@
 
 use super::history::Page;
 use super::index::{IndexHandle, IndexReader};
-use super::segments::Segment;
+use super::segments::{self, Segment};
 use super::{DecisionQuery, DecisionSummary, Event, Tracer, seq_of_id};
 use crate::limits::TRACE_INDEX_WAIT_MS;
 use anyhow::Result;
 use std::collections::VecDeque;
 use std::fs::File;
-use std::io::{BufRead, BufReader, Seek};
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
@@ -174,39 +173,41 @@ impl History<'_> {
                 .iter()
                 .rposition(|s| s.first_seq <= from)
                 .unwrap_or(0);
-            let mut line = Vec::new();
+            let mut stopped = false;
             for segment in &self.segments[first..] {
                 let Ok(file) = File::open(&segment.path) else {
                     continue;
                 };
-                let mut reader = BufReader::new(file);
-                if let Some((seg, offset)) = known
-                    && seg == segment.first_seq
-                {
-                    reader.seek(std::io::SeekFrom::Start(offset))?;
-                }
-                loop {
-                    line.clear();
-                    if reader.read_until(b'\n', &mut line)? == 0 || line.last() != Some(&b'\n') {
-                        break;
-                    }
+                let offset = known
+                    .filter(|(seg, _)| *seg == segment.first_seq)
+                    .map_or(0, |(_, offset)| offset);
+                let flow = segments::each_line(file, offset, |line| {
                     // A damaged line is passed over, as the indexer does; `trace verify`
                     // names it.
-                    let Ok(event) = serde_json::from_slice::<Event>(&line) else {
+                    let Ok(event) = serde_json::from_slice::<Event>(line) else {
                         crate::log::warn(&format!(
                             "{} holds a line that is not an event; skipping it",
                             segment.path.display()
                         ));
-                        continue;
+                        return Ok(ControlFlow::Continue(()));
                     };
                     let seq = event.seq().unwrap_or(0);
                     if seq >= self.window_start {
-                        break;
+                        // The window holds the rest; `visit` sees it below.
+                        return Ok(ControlFlow::Break(()));
                     }
                     if seq >= from && visit(&event).is_break() {
-                        return Ok(());
+                        stopped = true;
+                        return Ok(ControlFlow::Break(()));
                     }
+                    Ok(ControlFlow::Continue(()))
+                })?;
+                if flow.is_break() {
+                    break;
                 }
+            }
+            if stopped {
+                return Ok(());
             }
         }
         for event in self.window {

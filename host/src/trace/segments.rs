@@ -62,6 +62,30 @@ pub fn list(dir: &Path) -> Result<Vec<Segment>> {
     Ok(segments)
 }
 
+/// Calls `visit` with each complete line of a segment (break included) from byte `offset` on,
+/// until it breaks; a final line still being written is left alone.
+pub fn each_line(
+    file: File,
+    offset: u64,
+    mut visit: impl FnMut(&[u8]) -> Result<std::ops::ControlFlow<()>>,
+) -> Result<std::ops::ControlFlow<()>> {
+    use std::io::Seek;
+    let mut reader = BufReader::new(file);
+    if offset > 0 {
+        reader.seek(std::io::SeekFrom::Start(offset))?;
+    }
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if reader.read_until(b'\n', &mut line)? == 0 || line.last() != Some(&b'\n') {
+            return Ok(std::ops::ControlFlow::Continue(()));
+        }
+        if visit(&line)?.is_break() {
+            return Ok(std::ops::ControlFlow::Break(()));
+        }
+    }
+}
+
 /// The first event of the file at `path`: `None` when it is empty or its first line is not an
 /// event.
 pub fn first_event(path: &Path) -> std::io::Result<Option<super::Event>> {
