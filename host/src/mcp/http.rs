@@ -94,13 +94,17 @@ struct Routes {
     /// Requests waiting for their reply, by id (JSON text), with their progress token.
     /// Each message sent on is marked whether it is the reply (else progress), so the
     /// request's task need not parse it again.
-    waiting: HashMap<String, (Option<String>, mpsc::Sender<(bool, String)>)>,
+    waiting: HashMap<String, Waiter>,
     /// The open GET stream, if any.
     stream: Option<mpsc::Sender<(u64, String)>>,
     /// Recent stream events, for `Last-Event-ID`.
     replay: VecDeque<(u64, String)>,
     next_event: u64,
 }
+
+/// A request waiting for its reply: its progress token, and where its messages go (each
+/// marked whether it is the reply).
+type Waiter = (Option<String>, mpsc::Sender<(bool, String)>);
 
 impl Routes {
     /// Routes one message from the engine.

@@ -235,6 +235,8 @@ impl PolicyEngine {
 
     /// Rules 1–4 of a call decision (and the latency tier when tiers refuse): the deny, or
     /// the session's profile when it may call the skill.
+    // The deny is the verdict the caller returns as it is; the allowed path carries a reference.
+    #[allow(clippy::result_large_err)]
     fn denial(&self, req: &CallRequest<'_>) -> Result<&super::Profile, Verdict> {
         if self.revoked_sessions.contains(req.session_id) {
             return Err(Verdict::deny(
