@@ -22,6 +22,8 @@ pub struct Config {
     pub package_limits: BTreeMap<String, PackageLimits>,
     /// Segment size and retention of the durable trace (`[trace]`).
     pub trace: Retention,
+    /// What network clients may take and the connection limits (`[network]`).
+    pub network: crate::mcp::edge::NetworkSettings,
 }
 
 #[derive(Deserialize)]
@@ -41,6 +43,7 @@ struct Raw {
     packages: BTreeMap<String, Spanned<RawPackage>>,
     latency: Option<Spanned<RawLatency>>,
     trace: Option<RawTrace>,
+    network: Option<crate::mcp::edge::settings::RawNetwork>,
 }
 
 #[derive(Deserialize)]
@@ -102,11 +105,16 @@ impl Config {
     pub fn load(path: &Path) -> Result<Config, String> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("{}: cannot read the configuration: {e}", path.display()))?;
-        Config::parse(&text).map_err(|e| format!("{}:{e}", path.display()))
+        Config::parse_in(&text, path.parent()).map_err(|e| format!("{}:{e}", path.display()))
     }
 
     /// Parses configuration text; errors start with `line:`.
     pub fn parse(text: &str) -> Result<Config, String> {
+        Config::parse_in(text, None)
+    }
+
+    /// Parses configuration text whose relative paths start at `base`.
+    fn parse_in(text: &str, base: Option<&Path>) -> Result<Config, String> {
         let raw: Raw = toml::from_str(text).map_err(|e| {
             let line = e.span().map_or(1, |s| line_of(text, s.start));
             format!("{line}: {}", e.message())
@@ -253,7 +261,14 @@ impl Config {
             None => Retention::default(),
         };
 
+        let network = match raw.network {
+            Some(n) => crate::mcp::edge::settings::parse(n, &profiles, base)
+                .map_err(|(span, msg)| at(span, msg))?,
+            None => Default::default(),
+        };
+
         Ok(Config {
+            network,
             trace,
             policy: PolicyConfig {
                 profiles,
