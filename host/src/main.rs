@@ -11,10 +11,15 @@ use std::process::ExitCode;
 /// A WASM-sandboxed skill host: agents connect over MCP, discover skills and call them.
 /// Every skill is a WebAssembly component run with fuel, memory and time limits.
 #[derive(Parser, Debug)]
-#[command(name = "limina", version, about, long_about = None)]
+#[command(name = "limina", about, long_about = None, disable_version_flag = true)]
 pub struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+
+    /// Print the host version, the WIT contract and each built-in core package (name,
+    /// version, content hash), then exit.
+    #[arg(short = 'V', long)]
+    version: bool,
 
     /// Serve MCP as newline-delimited JSON-RPC on stdin/stdout (logs go to stderr).
     #[arg(long)]
@@ -63,7 +68,8 @@ pub struct Cli {
     #[arg(long, default_value = DEFAULT_PROFILE)]
     profile: String,
 
-    /// Folder of core packages [default: $LIMINA_CORE_DIR, else the build's target/core].
+    /// Folder of core packages to use instead of those built into this binary, e.g. target/core
+    /// while working on one [default: $LIMINA_CORE_DIR, else the built-in core].
     #[arg(long, value_name = "DIR")]
     core_dir: Option<PathBuf>,
 
@@ -179,6 +185,10 @@ enum TraceAction {
 
 fn main() -> ExitCode {
     let mut cli = Cli::parse();
+    if cli.version {
+        print!("{}", cli::version::text());
+        return ExitCode::SUCCESS;
+    }
     let result = match cli.command.take() {
         Some(Command::Trace {
             action:

@@ -14,6 +14,7 @@ mod hooks;
 mod hot_reload;
 mod http;
 mod http_client;
+mod install;
 mod languages;
 mod latency_tiers;
 mod otlp;

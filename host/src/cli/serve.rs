@@ -7,7 +7,7 @@ use limina::config::Config;
 use limina::limits::TRACE_WINDOW;
 use limina::limits::{DEFAULT_HTTP_PORT, DEFAULT_WS_PORT};
 use limina::mcp::{Clock, Engine, Guard, Listen, Server, ServerConfig, http, ws};
-use limina::packages::{PackageSource, package_dirs};
+use limina::packages::{PackageSource, embedded, package_dirs};
 use limina::realm::{Realm, Rng};
 use limina::registry::Registry;
 use limina::sandbox::{CompileCache, Sandbox};
@@ -141,19 +141,9 @@ pub fn build_registry(cli: &Cli) -> Result<Registry> {
     registry.set_limit_overrides(config.package_limits);
     registry.set_traces_dir(trace_dir);
 
-    let core_dir = cli.core_dir.clone().unwrap_or_else(default_core_dir);
-    let core = package_dirs(&core_dir).with_context(|| {
-        format!(
-            "the core packages were not found in {} — build them with `cargo xtask build-guests` or point --core-dir at them",
-            core_dir.display()
-        )
-    })?;
     // The core must load; a third-party package that cannot is refused (and traced) while
     // the host starts without it.
-    let core = core
-        .iter()
-        .map(|d| PackageSource::read(d))
-        .collect::<Result<Vec<_>>>()?;
+    let core = core_sources(cli.core_dir.clone())?;
     for source in newest_versions(core) {
         let dir = source.dir.clone();
         registry
@@ -304,9 +294,25 @@ fn default_trace_dir() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("limina-traces"))
 }
 
-/// `$LIMINA_CORE_DIR`, else the folder `cargo xtask build-guests` fills in this checkout.
-fn default_core_dir() -> PathBuf {
-    std::env::var_os("LIMINA_CORE_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../target/core")))
+/// The core packages: read from `--core-dir` or `$LIMINA_CORE_DIR` when one is given (for
+/// working on them), else those built into this binary.
+fn core_sources(flag: Option<PathBuf>) -> Result<Vec<PackageSource>> {
+    let Some(core_dir) = flag.or_else(|| std::env::var_os("LIMINA_CORE_DIR").map(PathBuf::from))
+    else {
+        if let Some(note) = embedded::stale_note() {
+            limina::log::warn(&note);
+        }
+        return embedded::sources();
+    };
+    let core = package_dirs(&core_dir).with_context(|| {
+        format!(
+            "the core packages were not found in {} — build them with `cargo xtask build-guests` or point --core-dir at them",
+            core_dir.display()
+        )
+    })?;
+    limina::log::info(&format!(
+        "core packages from {} (not the ones built in)",
+        core_dir.display()
+    ));
+    core.iter().map(|d| PackageSource::read(d)).collect()
 }

@@ -136,6 +136,7 @@ impl Registry {
         let package = Package {
             content_hash: content_hash(&source.component),
             dir: source.dir,
+            embedded: source.embedded,
             manifest: source.manifest,
             limits,
             compiled,

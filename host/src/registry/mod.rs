@@ -99,6 +99,8 @@ pub struct Package {
     pub limits: PackageLimits,
     /// The folder it was loaded from (reloads read it again).
     pub dir: std::path::PathBuf,
+    /// Built into the binary: it cannot be reloaded from a folder.
+    pub embedded: bool,
     compiled: CompiledPackage,
     hooks: Vec<hooks::GuestHook>,
 }
