@@ -5,14 +5,15 @@
 //! the chain; reads go on; writing resumes by itself when room returns; every event a success
 //! reply named is on disk and the folder verifies, also after a restart.
 
+use crate::http_client::HttpHost;
 use crate::support::{Client, error_of, in_process_registry, limina, text};
+use crate::ws_client::WsHost;
 use limina::policy::Profiles;
 use limina::registry::{Caller, Response};
 use limina::trace::disk::faulty::{Faults, FaultyDisk};
 use limina::trace::{Durability, Event, Retention, Tracer};
 use serde_json::{Value, json};
 use std::collections::HashSet;
-use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -86,15 +87,8 @@ fn entity_count(c: &mut Client) -> u64 {
 fn a_host_that_cannot_write_its_trace_refuses_calls_changes_nothing_and_resumes_by_itself() {
     let dir = tempfile::tempdir().unwrap();
     let args = ["--trace-dir", dir.path().to_str().unwrap()];
-    let mut c = Client::spawn_with(&args, |command| {
-        // SAFETY: only async-signal-safe calls between fork and exec.
-        unsafe {
-            command.pre_exec(|| {
-                libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
-                Ok(())
-            });
-        }
-    });
+    // The host ignores SIGXFSZ itself: past the limit its writes fail with EFBIG.
+    let mut c = Client::spawn(&args);
     initialize(&mut c);
     // Start-up has written what it writes (the index, the compile cache); from here on every
     // file the host grows is held to 40 KiB.
@@ -273,4 +267,97 @@ fn a_call_whose_record_fails_mid_write_is_undone_world_budget_and_chain() {
     assert_eq!(registry.realm().world.entity_count(), entities + 1);
     drop(registry);
     assert_durable(dir.path(), &acked);
+}
+
+#[test]
+fn readyz_says_not_ready_with_the_cause_while_the_trace_cannot_be_written() {
+    let host = HttpHost::start(&["--profile", "builder.readWrite"]);
+    let session = host.session("builder.readWrite");
+    assert_eq!(host.send("GET", "/readyz", &[], "").status, 200);
+    set_file_size_limit(host.pid(), 40 << 10);
+    let call = |id: u64| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+               "params": {"name": "scene.createEntity", "arguments": {"position": [1, 0, 0]}}})
+    };
+    let mut id = 10;
+    loop {
+        assert!(id < 2_000, "the limit was never reached");
+        let reply = host.post(Some(&session), &call(id)).json();
+        if reply["result"]["isError"] == json!(true) {
+            break;
+        }
+        id += 1;
+    }
+    let ready = host.send("GET", "/readyz", &[], "");
+    assert_eq!(ready.status, 503);
+    assert!(
+        ready
+            .body
+            .contains("not ready: the trace cannot be written"),
+        "{}",
+        ready.body
+    );
+    assert!(ready.body.contains("File too large"), "{}", ready.body);
+    assert_eq!(
+        host.send("GET", "/healthz", &[], "").status,
+        200,
+        "alive all the same"
+    );
+    let ping = host.post(
+        Some(&session),
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}),
+    );
+    assert!(ping.json().get("result").is_some());
+
+    // Room returns: ready again without a single call.
+    set_file_size_limit(host.pid(), libc::RLIM_INFINITY);
+    let mut tries = 0;
+    while host.send("GET", "/readyz", &[], "").status != 200 {
+        tries += 1;
+        assert!(tries < 200, "never ready again");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let reply = host.post(Some(&session), &call(id + 1)).json();
+    assert_eq!(reply["result"]["isError"], json!(false), "{reply}");
+}
+
+#[test]
+fn with_fsync_always_every_event_a_reply_names_is_in_its_segment_when_the_reply_arrives() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("limina.toml");
+    std::fs::write(&config, "[trace]\nfsync = \"always\"\n").unwrap();
+    let traces = dir.path().join("traces");
+    let host = WsHost::start(&[
+        "--config",
+        config.to_str().unwrap(),
+        "--trace-dir",
+        traces.to_str().unwrap(),
+    ]);
+    let mut c = host.client("builder.readWrite", "writer");
+    // Sent together: one batch, one sync, then every reply.
+    let ids: Vec<u64> = (0..20)
+        .map(|i| {
+            c.send_request(
+                "tools/call",
+                json!({"name": "scene.createEntity", "arguments": {"position": [i, 0, 0]}}),
+            )
+        })
+        .collect();
+    let mut acked = Vec::new();
+    for id in ids {
+        let reply = c.reply_to(id);
+        let named = events_of(&reply["result"]);
+        assert!(!named.is_empty(), "{reply}");
+        let on_disk = ids_on_disk(&traces);
+        for event in &named {
+            assert!(
+                on_disk.contains(event),
+                "{event} was named before it was written"
+            );
+        }
+        acked.extend(named);
+    }
+    drop(c);
+    drop(host);
+    assert_durable(&traces, &acked);
 }

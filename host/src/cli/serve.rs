@@ -26,6 +26,10 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
         )
     })?;
     limina::log::set_level(level);
+    // A file-size limit (`ulimit -f`) makes a write fail with EFBIG, which the trace handles
+    // (it refuses calls until it can write again), instead of killing the host.
+    // SAFETY: setting a signal's disposition to ignore, before any thread starts.
+    unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
     if !cli.mcp_stdio && !cli.mcp_ws && !cli.mcp_http {
         bail!(
             "choose a transport: `limina --mcp-stdio`, `--mcp-ws`, `--mcp-http`, or several (see `limina --help`)"
