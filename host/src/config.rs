@@ -22,6 +22,8 @@ pub struct Config {
     pub package_limits: BTreeMap<String, PackageLimits>,
     /// Segment size and retention of the durable trace (`[trace]`).
     pub trace: Retention,
+    /// When the trace syncs and what a write failure does (`[trace] fsync`, `onWriteFailure`).
+    pub trace_durability: crate::trace::Durability,
 }
 
 #[derive(Deserialize)]
@@ -49,6 +51,8 @@ struct RawTrace {
     segment_bytes: Option<Spanned<i64>>,
     max_bytes: Option<Spanned<i64>>,
     max_age_days: Option<Spanned<f64>>,
+    fsync: Option<Spanned<String>>,
+    on_write_failure: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -248,13 +252,18 @@ impl Config {
             }
         }
 
-        let trace = match raw.trace {
-            Some(t) => trace_retention(t).map_err(|(span, msg)| at(span, msg))?,
-            None => Retention::default(),
+        let (trace, trace_durability) = match raw.trace {
+            Some(mut t) => {
+                let durability = trace_durability(&mut t).map_err(|(span, msg)| at(span, msg))?;
+                let retention = trace_retention(t).map_err(|(span, msg)| at(span, msg))?;
+                (retention, durability)
+            }
+            None => Default::default(),
         };
 
         Ok(Config {
             trace,
+            trace_durability,
             policy: PolicyConfig {
                 profiles,
                 quotas,
@@ -267,6 +276,19 @@ impl Config {
             package_limits,
         })
     }
+}
+
+/// `[trace] fsync` and `onWriteFailure` (parsed in `trace/durability.rs`).
+fn trace_durability(t: &mut RawTrace) -> Result<crate::trace::Durability, (Range<usize>, String)> {
+    use crate::trace::{Fsync, OnWriteFailure};
+    let mut d = crate::trace::Durability::default();
+    if let Some(v) = t.fsync.take() {
+        d.fsync = Fsync::parse(v.get_ref()).map_err(|e| (v.span(), e))?;
+    }
+    if let Some(v) = t.on_write_failure.take() {
+        d.on_write_failure = OnWriteFailure::parse(v.get_ref()).map_err(|e| (v.span(), e))?;
+    }
+    Ok(d)
 }
 
 /// `[trace]`: each value checked, the error naming its key.

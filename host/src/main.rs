@@ -114,6 +114,11 @@ pub struct Cli {
     #[arg(long, value_name = "DIR")]
     trace_dir: Option<PathBuf>,
 
+    /// Keep this run's trace in memory only: nothing is recorded on disk and the history is
+    /// lost when the host stops (for a second host beside one that holds the trace folder).
+    #[arg(long, conflicts_with = "trace_dir")]
+    ephemeral_trace: bool,
+
     /// Folder for compiled components [default: $LIMINA_CACHE_DIR/compiled or ~/.cache/limina/compiled].
     #[arg(long, value_name = "DIR")]
     cache_dir: Option<PathBuf>,

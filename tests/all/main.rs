@@ -29,6 +29,7 @@ mod social_skills;
 mod stdio;
 mod support;
 mod three_skills;
+mod trace_faults;
 mod trace_store;
 mod ui_skills;
 mod ws;

@@ -26,6 +26,10 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
         )
     })?;
     limina::log::set_level(level);
+    // A file-size limit (`ulimit -f`) makes a write fail with EFBIG, which the trace handles
+    // (it refuses calls until it can write again), instead of killing the host.
+    // SAFETY: setting a signal's disposition to ignore, before any thread starts.
+    unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
     if !cli.mcp_stdio && !cli.mcp_ws && !cli.mcp_http {
         bail!(
             "choose a transport: `limina --mcp-stdio`, `--mcp-ws`, `--mcp-http`, or several (see `limina --help`)"
@@ -42,7 +46,7 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
         .http_port
         .or(cli.port.filter(|_| !cli.mcp_ws))
         .unwrap_or(DEFAULT_HTTP_PORT);
-    let registry = build_registry(&cli)?;
+    let registry = build_registry(&cli, true)?;
     let default_profile = cli.profile.clone();
 
     let clock = if cli.manual_clock {
@@ -107,8 +111,8 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
 }
 
 /// The registry the flags describe: configuration, sandbox, realm, core and extra packages,
-/// the scene, and any stored calibration.
-pub fn build_registry(cli: &Cli) -> Result<Registry> {
+/// the scene, and any stored calibration. Without `durable_trace` the trace stays in memory.
+pub fn build_registry(cli: &Cli, durable_trace: bool) -> Result<Registry> {
     let config = match &cli.config {
         Some(path) => Config::load(path).map_err(anyhow::Error::msg)?,
         None => Config::default(),
@@ -134,7 +138,11 @@ pub fn build_registry(cli: &Cli) -> Result<Registry> {
     world.set_assets_dir(cli.assets_dir.clone());
     let realm = Realm {
         world,
-        tracer: open_trace(&trace_dir, cli.trace_dir.is_some(), config.trace)?,
+        tracer: if durable_trace {
+            open_trace(&trace_dir, cli, config.trace, config.trace_durability)?
+        } else {
+            Tracer::new(TRACE_WINDOW)
+        },
         rng: cli.seed.map(Rng::seeded).unwrap_or_else(Rng::from_time),
     };
     let mut registry = Registry::new(sandbox, config.policy, realm);
@@ -267,22 +275,22 @@ fn newest_versions(sources: impl IntoIterator<Item = PackageSource>) -> Vec<Pack
     newest.into_values().collect()
 }
 
-/// The durable trace in `dir`. When the default folder is already used by another host, the
-/// trace stays in memory (with a warning) rather than refusing to start; an explicit
-/// `--trace-dir` that cannot be used is an error.
+/// The durable trace in `dir`, or with `--ephemeral-trace` one in memory only. A folder that
+/// cannot be used (another host holds it) stops the start: there is no silent memory-only mode.
 fn open_trace(
     dir: &std::path::Path,
-    explicit: bool,
+    cli: &Cli,
     retention: limina::trace::Retention,
+    durability: limina::trace::Durability,
 ) -> Result<Tracer> {
-    match Tracer::open_with(dir, TRACE_WINDOW, retention) {
-        Ok(tracer) => Ok(tracer),
-        Err(e) if !explicit => {
-            limina::log::warn(&format!("{e:#}; keeping this run's trace in memory only"));
-            Ok(Tracer::new(TRACE_WINDOW))
-        }
-        Err(e) => Err(e),
+    if cli.ephemeral_trace {
+        limina::log::warn(
+            "--ephemeral-trace: this run's trace is kept in memory only and is lost when the \
+             host stops",
+        );
+        return Ok(Tracer::new(TRACE_WINDOW));
     }
+    Tracer::open_durable(dir, TRACE_WINDOW, retention, durability)
 }
 
 fn default_trace_dir() -> PathBuf {

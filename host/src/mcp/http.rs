@@ -176,7 +176,15 @@ async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Response<Bod
     let path = request.uri().path().to_string();
     match path.as_str() {
         "/healthz" => return text(StatusCode::OK, "ok"),
-        "/readyz" => return text(StatusCode::OK, "ready"),
+        "/readyz" => {
+            return match shared.engine.not_ready() {
+                None => text(StatusCode::OK, "ready"),
+                Some(why) => text(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    &format!("not ready: {why}"),
+                ),
+            };
+        }
         "/mcp" => {}
         _ => return text(StatusCode::NOT_FOUND, "not found: MCP is served at /mcp"),
     }

@@ -7,6 +7,7 @@ mod calibrate;
 mod calibration_store;
 mod decision;
 mod detached;
+mod durable;
 mod guest_call;
 mod hooks;
 pub(crate) mod latency;

@@ -504,5 +504,8 @@ impl PolicyEngine {
     }
 }
 
+mod undo;
+pub use undo::PolicyMark;
+
 #[cfg(test)]
 mod tests;
