@@ -5,6 +5,7 @@
 //! (OpenTelemetry export) sits beside `mcp`, which feeds it.
 
 pub mod config;
+pub mod grants;
 pub mod limits;
 pub mod log;
 pub mod mcp;

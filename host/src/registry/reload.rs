@@ -86,6 +86,7 @@ impl Registry {
             .collect();
         self.policy.reconfigure(config.policy);
         self.set_limit_overrides(config.package_limits);
+        self.set_host_grants(config.grants);
         // The tier thresholds may have moved.
         self.refresh_tiers();
         self.generation += 1;
