@@ -30,5 +30,6 @@ mod support;
 mod three_skills;
 mod trace_store;
 mod ui_skills;
+mod viewer;
 mod ws;
 mod ws_client;
