@@ -16,4 +16,5 @@ pub mod registry;
 pub mod sandbox;
 pub mod telemetry;
 pub mod trace;
+pub mod viewer;
 pub mod world;

@@ -100,6 +100,10 @@ pub struct Cli {
     #[arg(long)]
     seed: Option<u64>,
 
+    /// Profile of the browser viewer's session (`GET /` with --mcp-http); keep it read-only.
+    #[arg(long, value_name = "PROFILE", default_value = "system.readonly")]
+    viewer_profile: String,
+
     /// Folder `three.loadGLTF` reads glTF/GLB assets from; asset ids are paths inside it.
     #[arg(long, value_name = "DIR", default_value = "./assets")]
     assets_dir: PathBuf,

@@ -33,5 +33,6 @@ mod three_skills;
 mod trace_faults;
 mod trace_store;
 mod ui_skills;
+mod viewer;
 mod ws;
 mod ws_client;

@@ -95,11 +95,18 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
     if cli.mcp_http {
         let bind = SocketAddr::new(cli.bind, http_port);
         let config = Listen { bind, guard };
-        let local = http::start(config, engine.handle())
+        let viewer = limina::viewer::Viewer {
+            profile: cli.viewer_profile.clone(),
+            assets_dir: cli.assets_dir.clone(),
+        };
+        let local = http::start(config, viewer, engine.handle())
             .with_context(|| format!("listening for HTTP clients on {bind}"))?;
         engine.add_listener();
         limina::log::info(&format!(
             "serving MCP Streamable HTTP on http://{local}/mcp"
+        ));
+        limina::log::info(&format!(
+            "the world viewer: open http://{local}/ in a browser"
         ));
     }
     engine.run().context("serving")?;
