@@ -5,6 +5,7 @@
 //! (OpenTelemetry export) sits beside `mcp`, which feeds it.
 
 pub mod config;
+pub mod grants;
 pub mod limits;
 pub mod log;
 pub mod mcp;
@@ -15,4 +16,5 @@ pub mod registry;
 pub mod sandbox;
 pub mod telemetry;
 pub mod trace;
+pub mod viewer;
 pub mod world;

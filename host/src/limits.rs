@@ -60,6 +60,16 @@ pub const TRACE_SEGMENT_BYTES: u64 = 64 << 20;
 /// Bytes of segments kept by default (`[trace] maxBytes`; 0 keeps everything): at a few
 /// thousand calls a second an hour of history, and a disk that never fills.
 pub const TRACE_MAX_BYTES: u64 = 1 << 30;
+/// How often a host whose trace cannot be written tries again (an outage refuses recorded
+/// calls until a try succeeds): soon enough that freeing space resumes service at once, rare
+/// enough that a full disk costs nothing.
+pub const TRACE_RETRY_MS: u64 = 200;
+/// Bytes a try reserves after the newest segment's end before an outage is declared over, so
+/// the calls it lets through can be written.
+pub const TRACE_RESERVE_BYTES: u64 = 64 << 10;
+/// How often `[trace] fsync = "interval"` syncs the newest segment: what a power loss may take
+/// (a crash of the process alone loses nothing written).
+pub const TRACE_FSYNC_INTERVAL_MS: u64 = 1_000;
 /// Smallest `[trace] segmentBytes` accepted.
 pub const MIN_TRACE_SEGMENT_BYTES: u64 = 4 << 10;
 /// Longest a query waits for the trace index to reach the in-memory window before it reads what

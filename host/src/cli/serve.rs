@@ -8,7 +8,7 @@ use limina::limits::TRACE_WINDOW;
 use limina::limits::{DEFAULT_HTTP_PORT, DEFAULT_WS_PORT};
 use limina::mcp::edge::{Admission, EdgeLimits, NetworkSettings};
 use limina::mcp::{Clock, Engine, Guard, Listen, Server, ServerConfig, http, ws};
-use limina::packages::{PackageSource, package_dirs};
+use limina::packages::{PackageSource, embedded, package_dirs};
 use limina::realm::{Realm, Rng};
 use limina::registry::Registry;
 use limina::sandbox::{CompileCache, Sandbox};
@@ -28,6 +28,10 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
         )
     })?;
     limina::log::set_level(level);
+    // A file-size limit (`ulimit -f`) makes a write fail with EFBIG, which the trace handles
+    // (it refuses calls until it can write again), instead of killing the host.
+    // SAFETY: setting a signal's disposition to ignore, before any thread starts.
+    unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
     if !cli.mcp_stdio && !cli.mcp_ws && !cli.mcp_http {
         bail!(
             "choose a transport: `limina --mcp-stdio`, `--mcp-ws`, `--mcp-http`, or several (see `limina --help`)"
@@ -46,7 +50,7 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
         .http_port
         .or(cli.port.filter(|_| !cli.mcp_ws))
         .unwrap_or(DEFAULT_HTTP_PORT);
-    let registry = build_registry_from(&cli, config)?;
+    let registry = build_registry_from(&cli, config, true)?;
     let default_profile = cli.profile.clone();
     let (admission, limits) = admission(&cli, &registry, network, shared_token(&cli)?)?;
 
@@ -103,11 +107,18 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
             admission,
             limits,
         };
-        let local = http::start(config, engine.handle())
+        let viewer = limina::viewer::Viewer {
+            profile: cli.viewer_profile.clone(),
+            assets_dir: cli.assets_dir.clone(),
+        };
+        let local = http::start(config, viewer, engine.handle())
             .with_context(|| format!("listening for HTTP clients on {bind}"))?;
         engine.add_listener();
         limina::log::info(&format!(
             "serving MCP Streamable HTTP on http://{local}/mcp"
+        ));
+        limina::log::info(&format!(
+            "the world viewer: open http://{local}/ in a browser"
         ));
     }
     engine.run().context("serving")?;
@@ -119,9 +130,9 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
 }
 
 /// The registry the flags describe: configuration, sandbox, realm, core and extra packages,
-/// the scene, and any stored calibration.
-pub fn build_registry(cli: &Cli) -> Result<Registry> {
-    build_registry_from(cli, load_config(cli)?)
+/// the scene, and any stored calibration. Without `durable_trace` the trace stays in memory.
+pub fn build_registry(cli: &Cli, durable_trace: bool) -> Result<Registry> {
+    build_registry_from(cli, load_config(cli)?, durable_trace)
 }
 
 /// The configuration --config names, or the defaults.
@@ -132,8 +143,9 @@ fn load_config(cli: &Cli) -> Result<Config> {
     }
 }
 
-/// What network clients may take: `--profile`, plus `--network-profile` and `[network]
-/// profiles`, or what their token names; and the connection limits.
+/// What network clients may take: `--profile`, plus `--network-profile`, `[network]
+/// profiles` and (with --mcp-http) `--viewer-profile`, or what their token names; and the
+/// connection limits.
 fn admission(
     cli: &Cli,
     registry: &Registry,
@@ -149,12 +161,16 @@ fn admission(
     }
     let mut also = network.profiles;
     also.extend(cli.network_profile.iter().cloned());
+    if cli.mcp_http {
+        // The host's own viewer page asks for it; anyone who may load the page may take it.
+        also.push(cli.viewer_profile.clone());
+    }
     let admission = Admission::new(&cli.profile, &also, shared_token, network.tokens);
     Ok((Arc::new(admission), network.limits))
 }
 
 /// The registry the flags and `config` describe.
-fn build_registry_from(cli: &Cli, config: Config) -> Result<Registry> {
+fn build_registry_from(cli: &Cli, config: Config, durable_trace: bool) -> Result<Registry> {
     config
         .policy
         .profiles
@@ -176,26 +192,21 @@ fn build_registry_from(cli: &Cli, config: Config) -> Result<Registry> {
     world.set_assets_dir(cli.assets_dir.clone());
     let realm = Realm {
         world,
-        tracer: open_trace(&trace_dir, cli.trace_dir.is_some(), config.trace)?,
+        tracer: if durable_trace {
+            open_trace(&trace_dir, cli, config.trace, config.trace_durability)?
+        } else {
+            Tracer::new(TRACE_WINDOW)
+        },
         rng: cli.seed.map(Rng::seeded).unwrap_or_else(Rng::from_time),
     };
     let mut registry = Registry::new(sandbox, config.policy, realm);
     registry.set_limit_overrides(config.package_limits);
+    registry.set_host_grants(config.grants);
     registry.set_traces_dir(trace_dir);
 
-    let core_dir = cli.core_dir.clone().unwrap_or_else(default_core_dir);
-    let core = package_dirs(&core_dir).with_context(|| {
-        format!(
-            "the core packages were not found in {} — build them with `cargo xtask build-guests` or point --core-dir at them",
-            core_dir.display()
-        )
-    })?;
     // The core must load; a third-party package that cannot is refused (and traced) while
     // the host starts without it.
-    let core = core
-        .iter()
-        .map(|d| PackageSource::read(d))
-        .collect::<Result<Vec<_>>>()?;
+    let core = core_sources(cli.core_dir.clone())?;
     for source in newest_versions(core) {
         let dir = source.dir.clone();
         registry
@@ -333,22 +344,22 @@ fn newest_versions(sources: impl IntoIterator<Item = PackageSource>) -> Vec<Pack
     newest.into_values().collect()
 }
 
-/// The durable trace in `dir`. When the default folder is already used by another host, the
-/// trace stays in memory (with a warning) rather than refusing to start; an explicit
-/// `--trace-dir` that cannot be used is an error.
+/// The durable trace in `dir`, or with `--ephemeral-trace` one in memory only. A folder that
+/// cannot be used (another host holds it) stops the start: there is no silent memory-only mode.
 fn open_trace(
     dir: &std::path::Path,
-    explicit: bool,
+    cli: &Cli,
     retention: limina::trace::Retention,
+    durability: limina::trace::Durability,
 ) -> Result<Tracer> {
-    match Tracer::open_with(dir, TRACE_WINDOW, retention) {
-        Ok(tracer) => Ok(tracer),
-        Err(e) if !explicit => {
-            limina::log::warn(&format!("{e:#}; keeping this run's trace in memory only"));
-            Ok(Tracer::new(TRACE_WINDOW))
-        }
-        Err(e) => Err(e),
+    if cli.ephemeral_trace {
+        limina::log::warn(
+            "--ephemeral-trace: this run's trace is kept in memory only and is lost when the \
+             host stops",
+        );
+        return Ok(Tracer::new(TRACE_WINDOW));
     }
+    Tracer::open_durable(dir, TRACE_WINDOW, retention, durability)
 }
 
 fn default_trace_dir() -> PathBuf {
@@ -360,9 +371,25 @@ fn default_trace_dir() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("limina-traces"))
 }
 
-/// `$LIMINA_CORE_DIR`, else the folder `cargo xtask build-guests` fills in this checkout.
-fn default_core_dir() -> PathBuf {
-    std::env::var_os("LIMINA_CORE_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../target/core")))
+/// The core packages: read from `--core-dir` or `$LIMINA_CORE_DIR` when one is given (for
+/// working on them), else those built into this binary.
+fn core_sources(flag: Option<PathBuf>) -> Result<Vec<PackageSource>> {
+    let Some(core_dir) = flag.or_else(|| std::env::var_os("LIMINA_CORE_DIR").map(PathBuf::from))
+    else {
+        if let Some(note) = embedded::stale_note() {
+            limina::log::warn(&note);
+        }
+        return embedded::sources();
+    };
+    let core = package_dirs(&core_dir).with_context(|| {
+        format!(
+            "the core packages were not found in {} — build them with `cargo xtask build-guests` or point --core-dir at them",
+            core_dir.display()
+        )
+    })?;
+    limina::log::info(&format!(
+        "core packages from {} (not the ones built in)",
+        core_dir.display()
+    ));
+    core.iter().map(|d| PackageSource::read(d)).collect()
 }

@@ -30,6 +30,7 @@ use super::session::PROTOCOL_VERSIONS;
 use crate::limits::{
     HTTP_IDLE_SESSION_SECS, MAX_HTTP_BODY_BYTES, MAX_IN_FLIGHT_PER_CONNECTION, SSE_REPLAY_EVENTS,
 };
+use crate::viewer::{self, Viewer};
 use bytes::Bytes;
 use futures_util::{StreamExt, stream};
 use http_body_util::combinators::BoxBody;
@@ -59,11 +60,12 @@ const REPLY_TIMEOUT: Duration = Duration::from_secs(600);
 const RETRY_MS: u64 = 1_000;
 
 /// Binds and serves on a thread of its own; returns the address bound (port 0 picks one).
-pub fn start(config: Listen, engine: EngineHandle) -> std::io::Result<SocketAddr> {
+pub fn start(config: Listen, viewer: Viewer, engine: EngineHandle) -> std::io::Result<SocketAddr> {
     let shared = Arc::new(Shared {
         loopback_only: config.bind.ip().is_loopback(),
         gate: Gate::new(config.limits),
         config,
+        viewer,
         engine,
         sessions: Mutex::default(),
     });
@@ -78,6 +80,8 @@ struct Shared {
     config: Listen,
     /// Connection caps (in all and per peer address).
     gate: Arc<Gate>,
+    /// The browser viewer served at `/`.
+    viewer: Viewer,
     /// Bound to loopback: the Host header must name loopback too.
     loopback_only: bool,
     engine: EngineHandle,
@@ -192,8 +196,17 @@ async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Response<Bod
     let path = request.uri().path().to_string();
     match path.as_str() {
         "/healthz" => return text(StatusCode::OK, "ok"),
-        "/readyz" => return text(StatusCode::OK, "ready"),
+        "/readyz" => {
+            return match shared.engine.not_ready() {
+                None => text(StatusCode::OK, "ready"),
+                Some(why) => text(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    &format!("not ready: {why}"),
+                ),
+            };
+        }
         "/mcp" => {}
+        _ if Viewer::serves(&path) => return view(&shared, &request, &path),
         _ => return text(StatusCode::NOT_FOUND, "not found: MCP is served at /mcp"),
     }
     let header = |name: header::HeaderName| {
@@ -262,6 +275,76 @@ async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Response<Bod
             r.headers_mut()
                 .insert(header::ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
             r
+        }
+    }
+}
+
+/// The browser viewer's page and files: the same Host and Origin checks as `/mcp`; glTF
+/// assets (world data) also need the bearer token when one is configured. The page and its
+/// scripts hold no data, so a browser can load them before the user gives it the token.
+fn view(shared: &Shared, request: &Request<Incoming>, path: &str) -> Response<Body> {
+    let header = |name: header::HeaderName| {
+        request
+            .headers()
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+    };
+    if request.method() != Method::GET && request.method() != Method::HEAD {
+        return text(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "the viewer is read with GET",
+        );
+    }
+    if shared.loopback_only && !header(header::HOST).is_some_and(|h| is_loopback_name(&h)) {
+        return text(
+            StatusCode::FORBIDDEN,
+            "the Host header must name this machine's loopback (localhost, 127.0.0.1 or [::1])",
+        );
+    }
+    if !shared
+        .config
+        .guard
+        .origin_allowed(header(header::ORIGIN).as_deref())
+    {
+        return text(StatusCode::FORBIDDEN, "this Origin is not allowed");
+    }
+    if Viewer::is_asset(path)
+        && let Err(refusal) = shared
+            .config
+            .admission
+            .admit(Transport::Http, header(header::AUTHORIZATION).as_deref())
+    {
+        return text(StatusCode::UNAUTHORIZED, refusal.message());
+    }
+    match shared.viewer.file(path) {
+        Ok(file) => {
+            let mut response =
+                Response::new(Full::new(Bytes::from(file.bytes.into_owned())).boxed());
+            let headers = response.headers_mut();
+            headers.insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static(file.content_type),
+            );
+            // The page runs only what this binary serves, and talks only to this server.
+            headers.insert(
+                header::CONTENT_SECURITY_POLICY,
+                HeaderValue::from_static(
+                    "default-src 'self'; img-src 'self' data: blob:; connect-src 'self'; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'",
+                ),
+            );
+            headers.insert(
+                header::X_CONTENT_TYPE_OPTIONS,
+                HeaderValue::from_static("nosniff"),
+            );
+            response
+        }
+        Err(viewer::Missing::NoThree) => text(
+            StatusCode::NOT_FOUND,
+            "three.js was not embedded in this build: run `cargo xtask build-guests` (it installs the pinned npm `three`), then rebuild the host",
+        ),
+        Err(viewer::Missing::NotFound(what)) => {
+            text(StatusCode::NOT_FOUND, &format!("not found: {what}"))
         }
     }
 }

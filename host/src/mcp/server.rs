@@ -233,11 +233,19 @@ impl Server {
         }
     }
 
-    /// Writes buffered trace events out; transports call it when no input is waiting.
-    pub fn flush(&mut self) {
-        if let Err(e) = self.registry.realm_mut().tracer.flush() {
-            crate::log::error(&format!("writing the trace failed: {e:#}"));
-        }
+    /// Writes what the trace has not written yet and syncs as `[trace] fsync` says;
+    /// transports call it when no input is waiting, before the batch's replies leave. While
+    /// the trace cannot be written it also tries whether it can again (traffic or not). False
+    /// when the batch's events are not durable (the trace logs why, once).
+    pub fn flush(&mut self) -> bool {
+        let tracer = &mut self.registry.realm_mut().tracer;
+        let _ = tracer.accepting();
+        tracer.flush().is_ok()
+    }
+
+    /// Whether replies must wait for [`Server::flush`] (`[trace] fsync = "always"`).
+    pub fn replies_wait_for_sync(&self) -> bool {
+        self.registry.realm().tracer.syncs_every_batch()
     }
 
     /// Ends a connection's session (transport closed).

@@ -88,7 +88,9 @@ impl Registry {
             .map_or(limits.memory_bytes, |m| m.min(limits.memory_bytes));
         let grants = caller
             .permissions
-            .intersect(self.packages[package].manifest.capabilities);
+            .intersect(super::load::declared_permissions(
+                &self.packages[package].manifest,
+            ));
         let info = CallInfo {
             skill: skill.to_string(),
             agent_id: caller.agent_id.clone(),

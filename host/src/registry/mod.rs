@@ -7,6 +7,7 @@ mod calibrate;
 mod calibration_store;
 mod decision;
 mod detached;
+mod durable;
 mod guest_call;
 mod hooks;
 pub(crate) mod latency;
@@ -99,6 +100,8 @@ pub struct Package {
     pub limits: PackageLimits,
     /// The folder it was loaded from (reloads read it again).
     pub dir: std::path::PathBuf,
+    /// Built into the binary: it cannot be reloaded from a folder.
+    pub embedded: bool,
     compiled: CompiledPackage,
     hooks: Vec<hooks::GuestHook>,
 }
@@ -118,6 +121,8 @@ pub struct Registry {
     instances: HashMap<(Arc<str>, usize), GuestInstance>,
     /// Limits that override manifests, by package name.
     limit_overrides: BTreeMap<String, PackageLimits>,
+    /// What the host gives each package to reach outside the world (from the configuration).
+    host_grants: Arc<crate::grants::HostGrants>,
     /// Where `trace.export` may write.
     traces_dir: Option<std::path::PathBuf>,
     /// What `dev.reload data` re-reads.
@@ -177,6 +182,7 @@ impl Registry {
             realm: Some(Box::new(realm)),
             instances: HashMap::new(),
             limit_overrides: BTreeMap::new(),
+            host_grants: Default::default(),
             traces_dir: None,
             config_path: None,
             scene_file: None,
@@ -205,6 +211,18 @@ impl Registry {
                 .copied()
                 .unwrap_or(p.manifest.limits);
         }
+    }
+
+    /// What the host gives each package (volumes, secrets, network patterns, state quotas),
+    /// from the configuration. Loaded packages are held to it from their next call; a package
+    /// loaded later that declares more is refused (`package.overclaim`).
+    pub fn set_host_grants(&mut self, grants: crate::grants::HostGrants) {
+        self.host_grants = Arc::new(grants);
+    }
+
+    /// What the host gives each package.
+    pub fn host_grants(&self) -> &Arc<crate::grants::HostGrants> {
+        &self.host_grants
     }
 
     /// The folder `trace.export` writes into.

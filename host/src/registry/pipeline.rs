@@ -60,11 +60,15 @@ impl Registry {
         authority: Authority,
     ) -> Response {
         let started = Instant::now();
+        let recording = match self.open_record(caller, name) {
+            Ok(recording) => recording,
+            Err(refused) => return Response::of(Err(refused), started, Vec::new()),
+        };
         let mut events = Vec::new();
         let result = self.under(control, |r| {
             r.run(caller, name, input, authority, &mut events, started)
         });
-        Response::of(result, started, events)
+        self.close_record(recording, result, started, events)
     }
 
     /// Runs `f` as one call under `control`: its cancel and progress in reach of the
@@ -101,10 +105,9 @@ impl Registry {
             events,
         );
         self.record_latency(name, started, cpu_before, &result);
-        let realm = self.realm_mut();
-        match &result {
-            Ok(_) => realm.world.commit(),
-            Err(_) => realm.world.rollback(),
+        // A success is kept once its events are written (`close_record`).
+        if result.is_err() {
+            self.realm_mut().world.rollback();
         }
         self.record_outcome(
             caller,
