@@ -341,6 +341,49 @@ fn a_configured_token_decides_the_agent_and_the_profile() {
         "{}",
         reply.body
     );
+    // Alice's session is hers: Bob's token does not reach it.
+    let sid = reply.header("mcp-session-id").unwrap().to_string();
+    let ping = |token: &str| {
+        http.send(
+            "POST",
+            "/mcp",
+            &[
+                ("content-type", "application/json"),
+                ("accept", "application/json"),
+                ("authorization", &format!("Bearer {token}")),
+                ("mcp-session-id", &sid),
+            ],
+            &json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}).to_string(),
+        )
+    };
+    assert_eq!(ping("bob-token-0123456789").status, 404);
+    assert_eq!(ping("alice-token-0123456789").status, 200);
+}
+
+#[test]
+fn connections_that_have_not_initialized_are_capped() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = config_file(&dir, "[network]\nmaxUninitialized = 2\n");
+    let host = WsHost::start(&["--config", &config]);
+    let local: IpAddr = "127.0.0.1".parse().unwrap();
+    let mut first = connect_from(&ws_addr(&host), local);
+    assert_eq!(upgrade(&mut first, &[]).0, 101);
+    let mut second = connect_from(&ws_addr(&host), local);
+    assert_eq!(upgrade(&mut second, &[]).0, 101);
+    let mut third = connect_from(&ws_addr(&host), local);
+    let (status, head) = upgrade(&mut third, &[]);
+    assert_eq!(status, 503, "{head}");
+    let mut body = String::new();
+    let _ = third.read_to_string(&mut body);
+    assert!(body.contains("maxUninitialized"), "{body}");
+    // Once one initializes, its seat no longer counts as silent.
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": initialize(None, "first")});
+    first
+        .write_all(&text_frame(init.to_string().as_bytes()))
+        .unwrap();
+    assert!(read_text(&mut first).get("result").is_some());
+    let mut fourth = connect_from(&ws_addr(&host), local);
+    assert_eq!(upgrade(&mut fourth, &[]).0, 101);
 }
 
 #[test]

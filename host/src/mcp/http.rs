@@ -64,6 +64,7 @@ pub fn start(config: Listen, viewer: Viewer, engine: EngineHandle) -> std::io::R
     let shared = Arc::new(Shared {
         loopback_only: config.bind.ip().is_loopback(),
         gate: Gate::new(config.limits),
+        refusing: AtomicUsize::new(0),
         config,
         viewer,
         engine,
@@ -80,6 +81,8 @@ struct Shared {
     config: Listen,
     /// Connection caps (in all and per peer address).
     gate: Arc<Gate>,
+    /// Refused connections being answered now.
+    refusing: AtomicUsize,
     /// The browser viewer served at `/`.
     viewer: Viewer,
     /// Bound to loopback: the Host header must name loopback too.
@@ -92,6 +95,9 @@ struct Shared {
 struct HttpSession {
     /// Its `Mcp-Session-Id`, sent once `initialize` is answered.
     id: String,
+    /// What its `initialize` was admitted with: later requests must come with the same
+    /// (another token's holder cannot use it).
+    grant: Grant,
     peer: PeerId,
     cancels: Arc<CancelBoard>,
     in_flight: Arc<AtomicUsize>,
@@ -170,10 +176,17 @@ async fn accept(listener: TcpListener, shared: Arc<Shared>) {
         let _ = stream.set_nodelay(true);
         let ticket = match shared.gate.enter(from.ip(), false) {
             Ok(ticket) => ticket,
-            Err(message) => {
-                tokio::spawn(async move { gate::refuse(stream, &message).await });
+            // A flood past the cap is answered a few at a time; the rest just closed.
+            Err(message) if shared.refusing.load(Ordering::Acquire) < gate::MAX_REFUSING => {
+                let shared = shared.clone();
+                shared.refusing.fetch_add(1, Ordering::AcqRel);
+                tokio::spawn(async move {
+                    gate::refuse(stream, &message).await;
+                    shared.refusing.fetch_sub(1, Ordering::AcqRel);
+                });
                 continue;
             }
+            Err(_) => continue,
         };
         let shared = shared.clone();
         tokio::spawn(async move {
@@ -265,8 +278,8 @@ async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Response<Bod
     let session_id = header(header::HeaderName::from_static("mcp-session-id"));
     match *request.method() {
         Method::POST => post(shared, request, session_id, grant).await,
-        Method::GET => get(shared, &request, session_id),
-        Method::DELETE => delete(shared, session_id),
+        Method::GET => get(shared, &request, session_id, &grant),
+        Method::DELETE => delete(shared, session_id, &grant),
         _ => {
             let mut r = text(
                 StatusCode::METHOD_NOT_ALLOWED,
@@ -442,7 +455,7 @@ async fn post(
                 "missing Mcp-Session-Id: send `initialize` first and echo the id it returns",
             );
         }
-        (Some(sid), _) => match session(&shared, &sid) {
+        (Some(sid), _) => match session(&shared, &sid, &grant) {
             Some(s) => s,
             None => {
                 return rpc_error(
@@ -551,6 +564,7 @@ fn get(
     shared: Arc<Shared>,
     request: &Request<Incoming>,
     session_id: Option<String>,
+    grant: &Grant,
 ) -> Response<Body> {
     let accept = request
         .headers()
@@ -564,7 +578,7 @@ fn get(
             "GET /mcp opens an event stream: send `Accept: text/event-stream`",
         );
     }
-    let Some(session) = session_id.and_then(|sid| session(&shared, &sid)) else {
+    let Some(session) = session_id.and_then(|sid| session(&shared, &sid, grant)) else {
         return rpc_error(
             StatusCode::BAD_REQUEST,
             -32000,
@@ -604,7 +618,7 @@ fn get(
     response
 }
 
-fn delete(shared: Arc<Shared>, session_id: Option<String>) -> Response<Body> {
+fn delete(shared: Arc<Shared>, session_id: Option<String>, grant: &Grant) -> Response<Body> {
     let Some(sid) = session_id else {
         return rpc_error(
             StatusCode::BAD_REQUEST,
@@ -612,7 +626,7 @@ fn delete(shared: Arc<Shared>, session_id: Option<String>) -> Response<Body> {
             "DELETE /mcp needs the Mcp-Session-Id of the session to end",
         );
     };
-    match session(&shared, &sid) {
+    match session(&shared, &sid, grant) {
         Some(session) => {
             end_session(&shared, &session);
             empty(StatusCode::NO_CONTENT)
@@ -630,6 +644,7 @@ fn open_session(shared: &Arc<Shared>, grant: Grant) -> Arc<HttpSession> {
     let id = format!("{:032x}", random_u128());
     let session = Arc::new(HttpSession {
         id: id.clone(),
+        grant: grant.clone(),
         peer,
         cancels: cancels.clone(),
         in_flight: in_flight.clone(),
@@ -668,12 +683,14 @@ fn open_session(shared: &Arc<Shared>, grant: Grant) -> Arc<HttpSession> {
     session
 }
 
-fn session(shared: &Shared, id: &str) -> Option<Arc<HttpSession>> {
+/// The session `id` names, if the request was admitted as it was.
+fn session(shared: &Shared, id: &str, grant: &Grant) -> Option<Arc<HttpSession>> {
     shared
         .sessions
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .get(id)
+        .filter(|s| s.grant == *grant)
         .cloned()
 }
 

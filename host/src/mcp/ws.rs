@@ -72,7 +72,7 @@ async fn accept(listener: TcpListener, edge: Arc<Edge>, engine: EngineHandle) {
                         ));
                     }
                     // A flood past the cap is answered a few at a time; the rest just closed.
-                    Err(message) if edge.refusing.load(Ordering::Acquire) < MAX_REFUSING => {
+                    Err(message) if edge.refusing.load(Ordering::Acquire) < gate::MAX_REFUSING => {
                         let edge = edge.clone();
                         edge.refusing.fetch_add(1, Ordering::AcqRel);
                         tokio::spawn(async move {
@@ -91,9 +91,6 @@ async fn accept(listener: TcpListener, edge: Arc<Edge>, engine: EngineHandle) {
         }
     }
 }
-
-/// Refused connections answered at once; more are closed without an answer.
-const MAX_REFUSING: usize = 64;
 
 async fn connection(
     stream: TcpStream,

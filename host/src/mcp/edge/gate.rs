@@ -12,6 +12,10 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
+/// Refused connections a listener answers at once; more are closed without an answer, so a
+/// flood cannot make the answering itself a cost.
+pub const MAX_REFUSING: usize = 64;
+
 /// The seats of one listener.
 #[derive(Debug)]
 pub struct Gate {
