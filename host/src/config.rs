@@ -24,6 +24,8 @@ pub struct Config {
     pub trace: Retention,
     /// When the trace syncs and what a write failure does (`[trace] fsync`, `onWriteFailure`).
     pub trace_durability: crate::trace::Durability,
+    /// The host's ceilings on package limits and the engine's call deadline (`[limits]`).
+    pub ceilings: crate::ceilings::Ceilings,
 }
 
 #[derive(Deserialize)]
@@ -43,6 +45,7 @@ struct Raw {
     packages: BTreeMap<String, Spanned<RawPackage>>,
     latency: Option<Spanned<RawLatency>>,
     trace: Option<RawTrace>,
+    limits: Option<Spanned<crate::ceilings::RawCeilings>>,
 }
 
 #[derive(Deserialize)]
@@ -261,9 +264,18 @@ impl Config {
             None => Default::default(),
         };
 
+        let ceilings = match raw.limits {
+            Some(l) => {
+                let span = l.span();
+                crate::ceilings::Ceilings::parse(l.into_inner()).map_err(|e| at(span, e))?
+            }
+            None => Default::default(),
+        };
+
         Ok(Config {
             trace,
             trace_durability,
+            ceilings,
             policy: PolicyConfig {
                 profiles,
                 quotas,

@@ -147,6 +147,7 @@ pub fn build_registry(cli: &Cli, durable_trace: bool) -> Result<Registry> {
     };
     let mut registry = Registry::new(sandbox, config.policy, realm);
     registry.set_limit_overrides(config.package_limits);
+    registry.set_ceilings(config.ceilings);
     registry.set_traces_dir(trace_dir);
 
     let core_dir = cli.core_dir.clone().unwrap_or_else(default_core_dir);

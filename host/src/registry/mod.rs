@@ -119,6 +119,8 @@ pub struct Registry {
     instances: HashMap<(Arc<str>, usize), GuestInstance>,
     /// Limits that override manifests, by package name.
     limit_overrides: BTreeMap<String, PackageLimits>,
+    /// What no package's limits may exceed, and the engine's call deadline.
+    ceilings: crate::ceilings::Ceilings,
     /// Where `trace.export` may write.
     traces_dir: Option<std::path::PathBuf>,
     /// What `dev.reload data` re-reads.
@@ -178,6 +180,7 @@ impl Registry {
             realm: Some(Box::new(realm)),
             instances: HashMap::new(),
             limit_overrides: BTreeMap::new(),
+            ceilings: Default::default(),
             traces_dir: None,
             config_path: None,
             scene_file: None,
@@ -206,6 +209,12 @@ impl Registry {
                 .copied()
                 .unwrap_or(p.manifest.limits);
         }
+    }
+
+    /// The ceilings on package limits and the engine's call deadline (`[limits]`); packages
+    /// loaded from now on are held to them.
+    pub fn set_ceilings(&mut self, ceilings: crate::ceilings::Ceilings) {
+        self.ceilings = ceilings;
     }
 
     /// The folder `trace.export` writes into.

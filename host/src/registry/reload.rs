@@ -81,6 +81,7 @@ impl Registry {
             .collect();
         self.policy.reconfigure(config.policy);
         self.set_limit_overrides(config.package_limits);
+        self.set_ceilings(config.ceilings);
         // The tier thresholds may have moved.
         self.refresh_tiers();
         self.generation += 1;
