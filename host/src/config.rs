@@ -28,6 +28,8 @@ pub struct Config {
     pub trace_durability: crate::trace::Durability,
     /// Volumes, secrets and what each package is given to reach outside the world.
     pub grants: HostGrants,
+    /// The host's ceilings on package limits and the engine's call deadline (`[limits]`).
+    pub ceilings: crate::ceilings::Ceilings,
 }
 
 #[derive(Deserialize)]
@@ -51,6 +53,7 @@ struct Raw {
     volumes: BTreeMap<String, Spanned<String>>,
     #[serde(default)]
     secrets: BTreeMap<String, Spanned<RawSecret>>,
+    limits: Option<Spanned<crate::ceilings::RawCeilings>>,
 }
 
 #[derive(Deserialize)]
@@ -288,10 +291,19 @@ impl Config {
             None => Default::default(),
         };
 
+        let ceilings = match raw.limits {
+            Some(l) => {
+                let span = l.span();
+                crate::ceilings::Ceilings::parse(l.into_inner()).map_err(|e| at(span, e))?
+            }
+            None => Default::default(),
+        };
+
         Ok(Config {
             trace,
             trace_durability,
             grants,
+            ceilings,
             policy: PolicyConfig {
                 profiles,
                 quotas,

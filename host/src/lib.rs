@@ -4,6 +4,7 @@
 //! `registry` (the call pipeline) → `policy`, `trace`, `sandbox`, `world`. `telemetry`
 //! (OpenTelemetry export) sits beside `mcp`, which feeds it.
 
+pub mod ceilings;
 pub mod config;
 pub mod grants;
 pub mod limits;

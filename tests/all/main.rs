@@ -8,6 +8,7 @@ mod core_in_process;
 mod dice;
 mod discovery;
 mod ecs_skills;
+mod engine_stall;
 mod example_packages;
 mod grants;
 mod guest_errors;

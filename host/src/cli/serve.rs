@@ -155,6 +155,7 @@ pub fn build_registry(cli: &Cli, durable_trace: bool) -> Result<Registry> {
     let mut registry = Registry::new(sandbox, config.policy, realm);
     registry.set_limit_overrides(config.package_limits);
     registry.set_host_grants(config.grants);
+    registry.set_ceilings(config.ceilings);
     registry.set_traces_dir(trace_dir);
 
     // The core must load; a third-party package that cannot is refused (and traced) while

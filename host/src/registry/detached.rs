@@ -321,7 +321,10 @@ impl Registry {
     ) -> Result<(Decided, Work), Failure> {
         let work = match decided.handler {
             Handler::Guest(package) => {
-                let prep = self.prepare_guest(caller, package, name, &decided.decision_id)?;
+                let mut prep = self.prepare_guest(caller, package, name, &decided.decision_id)?;
+                // Off the engine nobody waits for it: its package's own deadline holds.
+                prep.info.timeout_ms = self.packages[package].limits.timeout_ms;
+                prep.deadline_by_engine = false;
                 Work::Guest {
                     prep,
                     text: decided.input.to_string(),

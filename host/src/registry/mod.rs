@@ -123,6 +123,8 @@ pub struct Registry {
     limit_overrides: BTreeMap<String, PackageLimits>,
     /// What the host gives each package to reach outside the world (from the configuration).
     host_grants: Arc<crate::grants::HostGrants>,
+    /// What no package's limits may exceed, and the engine's call deadline.
+    ceilings: crate::ceilings::Ceilings,
     /// Where `trace.export` may write.
     traces_dir: Option<std::path::PathBuf>,
     /// What `dev.reload data` re-reads.
@@ -183,6 +185,7 @@ impl Registry {
             instances: HashMap::new(),
             limit_overrides: BTreeMap::new(),
             host_grants: Default::default(),
+            ceilings: Default::default(),
             traces_dir: None,
             config_path: None,
             scene_file: None,
@@ -223,6 +226,12 @@ impl Registry {
     /// What the host gives each package.
     pub fn host_grants(&self) -> &Arc<crate::grants::HostGrants> {
         &self.host_grants
+    }
+
+    /// The ceilings on package limits and the engine's call deadline (`[limits]`); packages
+    /// loaded from now on are held to them.
+    pub fn set_ceilings(&mut self, ceilings: crate::ceilings::Ceilings) {
+        self.ceilings = ceilings;
     }
 
     /// The folder `trace.export` writes into.
