@@ -26,6 +26,8 @@ pub struct Config {
     pub trace: Retention,
     /// Volumes, secrets and what each package is given to reach outside the world.
     pub grants: HostGrants,
+    /// How much each package may write into its volumes (`[files]`, `crate::files`).
+    pub files: crate::files::FilesConfig,
 }
 
 #[derive(Deserialize)]
@@ -45,6 +47,7 @@ struct Raw {
     packages: BTreeMap<String, Spanned<RawPackage>>,
     latency: Option<Spanned<RawLatency>>,
     trace: Option<RawTrace>,
+    files: Option<crate::files::RawFiles>,
     #[serde(default)]
     volumes: BTreeMap<String, Spanned<String>>,
     #[serde(default)]
@@ -280,9 +283,13 @@ impl Config {
             None => Retention::default(),
         };
 
+        let files =
+            crate::files::FilesConfig::parse(raw.files).map_err(|(span, msg)| at(span, msg))?;
+
         Ok(Config {
             trace,
             grants,
+            files,
             policy: PolicyConfig {
                 profiles,
                 quotas,

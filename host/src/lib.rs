@@ -5,6 +5,7 @@
 //! (OpenTelemetry export) sits beside `mcp`, which feeds it.
 
 pub mod config;
+pub mod files;
 pub mod grants;
 pub mod limits;
 pub mod log;
@@ -14,6 +15,7 @@ pub mod policy;
 pub mod realm;
 pub mod registry;
 pub mod sandbox;
+pub mod state;
 pub mod telemetry;
 pub mod trace;
 pub mod world;

@@ -9,6 +9,7 @@ mod dice;
 mod discovery;
 mod ecs_skills;
 mod example_packages;
+mod files_and_state;
 mod grants;
 mod guest_errors;
 mod hooks;

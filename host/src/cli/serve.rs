@@ -11,6 +11,7 @@ use limina::packages::{PackageSource, package_dirs};
 use limina::realm::{Realm, Rng};
 use limina::registry::Registry;
 use limina::sandbox::{CompileCache, Sandbox};
+use limina::state::StateStore;
 use limina::telemetry::OtlpConfig;
 use limina::trace::Tracer;
 use limina::world::{World, WorldSettings};
@@ -136,10 +137,12 @@ pub fn build_registry(cli: &Cli) -> Result<Registry> {
         world,
         tracer: open_trace(&trace_dir, cli.trace_dir.is_some(), config.trace)?,
         rng: cli.seed.map(Rng::seeded).unwrap_or_else(Rng::from_time),
+        state: StateStore::open(&trace_dir.join("state.sqlite")).map_err(anyhow::Error::msg)?,
     };
     let mut registry = Registry::new(sandbox, config.policy, realm);
     registry.set_limit_overrides(config.package_limits);
     registry.set_host_grants(config.grants);
+    registry.set_files(config.files);
     registry.set_traces_dir(trace_dir);
 
     let core_dir = cli.core_dir.clone().unwrap_or_else(default_core_dir);

@@ -89,8 +89,10 @@ impl Registry {
         started: Instant,
     ) -> Result<Value, Failure> {
         let decided = self.decide(caller, name, input, authority, events)?;
-        // 4. hooks and handler, as one transaction on the world
-        self.realm_mut().world.begin();
+        // 4. hooks and handler, as one transaction on the world and the packages' state
+        let realm = self.realm_mut();
+        realm.world.begin();
+        realm.state.begin();
         let cpu_before = self.guest_cpu_ms;
         let result = self.hooks_and_handler(
             caller,
@@ -102,6 +104,17 @@ impl Registry {
         );
         self.record_latency(name, started, cpu_before, &result);
         let realm = self.realm_mut();
+        // State is written first, durably: if that fails, the call fails and the world's
+        // changes go with it.
+        let result = match result {
+            Ok(done) => realm.state.commit().map(|()| done).map_err(|e| {
+                Failure::new(ErrorCode::HandlerError, format!("{e}; the call was undone"))
+            }),
+            Err(failure) => {
+                realm.state.rollback();
+                Err(failure)
+            }
+        };
         match &result {
             Ok(_) => realm.world.commit(),
             Err(_) => realm.world.rollback(),
