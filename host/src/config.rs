@@ -30,6 +30,8 @@ pub struct Config {
     pub grants: HostGrants,
     /// The host's ceilings on package limits and the engine's call deadline (`[limits]`).
     pub ceilings: crate::ceilings::Ceilings,
+    /// How much each package may write into its volumes (`[files]`, `crate::files`).
+    pub files: crate::files::FilesConfig,
 }
 
 #[derive(Deserialize)]
@@ -49,6 +51,7 @@ struct Raw {
     packages: BTreeMap<String, Spanned<RawPackage>>,
     latency: Option<Spanned<RawLatency>>,
     trace: Option<RawTrace>,
+    files: Option<crate::files::RawFiles>,
     #[serde(default)]
     volumes: BTreeMap<String, Spanned<String>>,
     #[serde(default)]
@@ -299,11 +302,15 @@ impl Config {
             None => Default::default(),
         };
 
+        let files =
+            crate::files::FilesConfig::parse(raw.files).map_err(|(span, msg)| at(span, msg))?;
+
         Ok(Config {
             trace,
             trace_durability,
             grants,
             ceilings,
+            files,
             policy: PolicyConfig {
                 profiles,
                 quotas,

@@ -6,6 +6,7 @@
 
 pub mod ceilings;
 pub mod config;
+pub mod files;
 pub mod grants;
 pub mod limits;
 pub mod log;
@@ -15,6 +16,7 @@ pub mod policy;
 pub mod realm;
 pub mod registry;
 pub mod sandbox;
+pub mod state;
 pub mod telemetry;
 pub mod trace;
 pub mod viewer;

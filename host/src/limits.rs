@@ -61,6 +61,13 @@ pub const MAX_WASM_STACK_BYTES: usize = 1 << 20;
 pub const POOLED_INSTANCES: u32 = 256;
 /// How often the epoch advances; call deadlines are counted in these.
 pub const EPOCH_TICK_MS: u64 = 2;
+/// Bytes a package may write into its volumes over the host's run, unless `[files]
+/// writeBytes` says otherwise: enough for notes and caches, not for filling the host's disk.
+pub const FILES_WRITE_BYTES: u64 = 64 << 20;
+/// Bytes of one state key.
+pub const MAX_STATE_KEY_BYTES: usize = 1 << 10;
+/// Bytes of one state value: a memory or a note, not a file (files are for that).
+pub const MAX_STATE_VALUE_BYTES: usize = 1 << 20;
 /// Entities the world may hold at once.
 pub const MAX_ENTITIES: usize = 10_000;
 /// Simulation step length by default (60 Hz).

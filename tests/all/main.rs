@@ -10,6 +10,7 @@ mod discovery;
 mod ecs_skills;
 mod engine_stall;
 mod example_packages;
+mod files_and_state;
 mod grants;
 mod guest_errors;
 mod hooks;

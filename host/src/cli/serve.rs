@@ -11,6 +11,7 @@ use limina::packages::{PackageSource, embedded, package_dirs};
 use limina::realm::{Realm, Rng};
 use limina::registry::Registry;
 use limina::sandbox::{CompileCache, Sandbox};
+use limina::state::StateStore;
 use limina::telemetry::OtlpConfig;
 use limina::trace::Tracer;
 use limina::world::{World, WorldSettings};
@@ -151,11 +152,13 @@ pub fn build_registry(cli: &Cli, durable_trace: bool) -> Result<Registry> {
             Tracer::new(TRACE_WINDOW)
         },
         rng: cli.seed.map(Rng::seeded).unwrap_or_else(Rng::from_time),
+        state: StateStore::open(&trace_dir.join("state.sqlite")).map_err(anyhow::Error::msg)?,
     };
     let mut registry = Registry::new(sandbox, config.policy, realm);
     registry.set_limit_overrides(config.package_limits);
     registry.set_host_grants(config.grants);
     registry.set_ceilings(config.ceilings);
+    registry.set_files(config.files);
     registry.set_traces_dir(trace_dir);
 
     // The core must load; a third-party package that cannot is refused (and traced) while

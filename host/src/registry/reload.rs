@@ -88,6 +88,7 @@ impl Registry {
         self.set_limit_overrides(config.package_limits);
         self.set_host_grants(config.grants);
         self.set_ceilings(config.ceilings);
+        self.set_files(config.files);
         // The tier thresholds may have moved.
         self.refresh_tiers();
         self.generation += 1;
