@@ -32,6 +32,8 @@ pub struct Config {
     pub ceilings: crate::ceilings::Ceilings,
     /// How much each package may write into its volumes (`[files]`, `crate::files`).
     pub files: crate::files::FilesConfig,
+    /// What network clients may take and the connection limits (`[network]`).
+    pub network: crate::mcp::edge::NetworkSettings,
 }
 
 #[derive(Deserialize)]
@@ -57,6 +59,7 @@ struct Raw {
     #[serde(default)]
     secrets: BTreeMap<String, Spanned<RawSecret>>,
     limits: Option<Spanned<crate::ceilings::RawCeilings>>,
+    network: Option<crate::mcp::edge::settings::RawNetwork>,
 }
 
 #[derive(Deserialize)]
@@ -123,11 +126,16 @@ impl Config {
     pub fn load(path: &Path) -> Result<Config, String> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("{}: cannot read the configuration: {e}", path.display()))?;
-        Config::parse(&text).map_err(|e| format!("{}:{e}", path.display()))
+        Config::parse_in(&text, path.parent()).map_err(|e| format!("{}:{e}", path.display()))
     }
 
     /// Parses configuration text; errors start with `line:`.
     pub fn parse(text: &str) -> Result<Config, String> {
+        Config::parse_in(text, None)
+    }
+
+    /// Parses configuration text whose relative paths start at `base`.
+    fn parse_in(text: &str, base: Option<&Path>) -> Result<Config, String> {
         let raw: Raw = toml::from_str(text).map_err(|e| {
             let line = e.span().map_or(1, |s| line_of(text, s.start));
             format!("{line}: {}", e.message())
@@ -305,7 +313,14 @@ impl Config {
         let files =
             crate::files::FilesConfig::parse(raw.files).map_err(|(span, msg)| at(span, msg))?;
 
+        let network = match raw.network {
+            Some(n) => crate::mcp::edge::settings::parse(n, &profiles, base)
+                .map_err(|(span, msg)| at(span, msg))?,
+            None => Default::default(),
+        };
+
         Ok(Config {
+            network,
             trace,
             trace_durability,
             grants,

@@ -9,6 +9,7 @@ mod dice;
 mod discovery;
 mod ecs_skills;
 mod engine_stall;
+mod edge;
 mod example_packages;
 mod files_and_state;
 mod grants;

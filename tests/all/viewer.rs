@@ -325,7 +325,12 @@ fn a_red_box_appears_moves_and_disappears_in_a_real_browser() {
 
 #[test]
 fn the_build_scene_example_builds_its_scene_over_http() {
-    let host = HttpHost::start(&["--profile", "builder.readWrite"]);
+    let host = HttpHost::start(&[
+        "--profile",
+        "builder.readWrite",
+        "--network-profile",
+        "social.actor",
+    ]);
     let out = Command::new("python3")
         .arg(repo().join("examples/build_scene.py"))
         .arg(host.url())

@@ -409,6 +409,34 @@ impl Registry {
         }
     }
 
+    /// A session the network edge refused at `initialize` (a profile or agent beyond what the
+    /// client was admitted with), traced as `session.admission.denied` with what it asked for.
+    pub fn refuse_admission(&mut self, params: &serde_json::Value, reason: &str) {
+        let asked = |key: &str| params.get(key).and_then(serde_json::Value::as_str);
+        let actor = asked("agentId")
+            .unwrap_or("anonymous")
+            .chars()
+            .take(128)
+            .collect();
+        let thread = asked("sessionId")
+            .unwrap_or("unbound")
+            .chars()
+            .take(128)
+            .collect();
+        self.realm_mut().tracer.emit(crate::trace::NewEvent {
+            kind: "session.admission.denied".into(),
+            actor_id: actor,
+            thread_id: thread,
+            parent_event_id: None,
+            caused_by: vec![],
+            payload: serde_json::json!({
+                "profile": asked("profile"),
+                "agentId": asked("agentId"),
+                "reason": reason,
+            }),
+        });
+    }
+
     /// Revokes a package: its skills are denied (`revoked`) from the next call on and it cannot
     /// be loaded again; traced as `package.revoked`.
     pub fn revoke_package(&mut self, name: &str) {
