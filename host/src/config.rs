@@ -24,12 +24,16 @@ pub struct Config {
     pub package_limits: BTreeMap<String, PackageLimits>,
     /// Segment size and retention of the durable trace (`[trace]`).
     pub trace: Retention,
-    /// What network clients may take and the connection limits (`[network]`).
-    pub network: crate::mcp::edge::NetworkSettings,
     /// When the trace syncs and what a write failure does (`[trace] fsync`, `onWriteFailure`).
     pub trace_durability: crate::trace::Durability,
     /// Volumes, secrets and what each package is given to reach outside the world.
     pub grants: HostGrants,
+    /// The host's ceilings on package limits and the engine's call deadline (`[limits]`).
+    pub ceilings: crate::ceilings::Ceilings,
+    /// How much each package may write into its volumes (`[files]`, `crate::files`).
+    pub files: crate::files::FilesConfig,
+    /// What network clients may take and the connection limits (`[network]`).
+    pub network: crate::mcp::edge::NetworkSettings,
 }
 
 #[derive(Deserialize)]
@@ -49,11 +53,13 @@ struct Raw {
     packages: BTreeMap<String, Spanned<RawPackage>>,
     latency: Option<Spanned<RawLatency>>,
     trace: Option<RawTrace>,
-    network: Option<crate::mcp::edge::settings::RawNetwork>,
+    files: Option<crate::files::RawFiles>,
     #[serde(default)]
     volumes: BTreeMap<String, Spanned<String>>,
     #[serde(default)]
     secrets: BTreeMap<String, Spanned<RawSecret>>,
+    limits: Option<Spanned<crate::ceilings::RawCeilings>>,
+    network: Option<crate::mcp::edge::settings::RawNetwork>,
 }
 
 #[derive(Deserialize)]
@@ -296,6 +302,17 @@ impl Config {
             None => Default::default(),
         };
 
+        let ceilings = match raw.limits {
+            Some(l) => {
+                let span = l.span();
+                crate::ceilings::Ceilings::parse(l.into_inner()).map_err(|e| at(span, e))?
+            }
+            None => Default::default(),
+        };
+
+        let files =
+            crate::files::FilesConfig::parse(raw.files).map_err(|(span, msg)| at(span, msg))?;
+
         let network = match raw.network {
             Some(n) => crate::mcp::edge::settings::parse(n, &profiles, base)
                 .map_err(|(span, msg)| at(span, msg))?,
@@ -307,6 +324,8 @@ impl Config {
             trace,
             trace_durability,
             grants,
+            ceilings,
+            files,
             policy: PolicyConfig {
                 profiles,
                 quotas,

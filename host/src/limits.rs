@@ -21,6 +21,18 @@ impl Default for PackageLimits {
     }
 }
 
+/// Most fuel a package may ask for per call unless `[limits] fuelPerCall` says otherwise: what
+/// the longest timeout allowed could burn (more could never be spent).
+pub const CEILING_FUEL_PER_CALL: u64 = CEILING_TIMEOUT_MS * FUEL_PER_MS;
+/// Longest per-call timeout a package may ask for unless `[limits] timeoutMs` says otherwise.
+/// It holds for calls off the engine; calls on it get `ENGINE_CALL_MS`.
+pub const CEILING_TIMEOUT_MS: u64 = 30_000;
+/// Deadline of a call that runs on the engine (its package can touch the world), unless
+/// `[limits] engineCallMs` says otherwise: five epoch ticks. While it runs every client and
+/// the physics tick wait, so a guest may hold them this long at most; core skills answer in
+/// microseconds, and slow work belongs in packages without world capabilities, which run off
+/// the engine.
+pub const ENGINE_CALL_MS: u64 = 10;
 /// Largest memory any package may ask for; also the pooling allocator's slot size.
 pub const MAX_PACKAGE_MEMORY_BYTES: u64 = 256 << 20;
 /// Most table elements an instance may hold.
@@ -49,6 +61,13 @@ pub const MAX_WASM_STACK_BYTES: usize = 1 << 20;
 pub const POOLED_INSTANCES: u32 = 256;
 /// How often the epoch advances; call deadlines are counted in these.
 pub const EPOCH_TICK_MS: u64 = 2;
+/// Bytes a package may write into its volumes over the host's run, unless `[files]
+/// writeBytes` says otherwise: enough for notes and caches, not for filling the host's disk.
+pub const FILES_WRITE_BYTES: u64 = 64 << 20;
+/// Bytes of one state key.
+pub const MAX_STATE_KEY_BYTES: usize = 1 << 10;
+/// Bytes of one state value: a memory or a note, not a file (files are for that).
+pub const MAX_STATE_VALUE_BYTES: usize = 1 << 20;
 /// Entities the world may hold at once.
 pub const MAX_ENTITIES: usize = 10_000;
 /// Simulation step length by default (60 Hz).

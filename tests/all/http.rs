@@ -330,6 +330,7 @@ fn the_session_stream_carries_notifications_with_ids_and_resumes_after_a_drop() 
 #[test]
 fn a_long_call_streams_its_progress_then_its_reply() {
     let packages = guest_packages(&["slow"]);
+    let config = crate::support::long_calls_config();
     let host = HttpHost::start(&[
         "--network-profile",
         "builder.readWrite",
@@ -337,6 +338,8 @@ fn a_long_call_streams_its_progress_then_its_reply() {
         "player.limited",
         "--packages",
         packages.path().to_str().unwrap(),
+        "--config",
+        &config,
     ]);
     let session = host.session("builder.readWrite");
     let reply = host.post(
@@ -395,6 +398,7 @@ fn a_slow_loris_client_is_cut_off_and_others_are_served() {
 fn the_official_python_sdk_speaks_streamable_http_with_progress() {
     let sdk = PYTHON_SDK.ensure().expect("installing the Python MCP SDK");
     let packages = guest_packages(&["slow"]);
+    let config = crate::support::long_calls_config();
     let host = HttpHost::start(&[
         "--network-profile",
         "builder.readWrite",
@@ -404,6 +408,8 @@ fn the_official_python_sdk_speaks_streamable_http_with_progress() {
         "builder.readWrite",
         "--packages",
         packages.path().to_str().unwrap(),
+        "--config",
+        &config,
     ]);
     let out = Command::new(venv_python(&sdk))
         .arg(repo().join("tests/clients/http_python.py"))
@@ -428,6 +434,7 @@ fn the_official_typescript_sdk_speaks_streamable_http() {
         .ensure()
         .expect("installing the TypeScript MCP SDK");
     let packages = guest_packages(&["slow"]);
+    let config = crate::support::long_calls_config();
     let host = HttpHost::start(&[
         "--network-profile",
         "builder.readWrite",
@@ -437,6 +444,8 @@ fn the_official_typescript_sdk_speaks_streamable_http() {
         "builder.readWrite",
         "--packages",
         packages.path().to_str().unwrap(),
+        "--config",
+        &config,
     ]);
     let dir = tempfile::tempdir().unwrap();
     std::os::unix::fs::symlink(sdk.join("node_modules"), dir.path().join("node_modules")).unwrap();
@@ -580,6 +589,7 @@ fn mcp_inspectors_cli_lists_and_calls_over_http() {
 #[test]
 fn a_cancelled_call_gets_no_reply_changes_nothing_and_a_reload_reaches_the_stream() {
     let packages = guest_packages(&["slow"]);
+    let config = crate::support::long_calls_config();
     let host = HttpHost::start(&[
         "--network-profile",
         "builder.readWrite",
@@ -587,6 +597,8 @@ fn a_cancelled_call_gets_no_reply_changes_nothing_and_a_reload_reaches_the_strea
         "player.limited",
         "--packages",
         packages.path().to_str().unwrap(),
+        "--config",
+        &config,
     ]);
     let session = host.session("builder.readWrite");
     let mut stream = open_stream(&host, &session, None);

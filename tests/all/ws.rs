@@ -162,6 +162,7 @@ fn an_area_of_interest_filters_deltas_and_reports_entering_and_leaving() {
 #[test]
 fn a_cancelled_guest_call_stops_at_once_changes_nothing_and_the_session_goes_on() {
     let packages = guest_packages(&["slow"]);
+    let config = crate::support::long_calls_config();
     let host = WsHost::start(&[
         "--network-profile",
         "builder.readWrite",
@@ -169,6 +170,8 @@ fn a_cancelled_guest_call_stops_at_once_changes_nothing_and_the_session_goes_on(
         "player.limited",
         "--packages",
         packages.path().to_str().unwrap(),
+        "--config",
+        &config,
     ]);
     let mut a = host.client("builder.readWrite", "canceller");
     let mut watcher = host.client("system.readonly", "watcher");
@@ -414,6 +417,7 @@ fn bad_frames_get_clear_errors_or_close_codes_and_the_host_keeps_serving() {
 #[test]
 fn a_flood_past_the_in_flight_cap_is_refused_at_once() {
     let packages = guest_packages(&["slow"]);
+    let config = crate::support::long_calls_config();
     let host = WsHost::start(&[
         "--network-profile",
         "builder.readWrite",
@@ -421,6 +425,8 @@ fn a_flood_past_the_in_flight_cap_is_refused_at_once() {
         "player.limited",
         "--packages",
         packages.path().to_str().unwrap(),
+        "--config",
+        &config,
     ]);
     let mut c = host.client("builder.readWrite", "flooder");
     let slow = c.send_request(
@@ -561,6 +567,7 @@ fn stdio_and_websocket_clients_share_one_world() {
 #[test]
 fn a_guest_reports_progress_to_a_caller_that_asked_for_it() {
     let packages = guest_packages(&["slow"]);
+    let config = crate::support::long_calls_config();
     let host = WsHost::start(&[
         "--network-profile",
         "builder.readWrite",
@@ -568,6 +575,8 @@ fn a_guest_reports_progress_to_a_caller_that_asked_for_it() {
         "player.limited",
         "--packages",
         packages.path().to_str().unwrap(),
+        "--config",
+        &config,
     ]);
     let mut c = host.client("builder.readWrite", "progress");
     let reply = c.request(

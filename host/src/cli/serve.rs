@@ -12,6 +12,7 @@ use limina::packages::{PackageSource, embedded, package_dirs};
 use limina::realm::{Realm, Rng};
 use limina::registry::Registry;
 use limina::sandbox::{CompileCache, Sandbox};
+use limina::state::StateStore;
 use limina::telemetry::OtlpConfig;
 use limina::trace::Tracer;
 use limina::world::{World, WorldSettings};
@@ -162,7 +163,7 @@ fn admission(
     let mut also = network.profiles;
     also.extend(cli.network_profile.iter().cloned());
     if cli.mcp_http {
-        // The host's own viewer page asks for it; anyone who may load the page may take it.
+        // The browser viewer's own session (read-only unless the operator says otherwise).
         also.push(cli.viewer_profile.clone());
     }
     let admission = Admission::new(&cli.profile, &also, shared_token, network.tokens);
@@ -198,10 +199,13 @@ fn build_registry_from(cli: &Cli, config: Config, durable_trace: bool) -> Result
             Tracer::new(TRACE_WINDOW)
         },
         rng: cli.seed.map(Rng::seeded).unwrap_or_else(Rng::from_time),
+        state: StateStore::open(&trace_dir.join("state.sqlite")).map_err(anyhow::Error::msg)?,
     };
     let mut registry = Registry::new(sandbox, config.policy, realm);
     registry.set_limit_overrides(config.package_limits);
     registry.set_host_grants(config.grants);
+    registry.set_ceilings(config.ceilings);
+    registry.set_files(config.files);
     registry.set_traces_dir(trace_dir);
 
     // The core must load; a third-party package that cannot is refused (and traced) while
