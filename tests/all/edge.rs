@@ -429,6 +429,26 @@ fn invalid_utf8_is_closed_with_1007() {
 }
 
 #[test]
+fn large_messages_within_the_cap_pass_one_after_another() {
+    // A budget of one large message at a time: each gives its room back once it has arrived.
+    let dir = tempfile::tempdir().unwrap();
+    let config = config_file(&dir, "[network]\nmaxPendingFrameBytes = 3000000\n");
+    let host = WsHost::start(&[
+        "--network-profile",
+        "builder.readWrite",
+        "--config",
+        &config,
+    ]);
+    let mut c = host.client("builder.readWrite", "big");
+    for n in 0..3 {
+        let reply = c.request("ping", json!({"pad": "x".repeat(2_500_000), "n": n}));
+        assert_eq!(reply["result"], json!({}), "{n}");
+    }
+    let (out, _) = c.call_ok("scene.createEntity", json!({"name": "y".repeat(1000)}));
+    assert!(out["entity"].is_string());
+}
+
+#[test]
 fn connections_are_capped_per_address() {
     let dir = tempfile::tempdir().unwrap();
     let config = config_file(&dir, "[network]\nmaxConnectionsPerAddress = 2\n");

@@ -281,11 +281,10 @@ impl<S: AsyncRead + Unpin> AsyncRead for Metered<S> {
             Poll::Ready(Ok(())) => {}
             other => return other,
         }
-        let fresh = buf.filled()[before..].to_vec();
-        if fresh.is_empty() {
+        if buf.filled().len() == before {
             return Poll::Ready(Ok(())); // end of stream
         }
-        match this.follow(&fresh) {
+        match this.follow(&buf.filled()[before..]) {
             Ok(()) => Poll::Ready(Ok(())),
             Err(at) => {
                 buf.set_filled(before + at);
