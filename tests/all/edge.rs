@@ -449,6 +449,31 @@ fn large_messages_within_the_cap_pass_one_after_another() {
 }
 
 #[test]
+fn a_message_that_does_not_fit_the_budget_is_refused_at_its_header_whatever_the_handshake() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = config_file(&dir, "[network]\nmaxPendingFrameBytes = 1000000\n");
+    let host = WsHost::start(&["--config", &config]);
+    // Bare line ends in the upgrade request: the meter still finds where frames begin.
+    let mut c = connect_from(&ws_addr(&host), "127.0.0.1".parse().unwrap());
+    c.write_all(b"GET / HTTP/1.1\nhost: 127.0.0.1\nupgrade: websocket\nconnection: Upgrade\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\nsec-websocket-version: 13\n\n")
+        .unwrap();
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") && c.read(&mut byte).unwrap() == 1 {
+        head.push(byte[0]);
+    }
+    assert!(
+        head.starts_with(b"HTTP/1.1 101"),
+        "{}",
+        String::from_utf8_lossy(&head)
+    );
+    c.write_all(&header(true, 1, 2_000_000)).unwrap();
+    let (code, reason) = read_close(&mut c).expect("a close frame");
+    assert_eq!(code, 1009, "{reason}");
+    assert!(reason.contains("unfinished messages"), "{reason}");
+}
+
+#[test]
 fn connections_are_capped_per_address() {
     let dir = tempfile::tempdir().unwrap();
     let config = config_file(&dir, "[network]\nmaxConnectionsPerAddress = 2\n");

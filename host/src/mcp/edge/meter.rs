@@ -96,8 +96,10 @@ impl Signals {
 /// Where the byte stream is.
 #[derive(Debug)]
 enum Phase {
-    /// In the HTTP upgrade request: how many bytes of `\r\n\r\n` were just seen.
-    Handshake(usize),
+    /// In the HTTP upgrade request: the length of the line so far (`\r` not counted), and
+    /// whether a non-empty line was seen (an empty line after one ends the request, with
+    /// `\r\n` or bare `\n` line ends alike, as the request parser takes both).
+    Handshake(usize, bool),
     /// In a frame header: the bytes so far.
     Header([u8; 14], usize),
     /// In a frame's payload.
@@ -123,7 +125,7 @@ impl<S> Metered<S> {
             inner,
             pool,
             signals: signals.clone(),
-            phase: Phase::Handshake(0),
+            phase: Phase::Handshake(0, false),
             message: 0,
             charged: 0,
         };
@@ -136,18 +138,18 @@ impl<S> Metered<S> {
         let mut i = 0;
         while i < bytes.len() {
             match &mut self.phase {
-                Phase::Handshake(seen) => {
-                    let want = b"\r\n\r\n"[*seen];
-                    *seen = if bytes[i] == want {
-                        *seen + 1
-                    } else if bytes[i] == b'\r' {
-                        1
-                    } else {
-                        0
-                    };
+                Phase::Handshake(line, seen_line) => {
+                    let byte = bytes[i];
                     i += 1;
-                    if *seen == 4 {
-                        self.phase = Phase::Header([0; 14], 0);
+                    if byte == b'\n' {
+                        if *line == 0 && *seen_line {
+                            self.phase = Phase::Header([0; 14], 0);
+                        } else {
+                            *seen_line |= *line > 0;
+                            *line = 0;
+                        }
+                    } else if byte != b'\r' {
+                        *line += 1;
                     }
                 }
                 Phase::Header(header, have) => {
@@ -378,6 +380,27 @@ mod tests {
         assert!(pool.held() > 0);
         drop(d);
         assert_eq!(pool.held(), 0);
+    }
+
+    #[test]
+    fn the_request_ends_at_its_empty_line_whatever_the_line_ends() {
+        for request in [
+            &b"GET / HTTP/1.1\r\nHost: x\r\n\r\n"[..],
+            b"GET / HTTP/1.1\nHost: x\n\n",
+            b"\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n",
+        ] {
+            let pool = Pool::new(1 << 20);
+            let (mut m, _) = Metered::new((), pool.clone());
+            let mut bytes = request.to_vec();
+            bytes.extend(header(false, 1, 100_000));
+            m.follow(&bytes).unwrap();
+            assert_eq!(
+                pool.held(),
+                100_000 - UNMETERED_MESSAGE_BYTES,
+                "{}",
+                String::from_utf8_lossy(request)
+            );
+        }
     }
 
     #[test]
