@@ -310,10 +310,11 @@ fn view(shared: &Shared, request: &Request<Incoming>, path: &str) -> Response<Bo
         return text(StatusCode::FORBIDDEN, "this Origin is not allowed");
     }
     if Viewer::is_asset(path)
-        && !shared
+        && shared
             .config
-            .guard
-            .authorized(header(header::AUTHORIZATION).as_deref())
+            .admission
+            .admit(Transport::Http, header(header::AUTHORIZATION).as_deref())
+            .is_err()
     {
         return text(
             StatusCode::UNAUTHORIZED,
