@@ -68,7 +68,12 @@ fn error(result: &Value) -> (String, String) {
 /// Over WebSocket: `calls` calls of `skill` by an attacker, pings by another client.
 fn ws_attack(name: &str, skill: &str, arguments: Value, calls: usize) -> Vec<Value> {
     let packages = hostile(name);
-    let host = WsHost::start(&["--packages", packages.path().to_str().unwrap()]);
+    let host = WsHost::start(&[
+        "--network-profile",
+        "builder.readWrite",
+        "--packages",
+        packages.path().to_str().unwrap(),
+    ]);
     let mut pinger = host.client("system.readonly", "pinger");
     let mut attacker = host.client("builder.readWrite", "attacker");
     let (before, during, results) = under_attack(
@@ -127,7 +132,12 @@ fn a_world_capable_guest_allocating_does_not_stall_another_websocket_client() {
 #[test]
 fn a_world_capable_guest_sleeping_does_not_stall_another_http_client() {
     let packages = hostile("sleepy");
-    let host = HttpHost::start(&["--packages", packages.path().to_str().unwrap()]);
+    let host = HttpHost::start(&[
+        "--network-profile",
+        "builder.readWrite",
+        "--packages",
+        packages.path().to_str().unwrap(),
+    ]);
     let pinger = host.session("system.readonly");
     let attacker = host.session("builder.readWrite");
     let (before, during, results) = under_attack(
@@ -200,6 +210,8 @@ fn a_configuration_may_raise_the_ceilings_and_the_engine_deadline() {
     let config = dir.path().join("limina.toml");
     std::fs::write(&config, "[limits]\nengineCallMs = 3000\n").unwrap();
     let host = WsHost::start(&[
+        "--network-profile",
+        "builder.readWrite",
         "--packages",
         packages.path().to_str().unwrap(),
         "--config",
