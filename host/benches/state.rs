@@ -99,6 +99,27 @@ fn main() {
     let write = common::median_us(SAMPLES, BATCH, || put(&mut durable));
     let write_memory = common::median_us(SAMPLES, BATCH, || put(&mut memory));
 
+    // The store alone, without the pipeline or the guest: a read, and a write committed.
+    let mut alone = StateStore::open(&data.path().join("alone.sqlite")).unwrap();
+    let quota = limina::state::Usage {
+        keys: 4,
+        bytes: 256,
+    };
+    let store_get = common::median_us(SAMPLES, BATCH, || {
+        alone.begin();
+        alone.get("stash", None, "k").unwrap();
+        alone.commit().unwrap();
+    });
+    let mut m = 0u64;
+    let store_set = common::median_us(SAMPLES, BATCH, || {
+        m += 1;
+        alone.begin();
+        alone
+            .set("stash", None, "k", format!("v{m}").into_bytes(), quota)
+            .unwrap();
+        alone.commit().unwrap();
+    });
+
     println!(
         "state per call, through the whole pipeline (median of {SAMPLES} batches of {BATCH}):"
     );
@@ -115,4 +136,5 @@ fn main() {
         "  the same, store in memory (no disk)          {write_memory:>9.1} µs   {:.2}×",
         write_memory / pure
     );
+    println!("  the store alone: get {store_get:.1} µs, set + durable commit {store_set:.1} µs");
 }
