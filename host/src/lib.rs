@@ -4,6 +4,7 @@
 //! `registry` (the call pipeline) → `policy`, `trace`, `sandbox`, `world`. `telemetry`
 //! (OpenTelemetry export) sits beside `mcp`, which feeds it.
 
+pub mod ceilings;
 pub mod config;
 pub mod files;
 pub mod grants;
@@ -18,4 +19,5 @@ pub mod sandbox;
 pub mod state;
 pub mod telemetry;
 pub mod trace;
+pub mod viewer;
 pub mod world;

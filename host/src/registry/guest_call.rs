@@ -26,6 +26,8 @@ pub(crate) struct GuestPrep {
     pub(crate) info: CallInfo,
     fuel_cut_by_budget: bool,
     memory_cut_by_budget: bool,
+    /// Its deadline is the engine's (`[limits] engineCallMs`), shorter than its package's.
+    pub(super) deadline_by_engine: bool,
     /// The host's own call: charged to no session.
     hosted: bool,
     cpu_ms_left: Option<f64>,
@@ -104,7 +106,9 @@ impl Registry {
             grants,
             fuel,
             memory_limit_bytes: memory,
-            timeout_ms: limits.timeout_ms,
+            // Calls on the engine hold everyone: the engine's short deadline (a detached call
+            // gets its package's own back, see `detach`).
+            timeout_ms: self.ceilings.engine_deadline(limits.timeout_ms),
             tick: self.realm().world.tick(),
             cancel: self.control.cancel.clone(),
             progress: self.control.progress.clone(),
@@ -114,6 +118,8 @@ impl Registry {
             key,
             instance,
             info,
+            deadline_by_engine: self.ceilings.engine_deadline(limits.timeout_ms)
+                < limits.timeout_ms,
             fuel_cut_by_budget: budget_fuel.is_some_and(|b| b < limits.fuel_per_call),
             memory_cut_by_budget: memory < limits.memory_bytes,
             hosted,
@@ -209,6 +215,7 @@ impl Registry {
             // A trapped instance may be inconsistent: never run it again.
             Err(failure) => Err(from_sandbox(
                 failure,
+                prep.deadline_by_engine,
                 prep.fuel_cut_by_budget,
                 prep.memory_cut_by_budget,
             )),
@@ -227,7 +234,12 @@ fn from_guest(e: SkillError) -> Failure {
     }
 }
 
-fn from_sandbox(failure: CallFailure, fuel_by_budget: bool, memory_by_budget: bool) -> Failure {
+fn from_sandbox(
+    failure: CallFailure,
+    deadline_by_engine: bool,
+    fuel_by_budget: bool,
+    memory_by_budget: bool,
+) -> Failure {
     let undone = "nothing it did to the world was kept";
     let message = match failure {
         CallFailure::OutOfFuel { fuel } if fuel_by_budget => format!(
@@ -236,6 +248,12 @@ fn from_sandbox(failure: CallFailure, fuel_by_budget: bool, memory_by_budget: bo
         CallFailure::OutOfFuel { fuel } => {
             format!("the call used up its fuel allotment ({fuel} units) and was stopped; {undone}")
         }
+        CallFailure::Timeout { timeout_ms } if deadline_by_engine => format!(
+            "the call ran past the {timeout_ms} ms the host gives a call that can touch the \
+             world (it runs on the engine, where every client and the physics tick wait for it; \
+             `[limits] engineCallMs`) and was stopped; {undone}. Slow work belongs in a package \
+             without world capabilities, which runs off the engine"
+        ),
         CallFailure::Timeout { timeout_ms } => {
             format!("the call ran past its {timeout_ms} ms deadline and was stopped; {undone}")
         }

@@ -60,11 +60,15 @@ impl Registry {
         authority: Authority,
     ) -> Response {
         let started = Instant::now();
+        let recording = match self.open_record(caller, name) {
+            Ok(recording) => recording,
+            Err(refused) => return Response::of(Err(refused), started, Vec::new()),
+        };
         let mut events = Vec::new();
         let result = self.under(control, |r| {
             r.run(caller, name, input, authority, &mut events, started)
         });
-        Response::of(result, started, events)
+        self.close_record(recording, result, started, events)
     }
 
     /// Runs `f` as one call under `control`: its cancel and progress in reach of the
@@ -105,7 +109,8 @@ impl Registry {
         self.record_latency(name, started, cpu_before, &result);
         let realm = self.realm_mut();
         // State is written first, durably: if that fails, the call fails and the world's
-        // changes go with it.
+        // changes go with it. A success's world changes are kept once its events are written
+        // (`close_record`).
         let result = match result {
             Ok(done) => realm.state.commit().map(|()| done).map_err(|e| {
                 Failure::new(ErrorCode::HandlerError, format!("{e}; the call was undone"))
@@ -115,9 +120,8 @@ impl Registry {
                 Err(failure)
             }
         };
-        match &result {
-            Ok(_) => realm.world.commit(),
-            Err(_) => realm.world.rollback(),
+        if result.is_err() {
+            realm.world.rollback();
         }
         self.record_outcome(
             caller,
