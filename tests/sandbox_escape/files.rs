@@ -14,7 +14,8 @@ const SECRET: &str = "the host's secret";
 /// A profile whose sessions may use files, and one whose sessions may not.
 const PROFILES: &str = r#"
 [profiles.keeper]
-permissions = ["scene.read", "files.read", "files.write"]
+# scene.write: for `dev.reload`.
+permissions = ["scene.read", "scene.write", "files.read", "files.write"]
 
 [profiles.visitor]
 permissions = ["scene.read"]
@@ -290,4 +291,32 @@ fn a_session_without_files_read_sees_no_volume() {
             .any(|d| d["missing"] == "files.read" && d["agentId"] == "visitor"),
         "{denied:?}"
     );
+}
+
+#[test]
+fn a_reloaded_configuration_that_takes_writing_away_holds_from_the_next_call() {
+    let mut v = vault(1 << 20);
+    let wrote = v.attempt(json!({"op": "write", "path": "/notes/a.txt", "text": "one"}));
+    assert_eq!(wrote, json!({"ok": true, "value": 3}));
+    std::fs::write(
+        v.path("limina.toml"),
+        format!(
+            "{PROFILES}\n[volumes]\nrules = {:?}\nnotes = {:?}\n\n\
+             [packages.burglar.grants]\nfiles = [\"read:rules\", \"read:notes\"]\n",
+            v.path("rules"),
+            v.path("notes"),
+        ),
+    )
+    .unwrap();
+    let reloaded = v.c.call_ok("dev.reload", json!({"target": "data"}));
+    assert_eq!(reloaded["ok"], true, "{reloaded}");
+    let error = refused(&v.attempt(json!({"op": "write", "path": "/notes/a.txt", "text": "two"})));
+    assert!(error.contains("Operation not permitted"), "{error}");
+    assert_eq!(
+        std::fs::read_to_string(v.path("notes/a.txt")).unwrap(),
+        "one"
+    );
+    let read = v.attempt(json!({"op": "read", "path": "/notes/a.txt"}));
+    assert_eq!(read, json!({"ok": true, "value": "one"}), "still readable");
+    v.intact();
 }

@@ -73,7 +73,7 @@ fn a_state_write_does_not_survive_a_failed_trapped_or_stopped_call() {
     for (then, code, words) in [
         ("fail", "handler_error", "failing after the write"),
         ("trap", "handler_error", "trapped"),
-        ("spin", "capacity_exceeded", "fuel"),
+        ("spin", "capacity_exceeded", "was stopped"),
     ] {
         let result = h.c.call(
             "stash.put",

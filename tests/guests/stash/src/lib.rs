@@ -1,7 +1,7 @@
 //! Hostile guest over state: `stash.put {key, value, scope, then}` writes a key and then ends
 //! as `then` says — `ok`, `fail` (a handler error), `trap` (a panic) or `spin` (a loop that
 //! fuel, a deadline or a cancel must cut); `stash.get {key, scope}` reads one back. None of the
-//! failing ends may leave the write behind.
+//! failing ends may leave the write behind. `stash.noop` touches no state (for the benchmark).
 
 use limina_sdk::host::state::{self, Scope};
 use limina_sdk::prelude::*;
@@ -75,8 +75,22 @@ fn get(input: Get, _: &CallContext) -> Result<Got, SkillError> {
     })
 }
 
+/// The same guest touching no state: the baseline of the state benchmark.
+fn noop(input: Get, _: &CallContext) -> Result<Got, SkillError> {
+    Ok(Got {
+        value: Some(input.key),
+        keys: Vec::new(),
+    })
+}
+
 limina_sdk::export_package!(
     Package::new()
+        .skill(Skill::new(
+            "stash.noop",
+            "0.1.0",
+            "Touches no state (a baseline).",
+            noop
+        ))
         .skill(
             Skill::new("stash.put", "0.1.0", "Writes a key, then ends as told.", put)
                 .permissions(&["state.write"])
