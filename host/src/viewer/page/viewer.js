@@ -109,21 +109,80 @@ const geometries = {
   box: new THREE.BoxGeometry(1, 1, 1),
   sphere: new THREE.SphereGeometry(0.5, 24, 16),
 };
-const materials = new Map();
-function materialFor(m) {
-  const key = `${m.color}|${m.roughness}|${m.metalness}`;
-  let material = materials.get(key);
-  if (!material) {
-    material = new THREE.MeshStandardMaterial({ color: m.color, roughness: m.roughness, metalness: m.metalness });
-    materials.set(key, material);
+
+// Entities are drawn instanced: one InstancedMesh per shape and surface (roughness,
+// metalness, shadows), colour per instance, so thousands of entities cost a handful of draw
+// calls. A batch grows by doubling; a freed slot is hidden (zero scale) and reused.
+const HIDDEN = new THREE.Matrix4().makeScale(0, 0, 0);
+class Batch {
+  constructor(shape, m) {
+    this.geometry = geometries[shape] || geometries.box;
+    this.material = new THREE.MeshStandardMaterial({ roughness: m.roughness, metalness: m.metalness });
+    this.cast = m.castShadow;
+    this.receive = m.receiveShadow;
+    this.ids = [];
+    this.free = [];
+    this.used = 0;
+    this.mesh = this.make(64, null);
   }
-  return material;
+
+  make(capacity, old) {
+    const mesh = new THREE.InstancedMesh(this.geometry, this.material, capacity);
+    mesh.instanceMatrix.setUsage(THREE.DynamicDrawUsage);
+    mesh.instanceColor = new THREE.InstancedBufferAttribute(new Float32Array(capacity * 3), 3);
+    if (old) {
+      mesh.instanceMatrix.array.set(old.instanceMatrix.array);
+      mesh.instanceColor.array.set(old.instanceColor.array);
+      scene.remove(old);
+      old.dispose();
+    }
+    mesh.count = this.used;
+    mesh.castShadow = this.cast;
+    mesh.receiveShadow = this.receive;
+    mesh.frustumCulled = false;
+    mesh.userData.batch = this;
+    scene.add(mesh);
+    return mesh;
+  }
+
+  add(id) {
+    let slot = this.free.pop();
+    if (slot === undefined) {
+      slot = this.used++;
+      if (slot >= this.mesh.instanceMatrix.count) this.mesh = this.make(this.mesh.instanceMatrix.count * 2, this.mesh);
+      this.mesh.count = this.used;
+    }
+    this.ids[slot] = id;
+    return slot;
+  }
+
+  set(slot, matrix, color) {
+    this.mesh.setMatrixAt(slot, matrix);
+    this.mesh.setColorAt(slot, color);
+    this.mesh.instanceMatrix.needsUpdate = true;
+    this.mesh.instanceColor.needsUpdate = true;
+    this.mesh.boundingSphere = null;
+  }
+
+  remove(slot) {
+    this.mesh.setMatrixAt(slot, HIDDEN);
+    this.mesh.instanceMatrix.needsUpdate = true;
+    this.ids[slot] = null;
+    this.free.push(slot);
+  }
+}
+const batches = new Map();
+function batchFor(shape, m) {
+  const key = `${shape}|${m.roughness}|${m.metalness}|${m.castShadow}|${m.receiveShadow}`;
+  let batch = batches.get(key);
+  if (!batch) batches.set(key, (batch = new Batch(shape, m)));
+  return batch;
 }
 
 const gltfLoader = new GLTFLoader();
 if (TOKEN) gltfLoader.setRequestHeader({ Authorization: `Bearer ${TOKEN}` });
 
-// id → { object, view, body (the mesh), gltf (source loaded), label }
+// id → { view, position, quaternion, scale, batch + slot (instanced) or group (glTF), label }
 const entities = new Map();
 // id → trace event ids of the calls that made or moved it (from `causedBy`)
 const causes = new Map();
@@ -137,36 +196,50 @@ function agentOf(view) {
   return tag ? tag.slice(6) : null;
 }
 
+const matrix = new THREE.Matrix4();
+const color = new THREE.Color();
+function draw(e) {
+  if (e.group) {
+    e.group.position.copy(e.position);
+    e.group.quaternion.copy(e.quaternion);
+    e.group.scale.copy(e.scale);
+  } else if (e.batch) {
+    matrix.compose(e.position, e.quaternion, e.scale);
+    e.batch.set(e.slot, matrix, color.setHex(e.view.material.color));
+  }
+}
+
 function upsert(view) {
   let e = entities.get(view.id);
   if (!e) {
-    const object = new THREE.Group();
-    object.userData.id = view.id;
-    scene.add(object);
-    e = { object, view: null, body: null, gltf: null, label: null };
+    e = { view, position: new THREE.Vector3(), quaternion: new THREE.Quaternion(), scale: new THREE.Vector3(1, 1, 1), batch: null, slot: -1, group: null, gltf: null, label: null };
     entities.set(view.id, e);
   }
-  const old = e.view;
-  e.view = view;
-  e.object.position.fromArray(view.pos);
-  e.object.quaternion.fromArray(view.rot);
-  if (view.shape === undefined) return; // a transform-only change
-  const s = view.size;
-  e.object.scale.set(view.scale[0] * s, view.scale[1] * s, view.scale[2] * s);
-  if (view.gltf) {
-    if (e.gltf !== view.gltf) loadGltf(e, view.gltf);
-  } else {
-    if (!e.body || old?.shape !== view.shape) {
-      if (e.body) e.object.remove(e.body);
-      e.body = new THREE.Mesh(geometries[view.shape] || geometries.box);
-      e.body.userData.id = view.id;
-      e.object.add(e.body);
+  if (view.shape !== undefined) e.view = view;
+  else e.view = { ...e.view, pos: view.pos, rot: view.rot, scale: view.scale }; // a transform-only change
+  const v = e.view;
+  e.position.fromArray(v.pos);
+  e.quaternion.fromArray(v.rot);
+  const size = v.size ?? 1;
+  e.scale.set(v.scale[0] * size, v.scale[1] * size, v.scale[2] * size);
+  if (v.gltf) {
+    if (e.batch) { e.batch.remove(e.slot); e.batch = null; }
+    if (!e.group) {
+      e.group = new THREE.Group();
+      e.group.userData.id = v.id;
+      scene.add(e.group);
     }
-    e.body.material = materialFor(view.material);
-    e.body.castShadow = view.material.castShadow;
-    e.body.receiveShadow = view.material.receiveShadow;
+    if (e.gltf !== v.gltf) loadGltf(e, v.gltf);
+  } else if (v.material) {
+    const batch = batchFor(v.shape, v.material);
+    if (batch !== e.batch) {
+      if (e.batch) e.batch.remove(e.slot);
+      e.batch = batch;
+      e.slot = batch.add(v.id);
+    }
   }
-  const agent = agentOf(view);
+  draw(e);
+  const agent = agentOf(v);
   if (agent && !e.label) {
     e.label = document.createElement('div');
     e.label.className = 'label';
@@ -182,18 +255,18 @@ function loadGltf(e, source) {
   e.gltf = source;
   const url = `/viewer/assets/${source.split('/').map(encodeURIComponent).join('/')}`;
   gltfLoader.load(url, (gltf) => {
-    if (e.gltf !== source || !entities.has(e.object.userData.id)) return;
-    if (e.body) e.object.remove(e.body);
-    e.body = gltf.scene;
-    e.body.traverse((o) => { o.userData.id = e.object.userData.id; o.castShadow = true; o.receiveShadow = true; });
-    e.object.add(e.body);
+    if (e.gltf !== source || !e.group) return;
+    e.group.clear();
+    gltf.scene.traverse((o) => { o.userData.id = e.view.id; o.castShadow = true; o.receiveShadow = true; });
+    e.group.add(gltf.scene);
   }, undefined, (err) => console.warn(`glTF ${source}:`, err));
 }
 
 function remove(id) {
   const e = entities.get(id);
   if (!e) return;
-  scene.remove(e.object);
+  if (e.batch) e.batch.remove(e.slot);
+  if (e.group) scene.remove(e.group);
   e.label?.remove();
   entities.delete(id);
 }
@@ -257,12 +330,12 @@ function place(el, position, offsetY = 0) {
 }
 
 function placeOverlays() {
-  for (const e of entities.values()) if (e.label) place(e.label, e.object.position, (e.object.scale.y || 1) * 0.6 + 0.3);
+  for (const e of entities.values()) if (e.label) place(e.label, e.position, (e.scale.y || 1) * 0.6 + 0.3);
   for (const panel of sceneState.panels) {
     const anchor = panel.spec?.anchor;
     if (anchor?.kind !== 'world') continue;
     const el = panelElements.get(panel.handle);
-    const target = anchor.entity ? entities.get(anchor.entity)?.object.position : null;
+    const target = anchor.entity ? entities.get(anchor.entity)?.position : null;
     const off = anchor.offset || [0, 0, 0];
     const point = target ? target.clone().add(new THREE.Vector3().fromArray(off)) : new THREE.Vector3().fromArray(anchor.position || [0, 0, 0]);
     if (el) place(el, point, 0);
@@ -445,8 +518,12 @@ canvas.addEventListener('pointerup', (e) => {
   const rect = canvas.getBoundingClientRect();
   pointer.set(((e.clientX - rect.left) / rect.width) * 2 - 1, -((e.clientY - rect.top) / rect.height) * 2 + 1);
   raycaster.setFromCamera(pointer, camera);
-  const hit = raycaster.intersectObjects([...entities.values()].map((x) => x.object), true)[0];
-  if (hit) showEntity(hit.object.userData.id);
+  const targets = [...[...batches.values()].map((b) => b.mesh), ...[...entities.values()].filter((x) => x.group).map((x) => x.group)];
+  const hit = raycaster.intersectObjects(targets, true)[0];
+  if (!hit) return;
+  const batch = hit.object.userData.batch;
+  const id = batch ? batch.ids[hit.instanceId] : hit.object.userData.id;
+  if (id) showEntity(id);
 });
 $('entity-close').addEventListener('click', () => { $('entity').hidden = true; });
 
@@ -514,9 +591,11 @@ const view = {
   frameMs: 16,
   get tick() { return lastTick; },
   get entityCount() { return entities.size; },
+  // Draw calls of the last frame (instancing keeps them few).
+  get drawCalls() { return renderer.info.render.calls; },
   entities() {
     const out = {};
-    for (const [id, e] of entities) out[id] = { pos: e.object.position.toArray(), color: e.view.material?.color, shape: e.view.shape, agent: agentOf(e.view), gltf: e.view.gltf || null };
+    for (const [id, e] of entities) out[id] = { pos: e.position.toArray(), color: e.view.material?.color, shape: e.view.shape, agent: agentOf(e.view), gltf: e.view.gltf || null };
     return out;
   },
   panels() { return sceneState.panels.map((p) => ({ handle: p.handle, kind: p.kind, text: p.spec?.text })); },
