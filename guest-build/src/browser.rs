@@ -33,9 +33,10 @@ pub fn chromium() -> Result<PathBuf> {
             .status()
             .is_ok_and(|s| s.success())
     };
-    if !quiet(&["install", "-y", "-qq", "chromium"])
-        && !(quiet(&["update", "-qq"]) && quiet(&["install", "-y", "-qq", "chromium"]))
-    {
+    // The package lists may be missing or stale on a fresh machine: update once if needed.
+    let installed = quiet(&["install", "-y", "-qq", "chromium"])
+        || (quiet(&["update", "-qq"]) && quiet(&["install", "-y", "-qq", "chromium"]));
+    if !installed {
         bail!("`apt-get install chromium` failed");
     }
     if !path.is_file() {
