@@ -48,7 +48,11 @@ class Session:
         self.next += 1
         reply = self.post({"jsonrpc": "2.0", "id": self.next, "method": method, "params": params})
         if "error" in reply:
-            sys.exit(f"{method}: {reply['error']['message']}")
+            hint = ""
+            if method == "initialize" and "network-profile" in reply["error"]["message"]:
+                hint = ("\nStart the host so that network clients may build and act, e.g.\n"
+                        "    limina --mcp-http --profile builder.readWrite --network-profile social.actor")
+            sys.exit(f"{method}: {reply['error']['message']}{hint}")
         return reply["result"]
 
     def call(self, skill, arguments):
