@@ -142,7 +142,10 @@ fn a_session_without_agent_write_is_refused_and_no_signal_is_written() {
 
 #[test]
 fn a_flood_of_huge_signals_leaves_perception_bounded_and_callable() {
-    let mut c = Client::session("builder.readWrite", &[]);
+    // Each call carries 256 KiB through the guest and into the trace: on a loaded machine that
+    // can outlast the engine's short deadline, which is not what this test is about.
+    let config = crate::support::long_calls_config();
+    let mut c = Client::session("builder.readWrite", &["--config", &config]);
     give_body(&mut c, "tester", [0.0; 3]);
     let blob = "x".repeat(256 << 10);
     for i in 0..20 {

@@ -273,7 +273,14 @@ impl GuestInstance {
             logs: Vec::new(),
             progress_reports: 0,
         });
-        let raw = call(&self.bindings, &mut self.store, &ctx, &skill);
+        let mut raw = call(&self.bindings, &mut self.store, &ctx, &skill);
+        // A guest woken at its deadline (or by a cancel) may return before the next epoch tick
+        // stops it: a call that outlived its time is cut all the same.
+        if raw.is_ok()
+            && let Some(cut) = self.store.data().interrupt.check()
+        {
+            raw = Err(cut.into());
+        }
         self.store.data_mut().record_file_writes();
         let active = self
             .store
