@@ -163,12 +163,15 @@ pub fn build_registry(cli: &Cli, durable_trace: bool) -> Result<Registry> {
         .iter()
         .map(|d| PackageSource::read(d))
         .collect::<Result<Vec<_>>>()?;
+    let mut core_names = Vec::new();
     for source in newest_versions(core) {
         let dir = source.dir.clone();
+        core_names.push(source.manifest.name.clone());
         registry
             .load(source)
             .with_context(|| format!("loading the core package in {}", dir.display()))?;
     }
+    registry.set_core_packages(core_names);
     let mut extras = Vec::new();
     for root in &cli.packages {
         extras.extend(package_dirs(root)?);

@@ -121,6 +121,8 @@ pub struct Registry {
     limit_overrides: BTreeMap<String, PackageLimits>,
     /// What no package's limits may exceed, and the engine's call deadline.
     ceilings: crate::ceilings::Ceilings,
+    /// The core packages, by name: the host's own, exempt from the engine's call deadline.
+    core: std::collections::BTreeSet<String>,
     /// Where `trace.export` may write.
     traces_dir: Option<std::path::PathBuf>,
     /// What `dev.reload data` re-reads.
@@ -181,6 +183,7 @@ impl Registry {
             instances: HashMap::new(),
             limit_overrides: BTreeMap::new(),
             ceilings: Default::default(),
+            core: Default::default(),
             traces_dir: None,
             config_path: None,
             scene_file: None,
@@ -215,6 +218,22 @@ impl Registry {
     /// loaded from now on are held to them.
     pub fn set_ceilings(&mut self, ceilings: crate::ceilings::Ceilings) {
         self.ceilings = ceilings;
+    }
+
+    /// Names the core packages (loaded from the core folder): the host's own skills, which
+    /// keep their manifests' timeouts on the engine.
+    pub fn set_core_packages(&mut self, names: impl IntoIterator<Item = String>) {
+        self.core = names.into_iter().collect();
+    }
+
+    /// The deadline of `package`'s calls on the engine.
+    pub(super) fn engine_deadline(&self, package: usize) -> u64 {
+        let p = &self.packages[package];
+        if self.core.contains(&p.manifest.name) {
+            p.limits.timeout_ms
+        } else {
+            self.ceilings.engine_deadline(p.limits.timeout_ms)
+        }
     }
 
     /// The folder `trace.export` writes into.
