@@ -250,6 +250,7 @@ pub fn in_process_registry(core: &[&str]) -> limina::registry::Registry {
         }),
         tracer: limina::trace::Tracer::new(limina::limits::TRACE_WINDOW),
         rng: limina::realm::Rng::seeded(7),
+        state: limina::state::StateStore::in_memory(),
     };
     let mut registry =
         limina::registry::Registry::new(sandbox, limina::policy::PolicyConfig::default(), realm);

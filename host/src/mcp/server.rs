@@ -61,6 +61,11 @@ pub struct Connection {
     /// The session id its transport gave it (`Mcp-Session-Id` over HTTP), which telemetry
     /// reports as `mcp.session.id` in place of the MCP session's own.
     pub transport_session: Option<String>,
+    /// Over the network: the profiles and agent the edge lets it take (`None`: stdio, no
+    /// ceiling).
+    pub grant: Option<super::edge::Grant>,
+    /// Its connection's seat, told once a session is bound.
+    pub ticket: Option<std::sync::Arc<super::edge::Ticket>>,
 }
 
 /// What handling a message gave.
@@ -313,6 +318,14 @@ impl Server {
     }
 
     fn initialize(&mut self, conn: &mut Connection, params: &Value) -> Result<Value, RpcError> {
+        let mut params = params.clone();
+        if let Some(grant) = &conn.grant
+            && let Err(reason) = grant.apply(&mut params)
+        {
+            self.registry.refuse_admission(&params, &reason);
+            return Err(RpcError::new(jsonrpc::NOT_INITIALIZED, reason));
+        }
+        let params = &params;
         let session = Session::bind(
             params,
             self.registry.profiles(),
@@ -342,6 +355,9 @@ impl Server {
         ));
         conn.seen_generation = self.registry.generation();
         conn.session = Some(session);
+        if let Some(ticket) = &conn.ticket {
+            ticket.initialized();
+        }
         Ok(reply)
     }
 

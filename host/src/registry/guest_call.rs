@@ -4,11 +4,14 @@
 
 use super::load::HOST_SESSION;
 use super::{Caller, ErrorCode, Failure, Registry};
+use crate::files::{FileAccess, WriteQuota};
 use crate::limits::FUEL_PER_MS;
 use crate::policy::Budget;
 use crate::realm::Realm;
 use crate::sandbox::bindings::SkillError;
 use crate::sandbox::{CallFailure, CallInfo, CallOutcome, GuestInstance};
+use crate::state::Usage;
+use std::path::Path;
 use std::sync::Arc;
 
 /// What to run inside the instance.
@@ -64,9 +67,10 @@ impl Registry {
         let instance = match self.instances.remove(&key) {
             Some(instance) => instance,
             None => {
+                let files = self.file_access(package, caller);
                 let p = &self.packages[package];
                 p.compiled
-                    .instantiate(&p.manifest.name, &limits)
+                    .instantiate_with(&p.manifest.name, &limits, files)
                     .map_err(|e| {
                         Failure::new(
                             ErrorCode::HandlerError,
@@ -90,7 +94,9 @@ impl Registry {
             .map_or(limits.memory_bytes, |m| m.min(limits.memory_bytes));
         let grants = caller
             .permissions
-            .intersect(self.packages[package].manifest.capabilities);
+            .intersect(super::load::declared_permissions(
+                &self.packages[package].manifest,
+            ));
         let info = CallInfo {
             skill: skill.to_string(),
             agent_id: caller.agent_id.clone(),
@@ -106,6 +112,7 @@ impl Registry {
             tick: self.realm().world.tick(),
             cancel: self.control.cancel.clone(),
             progress: self.control.progress.clone(),
+            state_quota: self.state_quota(package),
         };
         Ok(GuestPrep {
             key,
@@ -118,6 +125,50 @@ impl Registry {
             hosted,
             cpu_ms_left,
             memory,
+        })
+    }
+
+    /// The volumes `caller`'s instance of `package` mounts: each declared volume the host
+    /// gives now (writable only where both say so), as far as the session's permissions allow,
+    /// under the package's write quota (one per package, shared by its instances).
+    fn file_access(&mut self, package: usize, caller: &Caller) -> FileAccess {
+        let manifest = &self.packages[package].manifest;
+        if manifest.grants.files.is_empty() {
+            return FileAccess::default();
+        }
+        let given = self.host_grants.given(&manifest.name);
+        let granted: Vec<(String, bool)> = manifest
+            .grants
+            .files
+            .iter()
+            .filter_map(|d| {
+                let g = given.volume(&d.volume)?;
+                Some((d.volume.clone(), d.write && g.write))
+            })
+            .collect();
+        let limit = self.files.write_bytes;
+        let quota = self
+            .file_quotas
+            .entry(manifest.name.clone())
+            .or_insert_with(|| WriteQuota::new(limit))
+            .clone();
+        let host = &self.host_grants;
+        FileAccess::new(
+            &granted,
+            |volume| host.volume_dir(volume).map(Path::to_path_buf),
+            caller.permissions,
+            quota,
+        )
+    }
+
+    /// The state quota of `package`: what it declares, within what the host gives now.
+    fn state_quota(&self, package: usize) -> Option<Usage> {
+        let manifest = &self.packages[package].manifest;
+        let declared = manifest.grants.state?;
+        let given = self.host_grants.given(&manifest.name).state?;
+        Some(Usage {
+            keys: declared.keys.min(given.keys),
+            bytes: declared.bytes.min(given.bytes),
         })
     }
 
