@@ -27,14 +27,13 @@ pub const CEILING_FUEL_PER_CALL: u64 = CEILING_TIMEOUT_MS * FUEL_PER_MS;
 /// Longest per-call timeout a package may ask for unless `[limits] timeoutMs` says otherwise.
 /// It holds for calls off the engine; calls on it get `ENGINE_CALL_MS`.
 pub const CEILING_TIMEOUT_MS: u64 = 30_000;
-/// Deadline of a call that runs on the engine (its package can touch the world), unless
-/// `[limits] engineCallMs` says otherwise: six ticks of the default 16 ms world clock. While it
-/// runs every client and the physics tick wait, so a guest may hold them this long at most;
-/// core skills answer in microseconds, and slow work belongs in packages without world
-/// capabilities, which run off the engine. Tighter (10 ms) cut ordinary calls of debug builds
-/// on a loaded 2-core machine, where a first call instantiates its package and the engine
-/// thread may wait for a core.
-pub const ENGINE_CALL_MS: u64 = 100;
+/// Deadline of a third-party package's call that runs on the engine (its package can touch
+/// the world), unless `[limits] engineCallMs` says otherwise: about three physics ticks at
+/// 60 Hz. While it runs every client and the physics tick wait, so a guest may hold them this
+/// long at most; slow work belongs in packages without world capabilities, which run off the
+/// engine. The core packages (the host's own) keep their manifests' timeouts: their skills
+/// answer in microseconds, and a loaded machine must not cut them.
+pub const ENGINE_CALL_MS: u64 = 50;
 /// Largest memory any package may ask for; also the pooling allocator's slot size.
 pub const MAX_PACKAGE_MEMORY_BYTES: u64 = 256 << 20;
 /// Most table elements an instance may hold.

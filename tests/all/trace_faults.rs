@@ -328,7 +328,7 @@ fn with_fsync_always_every_event_a_reply_names_is_in_its_segment_when_the_reply_
     std::fs::write(&config, "[trace]\nfsync = \"always\"\n").unwrap();
     let traces = dir.path().join("traces");
     let host = WsHost::start(&[
-        "--network-profile",
+        "--profile",
         "builder.readWrite",
         "--config",
         config.to_str().unwrap(),

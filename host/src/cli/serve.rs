@@ -211,12 +211,15 @@ fn build_registry_from(cli: &Cli, config: Config, durable_trace: bool) -> Result
     // The core must load; a third-party package that cannot is refused (and traced) while
     // the host starts without it.
     let core = core_sources(cli.core_dir.clone())?;
+    let mut core_names = Vec::new();
     for source in newest_versions(core) {
         let dir = source.dir.clone();
+        core_names.push(source.manifest.name.clone());
         registry
             .load(source)
             .with_context(|| format!("loading the core package in {}", dir.display()))?;
     }
+    registry.set_core_packages(core_names);
     let mut extras = Vec::new();
     for root in &cli.packages {
         extras.extend(package_dirs(root)?);

@@ -108,7 +108,7 @@ impl Registry {
             memory_limit_bytes: memory,
             // Calls on the engine hold everyone: the engine's short deadline (a detached call
             // gets its package's own back, see `detach`).
-            timeout_ms: self.ceilings.engine_deadline(limits.timeout_ms),
+            timeout_ms: self.engine_deadline(package),
             tick: self.realm().world.tick(),
             cancel: self.control.cancel.clone(),
             progress: self.control.progress.clone(),

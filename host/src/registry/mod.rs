@@ -125,6 +125,8 @@ pub struct Registry {
     host_grants: Arc<crate::grants::HostGrants>,
     /// What no package's limits may exceed, and the engine's call deadline.
     ceilings: crate::ceilings::Ceilings,
+    /// The core packages, by name: the host's own, exempt from the engine's call deadline.
+    core: std::collections::BTreeSet<String>,
     /// How much each package may write into its volumes (`[files]`).
     files: crate::files::FilesConfig,
     /// Each package's write quota, shared by its instances, by package name.
@@ -190,6 +192,7 @@ impl Registry {
             limit_overrides: BTreeMap::new(),
             host_grants: Default::default(),
             ceilings: Default::default(),
+            core: Default::default(),
             files: Default::default(),
             file_quotas: HashMap::new(),
             traces_dir: None,
@@ -246,6 +249,22 @@ impl Registry {
     /// loaded from now on are held to them.
     pub fn set_ceilings(&mut self, ceilings: crate::ceilings::Ceilings) {
         self.ceilings = ceilings;
+    }
+
+    /// Names the core packages (loaded from the core folder): the host's own skills, which
+    /// keep their manifests' timeouts on the engine.
+    pub fn set_core_packages(&mut self, names: impl IntoIterator<Item = String>) {
+        self.core = names.into_iter().collect();
+    }
+
+    /// The deadline of `package`'s calls on the engine.
+    pub(super) fn engine_deadline(&self, package: usize) -> u64 {
+        let p = &self.packages[package];
+        if self.core.contains(&p.manifest.name) {
+            p.limits.timeout_ms
+        } else {
+            self.ceilings.engine_deadline(p.limits.timeout_ms)
+        }
     }
 
     /// The folder `trace.export` writes into.
