@@ -32,6 +32,8 @@ pub struct Config {
     pub ceilings: crate::ceilings::Ceilings,
     /// How much each package may write into its volumes (`[files]`, `crate::files`).
     pub files: crate::files::FilesConfig,
+    /// World checkpoints (`[world]`, see `persistence/config.rs`).
+    pub world: crate::persistence::WorldConfig,
 }
 
 #[derive(Deserialize)]
@@ -57,6 +59,7 @@ struct Raw {
     #[serde(default)]
     secrets: BTreeMap<String, Spanned<RawSecret>>,
     limits: Option<Spanned<crate::ceilings::RawCeilings>>,
+    world: Option<crate::persistence::RawWorld>,
 }
 
 #[derive(Deserialize)]
@@ -305,12 +308,16 @@ impl Config {
         let files =
             crate::files::FilesConfig::parse(raw.files).map_err(|(span, msg)| at(span, msg))?;
 
+        let world =
+            crate::persistence::parse_world_section(raw.world).map_err(|(s, m)| at(s, m))?;
+
         Ok(Config {
             trace,
             trace_durability,
             grants,
             ceilings,
             files,
+            world,
             policy: PolicyConfig {
                 profiles,
                 quotas,

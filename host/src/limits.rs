@@ -172,3 +172,13 @@ pub const OTLP_SCHEDULE_DELAY_MS: u64 = 1_000;
 pub const OTLP_METRIC_INTERVAL_MS: u64 = 5_000;
 /// OpenTelemetry export: how long one export request may take (`OTEL_EXPORTER_OTLP_TIMEOUT`), in ms.
 pub const OTLP_EXPORT_TIMEOUT_MS: u64 = 10_000;
+
+/// How often the host writes a world checkpoint while the world changes, by default
+/// (`[world] checkpointEverySeconds`): a restart then replays at most this long a journal.
+pub const WORLD_CHECKPOINT_EVERY_SECS: u64 = 60;
+/// World checkpoints kept by default (`[world] keepCheckpoints`): the newest, and older ones
+/// to fall back on if the newest is damaged (their journal is kept through trace retention).
+pub const WORLD_CHECKPOINTS_KEPT: usize = 3;
+/// Largest world checkpoint a host reads, in bytes: 10,000 entities with bodies take about
+/// 10 MiB, so this leaves room and refuses a file that is not one of ours before reading it.
+pub const MAX_WORLD_CHECKPOINT_BYTES: u64 = 1 << 30;
