@@ -34,6 +34,8 @@ pub struct Config {
     pub files: crate::files::FilesConfig,
     /// What network clients may take and the connection limits (`[network]`).
     pub network: crate::mcp::edge::NetworkSettings,
+    /// World checkpoints (`[world]`, see `persistence/config.rs`).
+    pub world: crate::persistence::WorldConfig,
 }
 
 #[derive(Deserialize)]
@@ -60,6 +62,7 @@ struct Raw {
     secrets: BTreeMap<String, Spanned<RawSecret>>,
     limits: Option<Spanned<crate::ceilings::RawCeilings>>,
     network: Option<crate::mcp::edge::settings::RawNetwork>,
+    world: Option<crate::persistence::RawWorld>,
 }
 
 #[derive(Deserialize)]
@@ -318,6 +321,8 @@ impl Config {
                 .map_err(|(span, msg)| at(span, msg))?,
             None => Default::default(),
         };
+        let world =
+            crate::persistence::parse_world_section(raw.world).map_err(|(s, m)| at(s, m))?;
 
         Ok(Config {
             network,
@@ -326,6 +331,7 @@ impl Config {
             grants,
             ceilings,
             files,
+            world,
             policy: PolicyConfig {
                 profiles,
                 quotas,

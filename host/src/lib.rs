@@ -12,6 +12,7 @@ pub mod limits;
 pub mod log;
 pub mod mcp;
 pub mod packages;
+pub mod persistence;
 pub mod policy;
 pub mod realm;
 pub mod registry;

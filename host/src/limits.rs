@@ -204,3 +204,13 @@ pub const UNMETERED_MESSAGE_BYTES: usize = 16 << 10;
 /// Read buffer of one WebSocket connection: small, since a connection that holds a large
 /// message is counted against [`MAX_PENDING_FRAME_BYTES`] anyway.
 pub const WS_READ_BUFFER_BYTES: usize = 16 << 10;
+
+/// How often the host writes a world checkpoint while the world changes, by default
+/// (`[world] checkpointEverySeconds`): a restart then replays at most this long a journal.
+pub const WORLD_CHECKPOINT_EVERY_SECS: u64 = 60;
+/// World checkpoints kept by default (`[world] keepCheckpoints`): the newest, and older ones
+/// to fall back on if the newest is damaged (their journal is kept through trace retention).
+pub const WORLD_CHECKPOINTS_KEPT: usize = 3;
+/// Largest world checkpoint a host reads, in bytes: 10,000 entities with bodies take about
+/// 10 MiB, so this leaves room and refuses a file that is not one of ours before reading it.
+pub const MAX_WORLD_CHECKPOINT_BYTES: u64 = 1 << 30;

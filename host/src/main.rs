@@ -122,13 +122,17 @@ pub struct Cli {
     /// Folder for the durable trace (segments in `segments/`, their index `index.sqlite`) and
     /// `trace.export` files; segment size and retention are `[trace]` in --config
     /// [default: $XDG_STATE_HOME/limina/traces or ~/.local/state/limina/traces].
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", global = true)]
     trace_dir: Option<PathBuf>,
 
     /// Keep this run's trace in memory only: nothing is recorded on disk and the history is
     /// lost when the host stops (for a second host beside one that holds the trace folder).
     #[arg(long, conflicts_with = "trace_dir")]
     ephemeral_trace: bool,
+    /// Start with an empty world on purpose instead of the one kept in the trace folder (its
+    /// checkpoints stay until newer ones replace them; the new world is kept from now on).
+    #[arg(long)]
+    fresh_world: bool,
 
     /// Folder for compiled components [default: $LIMINA_CACHE_DIR/compiled or ~/.cache/limina/compiled].
     #[arg(long, value_name = "DIR")]
@@ -174,10 +178,27 @@ enum Command {
         #[arg(long, default_value_t = 10)]
         runs: usize,
     },
+    /// Work with the world kept in a trace folder.
+    World {
+        #[command(subcommand)]
+        action: WorldAction,
+    },
     /// Author skill packages: new, build, sign, keygen, inspect.
     Pkg {
         #[command(subcommand)]
         action: cli::pkg::PkgAction,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum WorldAction {
+    /// Write the world kept in --trace-dir (its newest checkpoint and the journal after it,
+    /// read beside a running host or not) as a scene file: JSONL lines of {skill, input}
+    /// that --scene and `dev.reload scene` replay.
+    Export {
+        /// Where to write the scene [default: stdout].
+        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        output: Option<PathBuf>,
     },
 }
 
@@ -215,6 +236,9 @@ fn main() -> ExitCode {
                 },
         }) => cli::trace::verify(&path, from_seq, to_seq),
         Some(Command::Pkg { action }) => cli::pkg::run(action),
+        Some(Command::World {
+            action: WorldAction::Export { output },
+        }) => cli::world::export(&cli, output.as_deref()),
         Some(Command::Calibrate { runs }) => cli::calibrate::run(&cli, runs),
         None => cli::serve::serve(cli),
     };

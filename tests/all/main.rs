@@ -37,5 +37,6 @@ mod trace_faults;
 mod trace_store;
 mod ui_skills;
 mod viewer;
+mod world_restart;
 mod ws;
 mod ws_client;

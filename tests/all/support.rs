@@ -188,6 +188,13 @@ impl Client {
         self.child.id()
     }
 
+    /// Sends the host `signal` (e.g. SIGTERM) and waits for it to exit; returns its exit code.
+    pub fn terminate(mut self, signal: i32) -> Option<i32> {
+        // SAFETY: sends a signal to our own child process, which is still waited for.
+        unsafe { libc::kill(self.child.id() as i32, signal) };
+        self.child.wait().unwrap().code()
+    }
+
     /// Closes stdin and waits for the host to exit; returns its exit status code.
     pub fn close(mut self) -> Option<i32> {
         drop(self.stdin.take());

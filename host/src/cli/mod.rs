@@ -5,3 +5,4 @@ pub mod pkg;
 pub mod serve;
 pub mod trace;
 pub mod version;
+pub mod world;

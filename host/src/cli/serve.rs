@@ -7,8 +7,9 @@ use limina::config::Config;
 use limina::limits::TRACE_WINDOW;
 use limina::limits::{DEFAULT_HTTP_PORT, DEFAULT_WS_PORT};
 use limina::mcp::edge::{Admission, EdgeLimits, NetworkSettings};
-use limina::mcp::{Clock, Engine, Guard, Listen, Server, ServerConfig, http, ws};
+use limina::mcp::{Clock, Engine, Guard, Inbound, Listen, Server, ServerConfig, http, ws};
 use limina::packages::{PackageSource, embedded, package_dirs};
+use limina::persistence::{WorldConfig, WorldStore};
 use limina::realm::{Realm, Rng};
 use limina::registry::Registry;
 use limina::sandbox::{CompileCache, Sandbox};
@@ -42,10 +43,10 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
     let config = load_config(&cli)?;
     let network = config.network.clone();
     let otlp = OtlpConfig::from_env(cli.otlp_endpoint.as_deref()).map_err(anyhow::Error::msg)?;
-    if otlp.is_some() {
-        // Before any thread starts, so that all of them hold the signals (see telemetry/signals.rs).
-        limina::telemetry::signals::hold().context("holding termination signals")?;
-    }
+    // Before any thread starts, so that all of them hold the signals (see telemetry/signals.rs):
+    // a termination signal stops the engine cleanly (the world's last checkpoint, the last
+    // spans) and the host then exits with 128 + its number, as it would have.
+    limina::telemetry::signals::hold().context("holding termination signals")?;
     let ws_port = cli.port.unwrap_or(DEFAULT_WS_PORT);
     let http_port = cli
         .http_port
@@ -70,7 +71,6 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
     let exporting = match &otlp {
         Some(config) => {
             let (recorder, exporting) = limina::telemetry::start(config)?;
-            exporting.flush_on_termination()?;
             server.export_telemetry(recorder);
             Some(exporting)
         }
@@ -84,6 +84,11 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
         limina::log::info("watching the package folders for changes");
     }
     let engine = Engine::new(server, cli.mcp_stdio).context("starting the engine")?;
+    let stopper = engine.handle();
+    limina::telemetry::signals::stop_on(move |signal| {
+        stopper.send(Inbound::Stop { signal });
+    })
+    .context("waiting for termination signals")?;
     if cli.mcp_stdio {
         limina::log::info("serving MCP on stdio");
     }
@@ -122,12 +127,15 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
             "the world viewer: open http://{local}/ in a browser"
         ));
     }
-    engine.run().context("serving")?;
+    let stopped_by = engine.run().context("serving")?;
     // The engine (and with it every recorder) is gone: send the last spans and metrics.
     if let Some(exporting) = exporting {
         exporting.finish();
     }
-    Ok(std::process::ExitCode::SUCCESS)
+    Ok(match stopped_by {
+        Some(signal) => std::process::ExitCode::from((128 + signal).clamp(0, 255) as u8),
+        None => std::process::ExitCode::SUCCESS,
+    })
 }
 
 /// The registry the flags describe: configuration, sandbox, realm, core and extra packages,
@@ -186,18 +194,16 @@ fn build_registry_from(cli: &Cli, config: Config, durable_trace: bool) -> Result
     };
     let sandbox = Sandbox::new(CompileCache::new(cache_dir.clone()))?;
     let trace_dir = cli.trace_dir.clone().unwrap_or_else(default_trace_dir);
-    let mut world = World::new(WorldSettings {
-        max_entities: cli.max_entities,
-        tick_seconds: cli.tick_ms as f32 / 1000.0,
-    });
+    let tracer = if durable_trace {
+        open_trace(&trace_dir, cli, config.trace, config.trace_durability)?
+    } else {
+        Tracer::new(TRACE_WINDOW)
+    };
+    let (mut world, store, kept) = kept_world(cli, &tracer, &trace_dir, config.world)?;
     world.set_assets_dir(cli.assets_dir.clone());
     let realm = Realm {
         world,
-        tracer: if durable_trace {
-            open_trace(&trace_dir, cli, config.trace, config.trace_durability)?
-        } else {
-            Tracer::new(TRACE_WINDOW)
-        },
+        tracer,
         rng: cli.seed.map(Rng::seeded).unwrap_or_else(Rng::from_time),
         state: StateStore::open(&trace_dir.join("state.sqlite")).map_err(anyhow::Error::msg)?,
     };
@@ -244,7 +250,16 @@ fn build_registry_from(cli: &Cli, config: Config, durable_trace: bool) -> Result
     if let Some(path) = &cli.config {
         registry.set_config_path(path.clone());
     }
-    if let Some(scene) = &cli.scene {
+    let replay_scene = cli.scene.is_some() && !kept;
+    if let (Some(scene), false) = (&cli.scene, replay_scene) {
+        registry.set_scene_file(scene.clone());
+        limina::log::info(&format!(
+            "the kept world was restored, so {} is not replayed (it is on `dev.reload scene`, \
+             or at a start with --fresh-world)",
+            scene.display()
+        ));
+    }
+    if let (Some(scene), true) = (&cli.scene, replay_scene) {
         registry.set_scene_file(scene.clone());
         let replayed = registry
             .replay_scene(None)
@@ -254,6 +269,16 @@ fn build_registry_from(cli: &Cli, config: Config, durable_trace: bool) -> Result
             scene.display(),
             replayed.len()
         ));
+    }
+    if let Some(store) = store {
+        registry.keep_world(store)?;
+        // A world not rebuilt from the folder (fresh on purpose, or a scene replayed into it)
+        // is checkpointed at once: the journal before it no longer describes it.
+        if cli.fresh_world || replay_scene {
+            registry
+                .checkpoint_replaced_world("start")
+                .context("writing the starting world's checkpoint")?;
+        }
     }
     // Latency measured by an earlier calibration (`limina calibrate`), kept beside the cache.
     let calibration = cli
@@ -277,6 +302,50 @@ fn build_registry_from(cli: &Cli, config: Config, durable_trace: bool) -> Result
         registry.packages().len()
     ));
     Ok(registry)
+}
+
+/// The world to start with: the one kept in the trace folder (its newest checkpoint and the
+/// journal after it), or an empty one with `--fresh-world` or an in-memory trace. Also the
+/// store that keeps it from now on, and whether a kept world with a history was restored.
+fn kept_world(
+    cli: &Cli,
+    tracer: &Tracer,
+    trace_dir: &std::path::Path,
+    config: WorldConfig,
+) -> Result<(World, Option<WorldStore>, bool)> {
+    let settings = WorldSettings {
+        max_entities: cli.max_entities,
+        tick_seconds: cli.tick_ms as f32 / 1000.0,
+    };
+    if !tracer.is_durable() {
+        limina::log::warn("the trace is in memory, so the world is too: it ends with this run");
+        return Ok((World::new(settings), None, false));
+    }
+    let store = WorldStore::new(trace_dir, config);
+    if cli.fresh_world {
+        limina::log::info(&format!(
+            "starting an empty world on purpose (--fresh-world); it is kept in {} from now on",
+            store.dir().display()
+        ));
+        return Ok((World::new(settings), Some(store), false));
+    }
+    let started = std::time::Instant::now();
+    let (world, restored) = store.restore(settings)?;
+    let kept = restored.checkpoint.is_some() || restored.records > 0;
+    if kept {
+        limina::log::info(&format!(
+            "world restored in {:.1} ms: {} entities at tick {} from {} and {} journal records",
+            started.elapsed().as_secs_f64() * 1000.0,
+            world.entity_count(),
+            world.tick(),
+            restored
+                .checkpoint
+                .as_ref()
+                .map_or("no checkpoint".to_string(), |p| p.display().to_string()),
+            restored.records,
+        ));
+    }
+    Ok((world, Some(store), kept))
 }
 
 /// Where calibration results live: beside the compiled-component cache.
@@ -369,7 +438,7 @@ fn open_trace(
     Tracer::open_durable(dir, TRACE_WINDOW, retention, durability)
 }
 
-fn default_trace_dir() -> PathBuf {
+pub fn default_trace_dir() -> PathBuf {
     std::env::var_os("XDG_STATE_HOME")
         .map(|d| PathBuf::from(d).join("limina/traces"))
         .or_else(|| {

@@ -79,6 +79,8 @@ pub enum Inbound {
     Close { id: PeerId },
     /// A detached call of its finished on a worker.
     Completed { id: PeerId, ran: RanCall },
+    /// The host was told to stop (a termination signal): finish cleanly.
+    Stop { signal: i32 },
 }
 
 /// A transport's way in: a channel plus the eventfd that wakes the engine's `poll`.
@@ -143,6 +145,8 @@ pub struct Engine {
     /// `[trace] fsync = "always"`: messages wait here until the batch's events are synced.
     holding: bool,
     held: Vec<(PeerId, Value, Kind)>,
+    /// The termination signal that asked the engine to stop, once one did.
+    stopped_by: Option<i32>,
 }
 
 /// stdin (read by the engine thread) and stdout (written by it, and by a call's progress
@@ -175,6 +179,7 @@ impl Engine {
             workers,
             holding,
             held: Vec::new(),
+            stopped_by: None,
         };
         if stdio {
             let input = Arc::new(Mutex::new(StdioInput::new(libc::STDIN_FILENO)));
@@ -207,10 +212,12 @@ impl Engine {
         self.handle.clone()
     }
 
-    /// Serves until stdin ends (with stdio) or forever (sockets only).
-    pub fn run(mut self) -> io::Result<()> {
+    /// Serves until stdin ends (with stdio), a [`Inbound::Stop`] arrives, or forever
+    /// (sockets only); then the server shuts down (the world's last checkpoint). Returns the
+    /// termination signal that stopped it, if one did.
+    pub fn run(mut self) -> io::Result<Option<i32>> {
         loop {
-            if !self.serve_stdio_input()? && !self.serves_sockets() {
+            if self.stopped_by.is_some() || (!self.serve_stdio_input()? && !self.serves_sockets()) {
                 break;
             }
             self.flush()?;
@@ -241,7 +248,9 @@ impl Engine {
             self.idle();
         }
         // stdin's end already flushed and released stdio (`serve_stdio_input`).
-        Ok(())
+        self.flush()?;
+        self.server.shutdown();
+        Ok(self.stopped_by)
     }
 
     /// Whether any socket transport may still connect (the channel has senders besides ours).
@@ -311,6 +320,7 @@ impl Engine {
                 None => {}
             },
             Inbound::Completed { id, ran } => self.on_completed(id, ran),
+            Inbound::Stop { signal } => self.stopped_by = Some(signal),
         }
     }
 

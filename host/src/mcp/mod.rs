@@ -24,7 +24,7 @@ mod workers;
 pub mod ws;
 
 pub use clock::Clock;
-pub use engine::{Engine, EngineHandle};
+pub use engine::{Engine, EngineHandle, Inbound};
 pub use guard::Guard;
 pub use listener::Listen;
 pub use server::{Connection, Server, ServerConfig};

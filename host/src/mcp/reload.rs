@@ -77,5 +77,17 @@ impl Server {
     pub fn idle(&mut self) {
         self.apply_reloads();
         self.advance_clock();
+        self.registry_mut().world_idle();
+    }
+
+    /// The host is stopping cleanly: the world's last checkpoint.
+    pub fn shutdown(&mut self) {
+        match self.registry_mut().checkpoint_world("shutdown") {
+            Ok(_) => {}
+            Err(e) => crate::log::error(&format!(
+                "{e:#}; the world will be rebuilt from the journal at the next start"
+            )),
+        }
+        self.flush();
     }
 }

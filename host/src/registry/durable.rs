@@ -62,6 +62,7 @@ impl Registry {
                 world.rollback();
             }
         }
+        self.settle_journal(written.is_ok());
         if kept {
             return Response::of(result, started, events);
         }
@@ -122,6 +123,8 @@ impl Builtin {
                 | Builtin::TraceExplainEvent
                 | Builtin::PackageList
                 | Builtin::InspectorSnapshot
+                | Builtin::WorldHash
+                | Builtin::WorldExport
         )
     }
 }

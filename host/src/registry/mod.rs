@@ -12,6 +12,7 @@ mod guest_call;
 mod hooks;
 pub(crate) mod latency;
 mod load;
+mod persist;
 mod pipeline;
 mod reload;
 mod response;
@@ -159,6 +160,10 @@ pub struct Registry {
     calibration_file: Option<std::path::PathBuf>,
     /// The stages of the call in progress, when someone watches (telemetry).
     recorder: stages::StageRecorder,
+    /// Keeps the world across restarts (`None`: the world lives in memory only).
+    world_store: Option<crate::persistence::WorldStore>,
+    /// The running call's world operations were journaled (forgotten once written).
+    journal_pending: bool,
 }
 
 /// What the caller's transport attaches to a call: a way to cancel it, and where its progress
@@ -208,6 +213,8 @@ impl Registry {
             guest_cpu_ms: 0.0,
             search: None,
             recorder: Default::default(),
+            world_store: None,
+            journal_pending: false,
         };
         builtins::register(&mut registry);
         registry

@@ -123,6 +123,7 @@ impl Registry {
         if result.is_err() {
             realm.world.rollback();
         }
+        self.journal_call(caller, &decided.decision_id, result.is_ok());
         self.record_outcome(
             caller,
             name,

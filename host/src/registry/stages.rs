@@ -88,6 +88,11 @@ impl Registry {
         }
     }
 
+    /// Whether the call running is not nested in another (a scene replay's calls are).
+    pub(super) fn outermost_call(&self) -> bool {
+        self.recorder.depth <= 1
+    }
+
     pub(super) fn leave_call(&mut self) {
         self.recorder.depth = self.recorder.depth.saturating_sub(1);
     }

@@ -48,3 +48,21 @@ pub fn exit_after(flush: impl FnOnce() + Send + 'static) -> io::Result<()> {
         })
         .map(drop)
 }
+
+/// Waits on a thread of its own for a held termination signal and calls `stop` with it (the
+/// host then stops cleanly); a second signal exits at once with 128 + its number.
+pub fn stop_on(stop: impl Fn(libc::c_int) + Send + 'static) -> io::Result<()> {
+    std::thread::Builder::new()
+        .name("termination".into())
+        .spawn(move || {
+            let set = signal_set();
+            let mut signal: libc::c_int = 0;
+            // SAFETY: waits for one of the signals in an initialized set, held in this thread.
+            while unsafe { libc::sigwait(&set, &mut signal) } != 0 {}
+            crate::log::info("stopping: finishing cleanly (a second signal stops at once)");
+            stop(signal);
+            while unsafe { libc::sigwait(&set, &mut signal) } != 0 {}
+            std::process::exit(128 + signal);
+        })
+        .map(drop)
+}

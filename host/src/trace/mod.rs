@@ -9,6 +9,7 @@ mod event;
 mod history;
 mod index;
 mod reading;
+mod scan;
 mod segments;
 mod store;
 pub mod synthetic;
@@ -19,6 +20,7 @@ pub use event::{Event, Integrity, canonical_json, seq_of_id};
 pub use history::{ExportNameError, ExportRange, check_export_name};
 pub use index::{DECISION_KINDS, DecisionQuery, DecisionSummary};
 pub use reading::{History, HistorySnapshot};
+pub use scan::{EventsAfter, events_after};
 pub use segments::SEGMENTS_DIR;
 pub use store::{Health, Retention};
 pub use verify::{ChainBreak, VerifyError, VerifyReport, verify_dir, verify_file, verify_reader};
@@ -271,6 +273,29 @@ impl Tracer {
             self.notified = (self.written.0, Instant::now());
         }
         flushed
+    }
+
+    /// Writes buffered events and syncs them to the disk (a world checkpoint must never be
+    /// newer than the trace it names). Does nothing for an in-memory tracer.
+    pub fn sync(&mut self) -> anyhow::Result<()> {
+        self.flush()?;
+        match &mut self.store {
+            Some(store) => store.sync_now().map_err(anyhow::Error::msg),
+            None => Ok(()),
+        }
+    }
+
+    /// Keeps every event from `seq` on through retention: the world journal after the oldest
+    /// world checkpoint kept must outlive the segments around it.
+    pub fn pin_from(&mut self, seq: u64) {
+        if let Some(store) = &mut self.store {
+            store.pin_from(seq);
+        }
+    }
+
+    /// Whether events reach a folder (`false` for an in-memory tracer).
+    pub fn is_durable(&self) -> bool {
+        self.store.is_some()
     }
 
     /// Drops from the window the events retention removed from the segments, so that

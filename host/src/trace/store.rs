@@ -89,6 +89,9 @@ pub(super) struct Store {
     memory_only: bool,
     /// The outage as `/readyz` reports it.
     health: Health,
+    /// Retention keeps every event from this sequence number on (the world journal after
+    /// the oldest world checkpoint kept; 0: no pin).
+    pinned_from: u64,
 }
 
 /// The trace's readiness, shared with whoever reports it (`/readyz`): why the trace cannot be
@@ -170,6 +173,7 @@ impl Store {
             torn: false,
             memory_only: false,
             health: Health::default(),
+            pinned_from: 0,
         };
         if let Err(e) = store.apply_retention() {
             crate::log::warn(&format!("trace retention: {e:#}"));
@@ -423,6 +427,35 @@ impl Store {
         Err(cause)
     }
 
+    /// Keeps every event from `seq` on through retention (see `pinned_from`).
+    pub fn pin_from(&mut self, seq: u64) {
+        self.pinned_from = seq;
+    }
+
+    /// Syncs everything written so far now, whatever `[trace] fsync` says: a world
+    /// checkpoint names the last event it covers, which must be on disk first.
+    pub fn sync_now(&mut self) -> std::result::Result<(), String> {
+        if let Some(outage) = &self.outage {
+            return Err(outage.cause.clone());
+        }
+        if self.memory_only {
+            return Err("the trace is kept in memory only since a write failed \
+                        ([trace] onWriteFailure = \"memory\")"
+                .into());
+        }
+        if !self.unsynced {
+            return Ok(());
+        }
+        match self.file.sync() {
+            Ok(()) => {
+                self.unsynced = false;
+                self.last_sync = Instant::now();
+                Ok(())
+            }
+            Err(e) => self.failed(e),
+        }
+    }
+
     /// Seals the active segment and starts one whose first event is `next_seq`.
     fn rotate(&mut self, next_seq: u64) -> io::Result<()> {
         self.file.sync()?;
@@ -445,7 +478,12 @@ impl Store {
         let now = SystemTime::now();
         let mut remove = 0;
         let mut kept_bytes = total;
-        for segment in &self.sealed {
+        for (i, segment) in self.sealed.iter().enumerate() {
+            // A segment holding a pinned event stays, and with it every newer one.
+            let next_first = self.sealed.get(i + 1).unwrap_or(&self.active).first_seq;
+            if self.pinned_from > 0 && next_first > self.pinned_from {
+                break;
+            }
             let too_big = self.retention.max_bytes.is_some_and(|max| kept_bytes > max);
             let too_old = !too_big
                 && self.retention.max_age.is_some_and(|age| {

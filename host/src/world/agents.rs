@@ -7,6 +7,7 @@
 
 use super::entity::{EntityFilter, EntityInfo};
 use super::journal::Undo;
+use super::oplog::Op;
 use super::{World, WorldError};
 use crate::limits::{
     HEARD_PREVIEW_CHARS, HEARD_WINDOW, MAX_HEARD_KIND_CHARS, MAX_HEARD_PAYLOAD_BYTES,
@@ -35,7 +36,7 @@ pub fn body_tag(agent_id: &str) -> String {
 }
 
 /// Where an approaching agent is heading.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum ApproachTarget {
     /// An entity, followed as it moves.
     Entity(String),
@@ -44,7 +45,7 @@ pub enum ApproachTarget {
 }
 
 /// An approach in progress.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Movement {
     /// The entity walking: the agent's body when the approach began. It walks while it
     /// still carries the agent's tag.
@@ -55,7 +56,7 @@ pub struct Movement {
 }
 
 /// A signal or a line of speech, as agents perceive it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Heard {
     /// The trace event that recorded it.
     pub event_id: String,
@@ -63,16 +64,17 @@ pub struct Heard {
     pub kind: String,
     pub actor_id: String,
     pub tick: u64,
+    #[serde(with = "super::json_text")]
     pub payload: Value,
 }
 
 /// Agent state: approaches in progress, speech bubbles, and recent signals and speech.
 #[derive(Debug, Default)]
 pub struct Agents {
-    movements: BTreeMap<String, Movement>,
+    pub(super) movements: BTreeMap<String, Movement>,
     /// Each agent's speech bubble, reused by every `say`.
-    bubbles: BTreeMap<String, String>,
-    heard: VecDeque<Heard>,
+    pub(super) bubbles: BTreeMap<String, String>,
+    pub(super) heard: VecDeque<Heard>,
 }
 
 /// The inverse of one agent-state mutation.
@@ -141,6 +143,22 @@ impl World {
         target: ApproachTarget,
         talk_distance: Option<f64>,
     ) -> Result<bool, WorldError> {
+        let op = || Op::Approach {
+            agent: agent_id.into(),
+            target: target.clone(),
+            talk_distance,
+        };
+        self.logged(self.wants_op().then(op), |w| {
+            w.approach_now(agent_id, target, talk_distance)
+        })
+    }
+
+    fn approach_now(
+        &mut self,
+        agent_id: &str,
+        target: ApproachTarget,
+        talk_distance: Option<f64>,
+    ) -> Result<bool, WorldError> {
         let talk_distance = talk_distance.unwrap_or(DEFAULT_TALK_DISTANCE);
         if !(talk_distance > 0.0 && talk_distance <= MAX_TALK_DISTANCE) {
             return Err(WorldError::Invalid(format!(
@@ -197,7 +215,13 @@ impl World {
     /// Remembers a signal or a line of speech for agents' perception, bounded: a payload over
     /// `MAX_HEARD_PAYLOAD_BYTES` is kept as `{clipped, bytes, preview}` and a long type is
     /// cut (the trace event, named by `event_id`, keeps both whole).
-    pub fn hear(&mut self, mut heard: Heard) {
+    pub fn hear(&mut self, heard: Heard) {
+        self.logged(self.wants_op().then(|| Op::Hear(heard.clone())), |w| {
+            w.hear_now(heard)
+        })
+    }
+
+    fn hear_now(&mut self, mut heard: Heard) {
         if heard.kind.chars().count() > MAX_HEARD_KIND_CHARS {
             heard.kind = heard.kind.chars().take(MAX_HEARD_KIND_CHARS).collect();
         }
@@ -214,6 +238,14 @@ impl World {
     /// Shows `text` in `agent_id`'s speech bubble, over its body when it has one, else at the
     /// bottom of the screen; returns the bubble's handle (one per agent, reused).
     pub fn say(&mut self, agent_id: &str, text: &str) -> Result<String, WorldError> {
+        let op = || Op::Say {
+            agent: agent_id.into(),
+            text: text.into(),
+        };
+        self.logged(self.wants_op().then(op), |w| w.say_now(agent_id, text))
+    }
+
+    fn say_now(&mut self, agent_id: &str, text: &str) -> Result<String, WorldError> {
         let n = text.chars().count();
         if !(1..=280).contains(&n) {
             return Err(WorldError::Invalid(format!(

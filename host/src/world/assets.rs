@@ -3,6 +3,7 @@
 
 use super::entity::{BodyKind, EntitySpec, Shape};
 use super::journal::Undo;
+use super::oplog::Op;
 use super::{World, WorldError, entity_id, parse_entity_id};
 use crate::limits::MAX_ASSET_BYTES;
 use std::collections::BTreeMap;
@@ -12,7 +13,7 @@ use std::path::{Component, Path, PathBuf};
 const DEFAULT_ASSETS_DIR: &str = "assets";
 
 /// A glTF asset placed in the world, as a renderer would load it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GltfResource {
     /// The id it was asked for.
     pub asset_id: String,
@@ -72,6 +73,29 @@ impl World {
         let (path, source) = resolve(&self.assets.root, asset_id)?;
         let bytes = read_asset(&path, asset_id)?;
         let resource = summarize(asset_id, source, &bytes)?;
+        self.place_gltf(resource, position)
+    }
+
+    /// Places an asset already read as a new render-only entity at `position`.
+    pub fn place_gltf(
+        &mut self,
+        resource: GltfResource,
+        position: [f64; 3],
+    ) -> Result<(String, GltfResource), WorldError> {
+        let op = || Op::PlaceGltf {
+            resource: resource.clone(),
+            position,
+        };
+        self.logged(self.wants_op().then(op), |w| {
+            w.place_gltf_now(resource, position)
+        })
+    }
+
+    fn place_gltf_now(
+        &mut self,
+        resource: GltfResource,
+        position: [f64; 3],
+    ) -> Result<(String, GltfResource), WorldError> {
         let id = self.create_entity(&EntitySpec {
             shape: Shape::Box,
             collider: None,

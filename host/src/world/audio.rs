@@ -3,13 +3,14 @@
 //! that plays a sound per footstep does not fill the mixer.
 
 use super::journal::Undo;
+use super::oplog::Op;
 use super::{World, WorldError};
 use crate::limits::MAX_SOUNDS;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
 /// The four mixer buses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Bus {
     Master,
     Sfx,
@@ -33,7 +34,7 @@ impl Bus {
 }
 
 /// What a handle plays.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum SoundKind {
     /// Frequency in Hz and duration in seconds.
     Tone { freq: f64, secs: f64 },
@@ -44,7 +45,7 @@ pub enum SoundKind {
 }
 
 /// A sound to start; `None` fields take their defaults.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SoundSpec {
     pub kind: SoundKind,
     pub bus: Option<Bus>,
@@ -54,7 +55,7 @@ pub struct SoundSpec {
 }
 
 /// A sound in the mixer.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Sound {
     pub kind: SoundKind,
     pub bus: Bus,
@@ -81,10 +82,10 @@ impl Sound {
 /// Mixer state: live sounds by handle number and the bus volumes.
 #[derive(Debug)]
 pub struct Mixer {
-    sounds: BTreeMap<u64, Sound>,
-    buses: [f64; 4],
+    pub(super) sounds: BTreeMap<u64, Sound>,
+    pub(super) buses: [f64; 4],
     /// Handles are issued in order and never reused, even after a rollback.
-    next: u64,
+    pub(super) next: u64,
 }
 
 impl Default for Mixer {
@@ -181,6 +182,11 @@ impl World {
 
     /// Starts a sound; returns `aud_<n>`. Fails on out-of-range values or over the sound cap.
     pub fn play_sound(&mut self, spec: SoundSpec, owner: &str) -> Result<String, WorldError> {
+        let op = || Op::PlaySound(spec.clone(), owner.into());
+        self.logged(self.wants_op().then(op), |w| w.play_sound_now(spec, owner))
+    }
+
+    fn play_sound_now(&mut self, spec: SoundSpec, owner: &str) -> Result<String, WorldError> {
         match &spec.kind {
             SoundKind::Tone { freq, secs } => {
                 if !(*freq > 0.0 && freq.is_finite()) {
@@ -240,6 +246,12 @@ impl World {
 
     /// Stops a sound; false for an unknown or ended handle.
     pub fn stop_sound(&mut self, handle: &str) -> bool {
+        self.logged(self.wants_op().then(|| Op::StopSound(handle.into())), |w| {
+            w.stop_sound_now(handle)
+        })
+    }
+
+    fn stop_sound_now(&mut self, handle: &str) -> bool {
         let Some((n, sound)) =
             parse_handle(handle).and_then(|n| self.audio.sounds.remove(&n).map(|s| (n, s)))
         else {
@@ -251,6 +263,13 @@ impl World {
 
     /// Sets a sound's volume (0..1); false for an unknown or ended handle.
     pub fn set_sound_volume(&mut self, handle: &str, volume: f64) -> Result<bool, WorldError> {
+        let op = || Op::SetSoundVolume(handle.into(), volume);
+        self.logged(self.wants_op().then(op), |w| {
+            w.set_sound_volume_now(handle, volume)
+        })
+    }
+
+    fn set_sound_volume_now(&mut self, handle: &str, volume: f64) -> Result<bool, WorldError> {
         check_volume(volume)?;
         let Some(n) = parse_handle(handle).filter(|n| self.audio.sounds.contains_key(n)) else {
             return Ok(false);
@@ -264,6 +283,13 @@ impl World {
 
     /// Sets a bus's volume (0..1).
     pub fn set_bus_volume(&mut self, bus: Bus, volume: f64) -> Result<(), WorldError> {
+        self.logged(
+            self.wants_op().then_some(Op::SetBusVolume(bus, volume)),
+            |w| w.set_bus_volume_now(bus, volume),
+        )
+    }
+
+    fn set_bus_volume_now(&mut self, bus: Bus, volume: f64) -> Result<(), WorldError> {
         check_volume(volume)?;
         let before = std::mem::replace(&mut self.audio.buses[bus as usize], volume);
         self.record(Undo::Audio(AudioUndo::Bus(bus, before)));

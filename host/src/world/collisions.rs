@@ -2,6 +2,7 @@
 //! and kept until a caller drains them.
 
 use super::journal::Undo;
+use super::oplog::Op;
 use super::{World, entity_id};
 use crate::limits::MAX_PENDING_COLLISION_EVENTS;
 use hecs::Entity;
@@ -10,7 +11,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 
 /// A contact between two bodies that started or stopped.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CollisionEvent {
     /// True when the contact began, false when it ended.
     pub started: bool,
@@ -28,9 +29,9 @@ pub struct CollisionEvent {
 
 /// One side of a contact: who owns a collider.
 #[derive(Debug, Clone, Copy)]
-struct Owner {
-    body_id: u64,
-    entity: Entity,
+pub(super) struct Owner {
+    pub(super) body_id: u64,
+    pub(super) entity: Entity,
 }
 
 /// An event as rapier reported it, before owners are resolved.
@@ -107,12 +108,12 @@ fn contact_geometry(
 #[derive(Default)]
 pub(super) struct Contacts {
     collector: Collector,
-    owners: HashMap<ColliderHandle, Owner>,
+    pub(super) owners: HashMap<ColliderHandle, Owner>,
     /// Colliders of removed bodies: their owners are kept through one more step, which
     /// reports their stop events.
-    retired: Vec<ColliderHandle>,
+    pub(super) retired: Vec<ColliderHandle>,
     /// Resolved events, oldest first, at most `MAX_PENDING_COLLISION_EVENTS`.
-    pending: VecDeque<CollisionEvent>,
+    pub(super) pending: VecDeque<CollisionEvent>,
 }
 
 impl Contacts {
@@ -185,6 +186,12 @@ impl World {
 
     /// Takes every contact start/stop event since the last drain, oldest first.
     pub fn drain_collision_events(&mut self) -> Vec<CollisionEvent> {
+        self.logged(self.wants_op().then_some(Op::DrainCollisions), |w| {
+            w.drain_collision_events_now()
+        })
+    }
+
+    fn drain_collision_events_now(&mut self) -> Vec<CollisionEvent> {
         let events: Vec<CollisionEvent> = self.physics.contacts.pending.drain(..).collect();
         if !events.is_empty() {
             self.record(Undo::Collisions(events.clone()));

@@ -1,6 +1,7 @@
 //! Entities: what they are made of and the operations on them.
 
 use super::journal::Undo;
+use super::oplog::Op;
 use super::physics::{BodyShape, SavedBody};
 use super::{World, WorldError, entity_id};
 use hecs::Entity;
@@ -8,14 +9,14 @@ use rapier3d::prelude::RigidBodyHandle;
 use std::collections::BTreeSet;
 
 /// Render shape.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Shape {
     Box,
     Sphere,
 }
 
 /// Collision shape.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum ColliderShape {
     Box,
     Sphere,
@@ -23,7 +24,7 @@ pub enum ColliderShape {
 }
 
 /// Physics body kind.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum BodyKind {
     None,
     Dynamic,
@@ -31,7 +32,7 @@ pub enum BodyKind {
 }
 
 /// What to create.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct EntitySpec {
     pub shape: Shape,
     pub collider: Option<ColliderShape>,
@@ -44,7 +45,7 @@ pub struct EntitySpec {
 }
 
 /// Position, rotation (quaternion x, y, z, w) and scale.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Transform {
     pub position: [f64; 3],
     pub rotation: [f64; 4],
@@ -52,7 +53,7 @@ pub struct Transform {
 }
 
 /// The render description of an entity.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Appearance {
     pub shape: Shape,
     pub size: f64,
@@ -71,7 +72,7 @@ pub struct Body {
 pub struct Number(pub u64);
 
 /// String tags attached to an entity.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Tags(pub BTreeSet<String>);
 
 /// Which entities a query returns.
@@ -104,6 +105,13 @@ pub(super) struct Removed {
 impl World {
     /// Creates an entity and returns its id. Fails over the entity cap.
     pub fn create_entity(&mut self, spec: &EntitySpec) -> Result<String, WorldError> {
+        self.logged(
+            self.wants_op().then(|| Op::CreateEntity(spec.clone())),
+            |w| w.create_entity_now(spec),
+        )
+    }
+
+    fn create_entity_now(&mut self, spec: &EntitySpec) -> Result<String, WorldError> {
         if !(spec.size > 0.0 && spec.size <= 50.0) {
             return Err(WorldError::Invalid(format!(
                 "`size` must be > 0 and ≤ 50, got {}",
@@ -145,6 +153,12 @@ impl World {
 
     /// Removes an entity and its body; false when the id names none.
     pub fn destroy_entity(&mut self, id: &str) -> bool {
+        self.logged(self.wants_op().then(|| Op::DestroyEntity(id.into())), |w| {
+            w.destroy_entity_now(id)
+        })
+    }
+
+    fn destroy_entity_now(&mut self, id: &str) -> bool {
         let Some((number, entity)) = self.lookup(id) else {
             return false;
         };
@@ -253,6 +267,24 @@ impl World {
         rotation: Option<[f64; 4]>,
         scale: Option<[f64; 3]>,
     ) -> bool {
+        let op = || Op::SetTransform {
+            id: id.into(),
+            position,
+            rotation,
+            scale,
+        };
+        self.logged(self.wants_op().then(op), |w| {
+            w.set_transform_now(id, position, rotation, scale)
+        })
+    }
+
+    fn set_transform_now(
+        &mut self,
+        id: &str,
+        position: Option<[f64; 3]>,
+        rotation: Option<[f64; 4]>,
+        scale: Option<[f64; 3]>,
+    ) -> bool {
         let Some((number, entity)) = self.lookup(id) else {
             return false;
         };
@@ -295,6 +327,13 @@ impl World {
 
     /// Attaches a tag; false for an unknown entity.
     pub fn add_tag(&mut self, id: &str, tag: &str) -> bool {
+        self.logged(
+            self.wants_op().then(|| Op::AddTag(id.into(), tag.into())),
+            |w| w.add_tag_now(id, tag),
+        )
+    }
+
+    fn add_tag_now(&mut self, id: &str, tag: &str) -> bool {
         let Some((number, entity)) = self.lookup(id) else {
             return false;
         };
@@ -312,6 +351,14 @@ impl World {
 
     /// Detaches a tag; false when nothing was removed.
     pub fn remove_tag(&mut self, id: &str, tag: &str) -> bool {
+        self.logged(
+            self.wants_op()
+                .then(|| Op::RemoveTag(id.into(), tag.into())),
+            |w| w.remove_tag_now(id, tag),
+        )
+    }
+
+    fn remove_tag_now(&mut self, id: &str, tag: &str) -> bool {
         let Some((number, entity)) = self.lookup(id) else {
             return false;
         };

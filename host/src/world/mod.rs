@@ -8,8 +8,11 @@ mod audio;
 mod changes;
 mod collisions;
 mod entity;
+mod image;
 mod inspect;
 mod journal;
+mod json_text;
+mod oplog;
 mod physics;
 mod render;
 mod ui;
@@ -22,7 +25,8 @@ pub use changes::{ChangeSet, EntityState};
 pub use collisions::CollisionEvent;
 pub use entity::{BodyKind, ColliderShape, EntityFilter, EntityInfo, EntitySpec, Shape, Transform};
 pub use journal::Journal;
-pub use physics::RayHit;
+pub use oplog::Op;
+pub use physics::{BodyShape, RayHit};
 pub use render::{Lighting, Material, MaterialPatch};
 pub use ui::{PANEL_KINDS, Panel};
 pub use {agents::Agents, assets::Assets, audio::Mixer, render::RenderState, ui::UiState};
@@ -69,6 +73,8 @@ pub struct World {
     journal: Option<Journal>,
     /// Where the journal began in the change log (a rollback truncates back to it).
     changes: changes::ChangeLog,
+    /// Operations recorded for the durable journal (off unless the host turns it on).
+    oplog: oplog::OpLog,
     instance: u64,
     pub(crate) render: RenderState,
     pub(crate) ui: UiState,
@@ -90,6 +96,7 @@ impl World {
             tick: 0,
             journal: None,
             changes: changes::ChangeLog::default(),
+            oplog: oplog::OpLog::default(),
             instance: NEXT_INSTANCE.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             render: RenderState::default(),
             ui: UiState::default(),
@@ -130,6 +137,7 @@ impl World {
 
     /// Advances the simulation by one fixed step.
     pub fn step(&mut self) {
+        self.log_step();
         self.physics.step();
         self.queue_collision_events();
         // Dynamic bodies drive their entity's transform.
@@ -156,22 +164,30 @@ impl World {
 
     /// Starts recording undo information for the mutations that follow.
     pub fn begin(&mut self) {
+        self.log_frame(Op::Begin);
         self.journal = Some(Journal::default());
         self.mark_changes();
     }
 
     /// Keeps every mutation since `begin`.
     pub fn commit(&mut self) {
+        self.log_frame(Op::Commit);
         self.journal = None;
         self.keep_marked_changes();
     }
 
     /// Undoes every mutation since `begin`.
     pub fn rollback(&mut self) {
+        self.log_frame(Op::Rollback);
         if let Some(journal) = self.journal.take() {
             journal.undo(self);
             self.drop_marked_changes();
         }
+    }
+
+    /// Whether a call is running on the world (between `begin` and its end).
+    pub fn in_call(&self) -> bool {
+        self.journal.is_some()
     }
 
     fn record(&mut self, undo: journal::Undo) {

@@ -4,13 +4,14 @@
 use super::collisions::Contacts;
 use super::entity::{Body, BodyKind, ColliderShape, EntitySpec, Shape};
 use super::journal::Undo;
+use super::oplog::Op;
 use super::{World, WorldError, entity_id};
 use hecs::Entity;
 use rapier3d::math::{Pose, Vector};
 use rapier3d::prelude::*;
 
 /// Physical properties a body was created with, enough to rebuild it on rollback.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub struct BodyShape {
     pub kind: BodyKind,
     pub collider: ColliderShape,
@@ -29,7 +30,7 @@ pub struct SavedBody {
 
 /// The rapier world.
 pub struct Physics {
-    world: PhysicsWorld,
+    pub(super) world: PhysicsWorld,
     /// Contact start/stop events collected during steps, waiting to be drained.
     pub(super) contacts: Contacts,
 }
@@ -63,6 +64,11 @@ impl Physics {
             world,
             contacts: Contacts::default(),
         }
+    }
+
+    /// A physics side rebuilt from a saved rapier world and its collider owners.
+    pub(super) fn from_parts(world: PhysicsWorld, contacts: Contacts) -> Self {
+        Physics { world, contacts }
     }
 
     pub fn step(&mut self) {
@@ -220,6 +226,14 @@ impl World {
     /// Applies an impulse (N·s) to an entity's dynamic body; false for an unknown entity or
     /// one without a dynamic body.
     pub fn apply_impulse(&mut self, id: &str, impulse: [f64; 3]) -> Result<bool, WorldError> {
+        self.logged(
+            self.wants_op()
+                .then(|| Op::ApplyImpulse(id.into(), impulse)),
+            |w| w.apply_impulse_now(id, impulse),
+        )
+    }
+
+    fn apply_impulse_now(&mut self, id: &str, impulse: [f64; 3]) -> Result<bool, WorldError> {
         let v = finite_vector("impulse", impulse)?;
         let Some((number, entity)) = self.lookup(id) else {
             return Ok(false);

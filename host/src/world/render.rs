@@ -3,6 +3,7 @@
 
 use super::entity::Appearance;
 use super::journal::Undo;
+use super::oplog::Op;
 use super::{World, WorldError};
 use std::collections::BTreeMap;
 
@@ -24,7 +25,7 @@ pub struct Material {
 }
 
 /// Material fields to change; `None` keeps the current value.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct MaterialPatch {
     pub color: Option<u32>,
     pub roughness: Option<f64>,
@@ -34,7 +35,7 @@ pub struct MaterialPatch {
 }
 
 /// The scene's ambient light plus one directional light with its shadow camera.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Lighting {
     pub ambient_color: u32,
     pub ambient_intensity: f64,
@@ -73,7 +74,7 @@ impl Default for Lighting {
 }
 
 /// Everything of a material but its colour, which lives with the entity's appearance.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub(super) struct Surface {
     roughness: f64,
     metalness: f64,
@@ -98,8 +99,8 @@ impl Default for Surface {
 pub struct RenderState {
     /// Only entities whose material was ever patched; the rest use `Surface::default()`.
     /// Keyed by entity number, which is never reused.
-    surfaces: BTreeMap<u64, Surface>,
-    lighting: Lighting,
+    pub(super) surfaces: BTreeMap<u64, Surface>,
+    pub(super) lighting: Lighting,
 }
 
 /// The inverse of one render change.
@@ -126,6 +127,13 @@ impl RenderUndo {
 impl World {
     /// Changes the given fields of an entity's material; false for an unknown entity.
     pub fn set_material(&mut self, id: &str, patch: &MaterialPatch) -> Result<bool, WorldError> {
+        self.logged(
+            self.wants_op().then(|| Op::SetMaterial(id.into(), *patch)),
+            |w| w.set_material_now(id, patch),
+        )
+    }
+
+    fn set_material_now(&mut self, id: &str, patch: &MaterialPatch) -> Result<bool, WorldError> {
         if let Some(color) = patch.color {
             check_color("color", color)?;
         }
@@ -183,6 +191,12 @@ impl World {
 
     /// Replaces the scene lighting; every field is checked first.
     pub fn set_lighting(&mut self, lighting: Lighting) -> Result<(), WorldError> {
+        self.logged(self.wants_op().then_some(Op::SetLighting(lighting)), |w| {
+            w.set_lighting_now(lighting)
+        })
+    }
+
+    fn set_lighting_now(&mut self, lighting: Lighting) -> Result<(), WorldError> {
         check_color("ambientColor", lighting.ambient_color)?;
         check_color("directionalColor", lighting.directional_color)?;
         check_range("ambientIntensity", lighting.ambient_intensity, 0.0, 10.0)?;

@@ -2,6 +2,7 @@
 //! There is no renderer in the host; a client renders what the state sync and snapshot report.
 
 use super::journal::Undo;
+use super::oplog::Op;
 use super::{World, WorldError};
 use crate::limits::{MAX_UI_PANEL_BYTES, MAX_UI_PANELS};
 use serde_json::{Map, Value, json};
@@ -18,9 +19,10 @@ pub const PANEL_KINDS: [&str; 6] = [
 ];
 
 /// One panel: its kind, its spec (anchor, style, text…) and who made it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Panel {
     pub kind: String,
+    #[serde(with = "super::json_text")]
     pub spec: Map<String, Value>,
     /// The agent whose call created it.
     pub owner: String,
@@ -30,9 +32,9 @@ pub struct Panel {
 /// Every live panel, by handle number.
 #[derive(Debug)]
 pub struct UiState {
-    panels: BTreeMap<u64, Panel>,
+    pub(super) panels: BTreeMap<u64, Panel>,
     /// Handles are issued in order and never reused, even after a rollback.
-    next: u64,
+    pub(super) next: u64,
 }
 
 impl Default for UiState {
@@ -109,6 +111,22 @@ impl World {
         spec: Value,
         owner: &str,
     ) -> Result<String, WorldError> {
+        let op = || Op::CreatePanel {
+            kind: kind.into(),
+            spec: spec.clone(),
+            owner: owner.into(),
+        };
+        self.logged(self.wants_op().then(op), |w| {
+            w.create_panel_now(kind, spec, owner)
+        })
+    }
+
+    fn create_panel_now(
+        &mut self,
+        kind: &str,
+        spec: Value,
+        owner: &str,
+    ) -> Result<String, WorldError> {
         if !PANEL_KINDS.contains(&kind) {
             return Err(WorldError::Invalid(format!(
                 "`kind` must be one of {}, got `{kind}`",
@@ -138,6 +156,16 @@ impl World {
     /// Merges `patch` into a panel: top-level keys replace, `style` merges key by key.
     /// Returns (found, changed).
     pub fn update_panel(&mut self, handle: &str, patch: Value) -> Result<(bool, bool), WorldError> {
+        let op = || Op::UpdatePanel {
+            handle: handle.into(),
+            patch: patch.clone(),
+        };
+        self.logged(self.wants_op().then(op), |w| {
+            w.update_panel_now(handle, patch)
+        })
+    }
+
+    fn update_panel_now(&mut self, handle: &str, patch: Value) -> Result<(bool, bool), WorldError> {
         let patch = checked_spec(patch, "patch")?;
         if let Some(anchor) = patch.get("anchor") {
             check_anchor(Some(anchor))?;
@@ -172,6 +200,13 @@ impl World {
 
     /// Removes a panel; false for an unknown handle.
     pub fn remove_panel(&mut self, handle: &str) -> bool {
+        self.logged(
+            self.wants_op().then(|| Op::RemovePanel(handle.into())),
+            |w| w.remove_panel_now(handle),
+        )
+    }
+
+    fn remove_panel_now(&mut self, handle: &str) -> bool {
         let Some((n, panel)) =
             parse_handle(handle).and_then(|n| self.ui.panels.remove(&n).map(|p| (n, p)))
         else {

@@ -688,13 +688,17 @@ pub(super) fn profile(name: &str) -> &'static [&'static str] {
 }
 
 /// System skills the host adds beyond the catalog (DESIGN.md: the manual clock's step, which moves every body; issue
-/// 12: ranked search, a session's latency tier and calibration).
+/// 12: ranked search, a session's latency tier and calibration; issue 19: the kept world's
+/// checkpoint, hash and export).
 /// Each with the permissions it needs.
-pub(super) const ADDITIONS: [(&str, &[&str]); 4] = [
+pub(super) const ADDITIONS: [(&str, &[&str]); 7] = [
     ("world.step", &["physics.write"]),
     ("skills.search", &[]),
     ("skills.setLatencyTier", &[]),
     ("skills.calibrate", &["scene.write"]),
+    ("world.checkpoint", &["scene.write"]),
+    ("world.hash", &["scene.read"]),
+    ("world.export", &["scene.read"]),
 ];
 
 /// The additions a profile granting `granted` may call.

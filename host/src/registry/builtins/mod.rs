@@ -30,6 +30,9 @@ pub(crate) enum Builtin {
     TraceExplainEvent,
     TraceExport,
     WorldStep,
+    WorldCheckpoint,
+    WorldHash,
+    WorldExport,
     DevReload,
     PackageList,
     PackageLoad,
@@ -63,6 +66,9 @@ impl Builtin {
             Builtin::PackageLoad => packages::load(registry, caller, input),
             Builtin::InspectorSnapshot => inspector::snapshot(registry, caller, input),
             Builtin::WorldStep => Ok(world::step(registry, input)),
+            Builtin::WorldCheckpoint => world::checkpoint(registry),
+            Builtin::WorldHash => Ok(world::hash(registry)),
+            Builtin::WorldExport => Ok(world::export(registry)),
         }
     }
 }
@@ -147,7 +153,10 @@ pub(super) fn register(registry: &mut Registry) {
                 // `skills.setLatencyTier`, which changes what the session is shown.
                 read_only: !matches!(
                     spec.builtin,
-                    Builtin::WorldStep | Builtin::SkillsSetLatencyTier | Builtin::SkillsCalibrate
+                    Builtin::WorldStep
+                        | Builtin::WorldCheckpoint
+                        | Builtin::SkillsSetLatencyTier
+                        | Builtin::SkillsCalibrate
                 ),
                 destructive: false,
                 idempotent: spec.builtin != Builtin::WorldStep,
@@ -173,6 +182,9 @@ fn contract(name: &str) -> (&'static str, &'static [Permission]) {
         "dev.reload" => ("2.0.0", &[SceneWrite]),
         // Advancing time moves every dynamic body.
         "world.step" => ("1.0.0", &[PhysicsWrite]),
+        // A checkpoint writes the shared world to the host's disk.
+        "world.checkpoint" => ("1.0.0", &[SceneWrite]),
+        "world.hash" | "world.export" => ("1.0.0", &[SceneRead]),
         // It changes every session's listings, as a scene reload changes everyone's world.
         "skills.calibrate" => ("1.0.0", &[SceneWrite]),
         "package.load" => ("1.0.0", &[AgentWrite]),
