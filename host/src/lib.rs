@@ -9,6 +9,7 @@ pub mod grants;
 pub mod limits;
 pub mod log;
 pub mod mcp;
+pub mod net;
 pub mod packages;
 pub mod policy;
 pub mod realm;

@@ -5,10 +5,14 @@
 #[path = "../all/support.rs"]
 mod support;
 
+#[path = "../all/local_http.rs"]
+mod local_http;
+
 mod admission;
 mod boundaries;
 mod identity;
 mod limits;
+mod outbound;
 mod read_only;
 mod wat_cases;
 mod wat_guest;

@@ -140,6 +140,11 @@ pub fn build_registry(cli: &Cli) -> Result<Registry> {
     let mut registry = Registry::new(sandbox, config.policy, realm);
     registry.set_limit_overrides(config.package_limits);
     registry.set_host_grants(config.grants);
+    registry.set_resolver(
+        limina::net::HostResolver::with_pins(&cli.resolve)
+            .map_err(anyhow::Error::msg)?
+            .into_shared(),
+    );
     registry.set_traces_dir(trace_dir);
 
     let core_dir = cli.core_dir.clone().unwrap_or_else(default_core_dir);

@@ -120,6 +120,8 @@ pub struct Registry {
     limit_overrides: BTreeMap<String, PackageLimits>,
     /// What the host gives each package to reach outside the world (from the configuration).
     host_grants: Arc<crate::grants::HostGrants>,
+    /// How outbound names are resolved (`--resolve` pins, then the system).
+    resolver: Arc<dyn crate::net::Resolver>,
     /// Where `trace.export` may write.
     traces_dir: Option<std::path::PathBuf>,
     /// What `dev.reload data` re-reads.
@@ -180,6 +182,7 @@ impl Registry {
             instances: HashMap::new(),
             limit_overrides: BTreeMap::new(),
             host_grants: Default::default(),
+            resolver: crate::net::HostResolver::default().into_shared(),
             traces_dir: None,
             config_path: None,
             scene_file: None,
@@ -215,6 +218,11 @@ impl Registry {
     /// loaded later that declares more is refused (`package.overclaim`).
     pub fn set_host_grants(&mut self, grants: crate::grants::HostGrants) {
         self.host_grants = Arc::new(grants);
+    }
+
+    /// How the names of outbound requests are resolved (the seam tests fill).
+    pub fn set_resolver(&mut self, resolver: Arc<dyn crate::net::Resolver>) {
+        self.resolver = resolver;
     }
 
     /// What the host gives each package.

@@ -10,8 +10,11 @@ mod imports;
 mod instance;
 mod interrupt;
 mod limiter;
+mod outside;
 mod precheck;
+mod reach;
 mod wasi;
+mod wasi_env;
 mod wasi_sleep;
 
 pub use cache::{CompileCache, content_hash};
@@ -21,3 +24,4 @@ pub use instance::{
 };
 pub use interrupt::{Cancel, Cut, Interrupt};
 pub use limiter::MemoryLimiter;
+pub use reach::Reach;

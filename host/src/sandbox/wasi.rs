@@ -28,7 +28,14 @@ use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 /// through them is decided by the context [`GuestWasi::new`] builds.
 pub(super) fn add_to_linker(linker: &mut Linker<GuestState>) -> Result<()> {
     wasmtime_wasi::p2::add_to_linker_with_options_sync(linker, &LinkOptions::default())?;
-    super::wasi_sleep::shadow_clock_subscriptions(linker)
+    super::wasi_sleep::shadow_clock_subscriptions(linker)?;
+    super::wasi_env::shadow_environment(linker)
+}
+
+/// Adds `wasi:http` (types and the outgoing handler) for packages with network grants; every
+/// request goes through [`crate::net::outgoing`].
+pub(super) fn add_http_to_linker(linker: &mut Linker<GuestState>) -> Result<()> {
+    wasmtime_wasi_http::p2::add_only_http_to_linker_sync(linker).map_err(anyhow::Error::from)
 }
 
 impl GuestState {
@@ -45,6 +52,7 @@ impl GuestState {
 pub(super) struct GuestWasi {
     ctx: WasiCtx,
     table: ResourceTable,
+    http: wasmtime_wasi_http::WasiHttpCtx,
     stdout: CapturedOutput,
     stderr: CapturedOutput,
     clock: GuestClock,
@@ -72,6 +80,7 @@ impl GuestWasi {
         GuestWasi {
             ctx,
             table: ResourceTable::new(),
+            http: wasmtime_wasi_http::WasiHttpCtx::new(),
             stdout,
             stderr,
             clock,
@@ -81,10 +90,11 @@ impl GuestWasi {
     /// Takes what the guest wrote since the last drain: each line goes to the host log, and
     /// (within the per-call bound) into `lines` for the caller. stdout lines are `info`,
     /// stderr lines `warn`.
-    pub(super) fn drain(&self, package: &str, lines: &mut Vec<LogLine>) {
+    pub(super) fn drain(&self, package: &str, lines: &mut Vec<LogLine>, redact: &[String]) {
         for (stream, level) in [(&self.stdout, Level::Info), (&self.stderr, Level::Warn)] {
             let (bytes, dropped) = stream.take();
             let text = String::from_utf8_lossy(&bytes);
+            let text = crate::grants::secrets::redact(&text, redact);
             let mut emit = |message: String| {
                 crate::log::write(level, &format!("[{package}] {message}"));
                 if lines.len() < MAX_GUEST_LOG_LINES_PER_CALL {
@@ -116,6 +126,17 @@ impl WasiView for GuestState {
         WasiCtxView {
             ctx: &mut wasi.ctx,
             table: &mut wasi.table,
+        }
+    }
+}
+
+impl wasmtime_wasi_http::WasiHttpView for GuestState {
+    fn http(&mut self) -> wasmtime_wasi_http::WasiHttpCtxView<'_> {
+        let wasi = self.wasi.get_or_insert_with(|| Box::new(GuestWasi::new()));
+        wasmtime_wasi_http::WasiHttpCtxView {
+            ctx: &mut wasi.http,
+            table: &mut wasi.table,
+            hooks: &mut self.net,
         }
     }
 }
@@ -247,7 +268,7 @@ mod tests {
         wasi.stdout.append(b"first\nsecond\n\n");
         wasi.stderr.append(b"oops");
         let mut lines = Vec::new();
-        wasi.drain("demo", &mut lines);
+        wasi.drain("demo", &mut lines, &[]);
         let got: Vec<_> = lines
             .iter()
             .map(|l| (l.level, l.message.as_str()))
@@ -264,11 +285,11 @@ mod tests {
 
         wasi.stdout.append(&vec![b'x'; MAX_GUEST_STDIO_BYTES + 10]);
         let mut lines = Vec::new();
-        wasi.drain("demo", &mut lines);
+        wasi.drain("demo", &mut lines, &[]);
         assert_eq!(lines.len(), 2);
         assert!(lines[1].message.contains("10 more bytes"), "{lines:?}");
         let mut again = Vec::new();
-        wasi.drain("demo", &mut again);
+        wasi.drain("demo", &mut again, &[]);
         assert!(again.is_empty(), "a drain empties the streams");
     }
 }
