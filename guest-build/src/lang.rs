@@ -12,6 +12,26 @@ use crate::{files, js, native, process, python};
 
 /// The WIT world every package targets.
 pub const WORLD: &str = "skill-package";
+/// The world of a package that sends HTTP requests: `skill-package` plus `wasi:http`'s
+/// outgoing handler. Chosen for a package whose `limina.toml` declares `[grants] network`.
+pub const HTTP_WORLD: &str = "skill-package-http";
+
+/// The world a package in `dir` builds against: [`HTTP_WORLD`] when its manifest declares
+/// network grants, else [`WORLD`].
+pub fn world_of_package(dir: &Path) -> &'static str {
+    let Ok(text) = std::fs::read_to_string(dir.join("limina.toml")) else {
+        return WORLD;
+    };
+    let Ok(doc) = text.parse::<toml_edit::DocumentMut>() else {
+        return WORLD;
+    };
+    let network = doc
+        .get("grants")
+        .and_then(|g| g.get("network"))
+        .and_then(|n| n.as_array())
+        .is_some_and(|a| !a.is_empty());
+    if network { HTTP_WORLD } else { WORLD }
+}
 
 /// A package's language.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

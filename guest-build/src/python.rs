@@ -7,7 +7,7 @@ use std::process::Command;
 
 use anyhow::Result;
 
-use crate::lang::{self, WORLD};
+use crate::lang;
 use crate::tools::{self, Registry, Tool};
 
 /// The pinned componentize-py release.
@@ -39,8 +39,9 @@ pub fn componentize_py() -> Result<Componentize> {
 }
 
 impl Componentize {
-    /// Builds the package in `dir` (module `app`, world `skill-package` of the WIT in `wit`);
-    /// returns the component's bytes.
+    /// Builds the package in `dir` (module `app`, world `skill-package` of the WIT in `wit`, or
+    /// `skill-package-http` when the manifest declares network grants); returns the
+    /// component's bytes.
     pub fn build(&self, dir: &Path, wit: &Path) -> Result<Vec<u8>> {
         lang::run_tool("componentize-py", dir, |output| {
             let mut command = Command::new(&self.python);
@@ -51,7 +52,14 @@ impl Componentize {
                 ])
                 .arg("-d")
                 .arg(wit)
-                .args(["-w", WORLD, "componentize", APP_MODULE, "-p", "."])
+                .args([
+                    "-w",
+                    lang::world_of_package(dir),
+                    "componentize",
+                    APP_MODULE,
+                    "-p",
+                    ".",
+                ])
                 .arg("-o")
                 .arg(output)
                 .current_dir(dir)

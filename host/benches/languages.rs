@@ -75,6 +75,7 @@ fn main() {
                 cancel: Default::default(),
                 progress: None,
                 state_quota: None,
+                reach: None,
             };
             let (back, outcome) = instance.invoke(lent.take().unwrap(), info, input);
             assert!(

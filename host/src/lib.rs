@@ -11,6 +11,7 @@ pub mod grants;
 pub mod limits;
 pub mod log;
 pub mod mcp;
+pub mod net;
 pub mod packages;
 pub mod persistence;
 pub mod policy;

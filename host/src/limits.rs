@@ -214,3 +214,14 @@ pub const WORLD_CHECKPOINTS_KEPT: usize = 3;
 /// Largest world checkpoint a host reads, in bytes: 10,000 entities with bodies take about
 /// 10 MiB, so this leaves room and refuses a file that is not one of ours before reading it.
 pub const MAX_WORLD_CHECKPOINT_BYTES: u64 = 1 << 30;
+/// Outbound HTTP: largest request body a guest may send, in bytes.
+pub const MAX_NET_REQUEST_BODY_BYTES: u64 = 1 << 20;
+/// Outbound HTTP: largest response body a guest may read, in bytes; past it the body ends in
+/// an error (`HttpResponseBodySize`). Bounds memory and time a single answer can take.
+pub const MAX_NET_RESPONSE_BODY_BYTES: u64 = 8 << 20;
+/// Outbound HTTP: requests one call may send; more are refused (`net.limit`), so a loop in a
+/// guest cannot turn one call into a flood.
+pub const MAX_NET_REQUESTS_PER_CALL: u32 = 16;
+/// Outbound HTTP: longest a connection may take to open when the guest sets no shorter
+/// timeout (the call's own deadline cuts sooner when it is nearer).
+pub const NET_CONNECT_TIMEOUT_MS: u64 = 10_000;

@@ -106,6 +106,11 @@ pub struct Cli {
     /// Seed for the randomness skills draw from the host.
     #[arg(long)]
     seed: Option<u64>,
+    /// Pin a name of outbound requests to addresses (NAME=IP[,IP…], repeatable), as curl's
+    /// --resolve: the host connects there instead of asking the system's resolver. The address
+    /// is still checked (a private or loopback one needs a grant naming it).
+    #[arg(long, value_name = "NAME=IP")]
+    resolve: Vec<String>,
 
     /// Profile of the browser viewer's session (`GET /` with --mcp-http); keep it read-only.
     #[arg(long, value_name = "PROFILE", default_value = "system.readonly")]

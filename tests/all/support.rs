@@ -44,6 +44,8 @@ impl Client {
         let traces = own_trace.then(|| tempfile::tempdir().unwrap());
         let mut command = Command::new(env!("CARGO_BIN_EXE_limina"));
         command.arg("--mcp-stdio").arg("--manual-clock").args(args);
+        // A host under test that tries to connect anywhere but loopback aborts (net/connect.rs).
+        command.env("LIMINA_NET_LOOPBACK_ONLY", "1");
         if let Some(dir) = &traces {
             command.arg("--trace-dir").arg(dir.path());
         }

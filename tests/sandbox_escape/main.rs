@@ -5,11 +5,15 @@
 #[path = "../all/support.rs"]
 mod support;
 
+#[path = "../all/local_http.rs"]
+mod local_http;
+
 mod admission;
 mod boundaries;
 mod files;
 mod identity;
 mod limits;
+mod outbound;
 mod read_only;
 mod state;
 mod wat_cases;

@@ -94,7 +94,11 @@ fn debounce_and_build(rx: Receiver<PathBuf>, sandbox: &Sandbox, reloads: &Sender
                     "package `{}` {}",
                     source.manifest.name, source.manifest.version
                 );
-                let compiled = sandbox.compile(&source.component, &label)?;
+                let compiled = sandbox.compile_for(
+                    &source.component,
+                    &label,
+                    !source.manifest.grants.network.is_empty(),
+                )?;
                 Ok((source, compiled))
             });
             if reloads.send(Reload { dir, result }).is_err() {

@@ -97,6 +97,7 @@ impl Registry {
             .intersect(super::load::declared_permissions(
                 &self.packages[package].manifest,
             ));
+        let reach = self.reach(package, &budget);
         let info = CallInfo {
             skill: skill.to_string(),
             agent_id: caller.agent_id.clone(),
@@ -113,6 +114,7 @@ impl Registry {
             cancel: self.control.cancel.clone(),
             progress: self.control.progress.clone(),
             state_quota: self.state_quota(package),
+            reach,
         };
         Ok(GuestPrep {
             key,
@@ -196,7 +198,12 @@ impl Registry {
         }
         if !prep.hosted {
             self.policy.charge(&caller.session_id, cpu_ms, peak);
+            if outcome.net.requests > 0 {
+                self.policy
+                    .charge_net(&caller.session_id, outcome.net.requests, outcome.net.bytes);
+            }
         }
+        let refused = outcome.net.refusals.first().cloned();
         self.record_usage(outcome.fuel_used, peak);
         self.guest_cpu_ms += outcome.fuel_used as f64 / FUEL_PER_MS as f64;
         match outcome.result {
@@ -210,7 +217,11 @@ impl Registry {
                 {
                     self.instances.insert(prep.key, prep.instance);
                 }
-                result.map_err(from_guest)
+                result.map_err(|e| match refused {
+                    // The guest failed after the host refused one of its requests: say so.
+                    Some((rule, reason)) => refused_request(rule, &reason, from_guest(e)),
+                    None => from_guest(e),
+                })
             }
             // A trapped instance may be inconsistent: never run it again.
             Err(failure) => Err(from_sandbox(
@@ -220,6 +231,42 @@ impl Registry {
                 prep.memory_cut_by_budget,
             )),
         }
+    }
+}
+
+/// A guest error that followed a refused outbound request: `forbidden`, naming the rule and
+/// the reason, then what the guest said.
+fn refused_request(rule: &str, reason: &str, guest: Failure) -> Failure {
+    Failure::new(
+        ErrorCode::Forbidden,
+        format!(
+            "the host refused an outbound request ({rule}): {reason}; the skill then failed: {}",
+            guest.message
+        ),
+    )
+}
+
+impl Registry {
+    /// What a call to `package` may reach outside the world, when its manifest declares
+    /// grants: the grants, what the host gives now, the resolver, the session's network
+    /// budget left and the secret values to keep out of what the guest says.
+    fn reach(&self, package: usize, budget: &Budget) -> Option<Arc<crate::sandbox::Reach>> {
+        let p = &self.packages[package];
+        let declared = &p.manifest.grants;
+        if declared.is_empty() {
+            return None;
+        }
+        Some(Arc::new(crate::sandbox::Reach {
+            package: p.manifest.name.as_str().into(),
+            declared: Arc::new(declared.clone()),
+            host: self.host_grants.clone(),
+            resolver: self.resolver.clone(),
+            net_left: budget.net_left(),
+            redact: Arc::new(crate::grants::secrets::values_of(
+                declared,
+                &self.host_grants,
+            )),
+        }))
     }
 }
 

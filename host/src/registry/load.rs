@@ -124,7 +124,11 @@ impl Registry {
             .map_err(anyhow::Error::msg)?;
         let compiled = match precompiled {
             Some(c) => c,
-            None => self.sandbox.compile(&source.component, label)?,
+            None => self.sandbox.compile_for(
+                &source.component,
+                label,
+                !source.manifest.grants.network.is_empty(),
+            )?,
         };
         let description = compiled.instantiate(&name, &limits)?.describe()?;
         let index = existing.unwrap_or(self.packages.len());

@@ -132,6 +132,8 @@ pub struct Registry {
     files: crate::files::FilesConfig,
     /// Each package's write quota, shared by its instances, by package name.
     file_quotas: HashMap<String, crate::files::WriteQuota>,
+    /// How outbound names are resolved (`--resolve` pins, then the system).
+    resolver: Arc<dyn crate::net::Resolver>,
     /// Where `trace.export` may write.
     traces_dir: Option<std::path::PathBuf>,
     /// What `dev.reload data` re-reads.
@@ -200,6 +202,7 @@ impl Registry {
             core: Default::default(),
             files: Default::default(),
             file_quotas: HashMap::new(),
+            resolver: crate::net::HostResolver::default().into_shared(),
             traces_dir: None,
             config_path: None,
             scene_file: None,
@@ -245,6 +248,11 @@ impl Registry {
     /// keep what they counted.
     pub fn set_files(&mut self, files: crate::files::FilesConfig) {
         self.files = files;
+    }
+
+    /// How the names of outbound requests are resolved (the seam tests fill).
+    pub fn set_resolver(&mut self, resolver: Arc<dyn crate::net::Resolver>) {
+        self.resolver = resolver;
     }
 
     /// What the host gives each package.

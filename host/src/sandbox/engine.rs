@@ -17,6 +17,8 @@ use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConf
 pub struct Sandbox {
     engine: Engine,
     linker: Linker<GuestState>,
+    /// The same, with `wasi:http` added: only packages with network grants link against it.
+    http_linker: Linker<GuestState>,
     cache: CompileCache,
     ticker_stop: Arc<AtomicBool>,
 }
@@ -43,6 +45,8 @@ impl Sandbox {
 
         let mut linker = Linker::new(&engine);
         add_imports(&mut linker).context("linking host imports")?;
+        let mut http_linker = linker.clone();
+        super::wasi::add_http_to_linker(&mut http_linker).context("linking wasi:http")?;
 
         let ticker_stop = Arc::new(AtomicBool::new(false));
         let (weak, stop) = (engine.weak(), ticker_stop.clone());
@@ -61,6 +65,7 @@ impl Sandbox {
         Ok(Sandbox {
             engine,
             linker,
+            http_linker,
             cache,
             ticker_stop,
         })
@@ -69,8 +74,19 @@ impl Sandbox {
     /// Compiles (or loads from cache) a component and resolves its imports against the host.
     /// A component importing something the host does not provide is refused here.
     pub fn compile(&self, bytes: &[u8], label: &str) -> Result<CompiledPackage> {
+        self.compile_for(bytes, label, false)
+    }
+
+    /// [`Sandbox::compile`] for a package that may (`http`: it holds network grants) or may not
+    /// import `wasi:http`: one without grants importing it is refused like any unknown import.
+    pub fn compile_for(&self, bytes: &[u8], label: &str, http: bool) -> Result<CompiledPackage> {
         let component = self.cache.load(&self.engine, bytes, label)?;
-        CompiledPackage::new(&self.linker, &component, label)
+        let linker = if http {
+            &self.http_linker
+        } else {
+            &self.linker
+        };
+        CompiledPackage::new(linker, &component, label)
     }
 
     pub fn engine(&self) -> &Engine {

@@ -29,6 +29,8 @@ pub struct GuestState {
     pub(super) files: FileGuard,
     /// The deadline and cancellation of what runs now (a call, or start-up and describe).
     pub(super) interrupt: Interrupt,
+    /// Outbound HTTP of the call in progress (packages with network grants).
+    pub(super) net: crate::net::NetHooks,
 }
 
 /// The state of the call in progress.
@@ -41,6 +43,8 @@ pub(super) struct ActiveCall {
     pub logs: Vec<crate::log::LogLine>,
     /// Progress reports passed on so far.
     pub progress_reports: usize,
+    /// Whether a refused look at the secrets was traced already in this call.
+    pub secrets_refused: bool,
 }
 
 /// Where a call's progress goes: `(done, total, message)` to the client that asked.
@@ -67,6 +71,8 @@ pub struct CallInfo {
     pub progress: Option<ProgressSink>,
     /// The package's state quota, when it holds a `state` grant.
     pub state_quota: Option<crate::state::Usage>,
+    /// What the package may reach outside the world (`None`: it declares no grants).
+    pub reach: Option<Arc<super::Reach>>,
 }
 
 /// Why a call was cut short by the sandbox. The instance is discarded after any of them.
@@ -94,6 +100,8 @@ pub struct CallOutcome<T = String> {
     pub peak_memory_bytes: usize,
     pub events: Vec<String>,
     pub logs: Vec<crate::log::LogLine>,
+    /// Outbound requests sent and bytes moved (charged to `budget.net`), and refusals.
+    pub net: crate::net::NetUsage,
 }
 
 /// A compiled component with its imports resolved, ready to instantiate cheaply.
@@ -152,6 +160,7 @@ impl CompiledPackage {
                 wasi: None,
                 files: FileGuard::new(files),
                 interrupt: Interrupt::new(limits.timeout_ms, Cancel::default()),
+                net: Default::default(),
             },
         );
         store.limiter(|s| &mut s.limiter);
@@ -175,7 +184,7 @@ impl CompiledPackage {
             bindings,
             compiled: self.id,
         };
-        instance.drain_output(&mut Vec::new());
+        instance.drain_output(&mut Vec::new(), &[]);
         Ok(instance)
     }
 }
@@ -197,15 +206,16 @@ impl GuestInstance {
             .call_describe(&mut self.store)
             .map_err(anyhow::Error::from)
             .context("the package's describe() failed");
-        self.drain_output(&mut Vec::new());
+        self.drain_output(&mut Vec::new(), &[]);
         description
     }
 
-    /// Hands what a WASI guest wrote to stdout and stderr to the host log, and to `lines`.
-    fn drain_output(&self, lines: &mut Vec<crate::log::LogLine>) {
+    /// Hands what a WASI guest wrote to stdout and stderr to the host log, and to `lines`,
+    /// without the secret values in `redact`.
+    fn drain_output(&self, lines: &mut Vec<crate::log::LogLine>, redact: &[String]) {
         let state = self.store.data();
         if let Some(wasi) = &state.wasi {
-            wasi.drain(&state.package, lines);
+            wasi.drain(&state.package, lines, redact);
         }
     }
 
@@ -238,7 +248,7 @@ impl GuestInstance {
         })
     }
 
-    fn run<T>(
+    fn run<T: super::outside::Answer>(
         &mut self,
         realm: Box<Realm>,
         info: CallInfo,
@@ -261,7 +271,19 @@ impl GuestInstance {
         let skill = info.skill.clone();
         // Fuel and deadline are set per call; a store that cannot take fuel is a host bug.
         let _ = self.store.set_fuel(fuel);
-        self.store.data_mut().interrupt = Interrupt::new(timeout_ms, info.cancel.clone());
+        let interrupt = Interrupt::new(timeout_ms, info.cancel.clone());
+        self.store.data_mut().interrupt = interrupt.clone();
+        self.store.data_mut().net.call = info
+            .reach
+            .as_ref()
+            .filter(|r| !r.declared.network.is_empty())
+            .map(|r| {
+                crate::net::NetCall::new(
+                    r.clone(),
+                    info.grants.contains(crate::policy::Permission::NetOutbound),
+                    interrupt,
+                )
+            });
         self.store.set_epoch_deadline(1);
         let limiter = &mut self.store.data_mut().limiter;
         limiter.reset_refusal();
@@ -272,6 +294,7 @@ impl GuestInstance {
             events: Vec::new(),
             logs: Vec::new(),
             progress_reports: 0,
+            secrets_refused: false,
         });
         let mut raw = call(&self.bindings, &mut self.store, &ctx, &skill);
         // A guest woken at its deadline (or by a cancel) may return before the next epoch tick
@@ -288,18 +311,30 @@ impl GuestInstance {
             .call
             .take()
             .expect("the active call is only taken here");
+        let mut active = active;
+        let net = match self.store.data_mut().net.call.take() {
+            Some(net) => {
+                super::outside::close_requests(&mut active, &self.store.data().package, net)
+            }
+            None => Default::default(),
+        };
         let mut logs = active.logs;
-        self.drain_output(&mut logs);
+        let redact = active.info.reach.as_ref().map(|r| r.redact.clone());
+        self.drain_output(&mut logs, redact.as_deref().map_or(&[], |v| v.as_slice()));
         let fuel_used = fuel.saturating_sub(self.store.get_fuel().unwrap_or(0));
         let limiter = &self.store.data().limiter;
         let result = raw.map_err(|e| classify(e, fuel, timeout_ms, limiter));
-        let outcome = CallOutcome {
+        let mut outcome = CallOutcome {
             result,
             fuel_used,
             peak_memory_bytes: limiter.peak_bytes(),
             events: active.events,
             logs,
+            net,
         };
+        if let Some(reach) = &active.info.reach {
+            super::outside::redact_outcome(reach, &mut outcome);
+        }
         (active.realm, outcome)
     }
 

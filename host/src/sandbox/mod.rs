@@ -10,9 +10,12 @@ mod imports;
 mod instance;
 mod interrupt;
 mod limiter;
+mod outside;
 mod precheck;
+mod reach;
 mod wasi;
 mod wasi_files;
+mod wasi_env;
 mod wasi_sleep;
 
 pub use cache::{CompileCache, content_hash};
@@ -22,3 +25,4 @@ pub use instance::{
 };
 pub use interrupt::{Cancel, Cut, Interrupt};
 pub use limiter::MemoryLimiter;
+pub use reach::Reach;

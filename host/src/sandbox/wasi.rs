@@ -31,7 +31,14 @@ use wasmtime_wasi::{FsPerms, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 pub(super) fn add_to_linker(linker: &mut Linker<GuestState>) -> Result<()> {
     wasmtime_wasi::p2::add_to_linker_with_options_sync(linker, &LinkOptions::default())?;
     super::wasi_sleep::shadow_clock_subscriptions(linker)?;
-    super::wasi_files::shadow_files(linker)
+    super::wasi_files::shadow_files(linker)?;
+    super::wasi_env::shadow_environment(linker)
+}
+
+/// Adds `wasi:http` (types and the outgoing handler) for packages with network grants; every
+/// request goes through [`crate::net::outgoing`].
+pub(super) fn add_http_to_linker(linker: &mut Linker<GuestState>) -> Result<()> {
+    wasmtime_wasi_http::p2::add_only_http_to_linker_sync(linker).map_err(anyhow::Error::from)
 }
 
 impl GuestState {
@@ -63,6 +70,7 @@ pub(super) fn parts<'a>(
 pub(super) struct GuestWasi {
     ctx: WasiCtx,
     table: ResourceTable,
+    http: wasmtime_wasi_http::WasiHttpCtx,
     stdout: CapturedOutput,
     stderr: CapturedOutput,
     clock: GuestClock,
@@ -111,6 +119,7 @@ impl GuestWasi {
         GuestWasi {
             ctx,
             table: ResourceTable::new(),
+            http: wasmtime_wasi_http::WasiHttpCtx::new(),
             stdout,
             stderr,
             clock,
@@ -120,10 +129,11 @@ impl GuestWasi {
     /// Takes what the guest wrote since the last drain: each line goes to the host log, and
     /// (within the per-call bound) into `lines` for the caller. stdout lines are `info`,
     /// stderr lines `warn`.
-    pub(super) fn drain(&self, package: &str, lines: &mut Vec<LogLine>) {
+    pub(super) fn drain(&self, package: &str, lines: &mut Vec<LogLine>, redact: &[String]) {
         for (stream, level) in [(&self.stdout, Level::Info), (&self.stderr, Level::Warn)] {
             let (bytes, dropped) = stream.take();
             let text = String::from_utf8_lossy(&bytes);
+            let text = crate::grants::secrets::redact(&text, redact);
             let mut emit = |message: String| {
                 crate::log::write(level, &format!("[{package}] {message}"));
                 if lines.len() < MAX_GUEST_LOG_LINES_PER_CALL {
@@ -153,6 +163,17 @@ impl WasiView for GuestState {
     fn ctx(&mut self) -> WasiCtxView<'_> {
         let (ctx, table) = self.wasi_parts();
         WasiCtxView { ctx, table }
+    }
+}
+
+impl wasmtime_wasi_http::WasiHttpView for GuestState {
+    fn http(&mut self) -> wasmtime_wasi_http::WasiHttpCtxView<'_> {
+        let wasi = self.wasi.get_or_insert_with(|| Box::new(GuestWasi::new()));
+        wasmtime_wasi_http::WasiHttpCtxView {
+            ctx: &mut wasi.http,
+            table: &mut wasi.table,
+            hooks: &mut self.net,
+        }
     }
 }
 
@@ -283,7 +304,7 @@ mod tests {
         wasi.stdout.append(b"first\nsecond\n\n");
         wasi.stderr.append(b"oops");
         let mut lines = Vec::new();
-        wasi.drain("demo", &mut lines);
+        wasi.drain("demo", &mut lines, &[]);
         let got: Vec<_> = lines
             .iter()
             .map(|l| (l.level, l.message.as_str()))
@@ -300,11 +321,11 @@ mod tests {
 
         wasi.stdout.append(&vec![b'x'; MAX_GUEST_STDIO_BYTES + 10]);
         let mut lines = Vec::new();
-        wasi.drain("demo", &mut lines);
+        wasi.drain("demo", &mut lines, &[]);
         assert_eq!(lines.len(), 2);
         assert!(lines[1].message.contains("10 more bytes"), "{lines:?}");
         let mut again = Vec::new();
-        wasi.drain("demo", &mut again);
+        wasi.drain("demo", &mut again, &[]);
         assert!(again.is_empty(), "a drain empties the streams");
     }
 }

@@ -16,10 +16,14 @@ use std::process::ExitCode;
 /// Prints the report; exits 1 when the host would refuse the package as it is.
 pub fn run(path: &Path) -> Result<ExitCode> {
     let mut healthy = true;
+    // Whether the component may import `wasi:http`: a folder's manifest says (network grants);
+    // a bare component is described as if it were granted.
+    let mut http = true;
     let (bytes, name, limits, owner) = if path.is_dir() {
         let source = PackageSource::read(path)?;
         healthy &= print_package(&source);
         let m = source.manifest;
+        http = !m.grants.network.is_empty();
         (source.component, m.name.clone(), m.limits, Some(m.name))
     } else {
         let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
@@ -44,7 +48,7 @@ pub fn run(path: &Path) -> Result<ExitCode> {
             return Ok(ExitCode::from(1));
         }
     }
-    match describe(&bytes, &name, &limits) {
+    match describe(&bytes, &name, &limits, http) {
         Ok(description) => healthy &= print_description(owner.as_deref(), &description),
         Err(e) => {
             println!("\nskills: this host cannot run the component: {e:#}");
@@ -59,10 +63,15 @@ pub fn run(path: &Path) -> Result<ExitCode> {
 }
 
 /// Instantiates the component in a sandbox and asks it to describe itself.
-fn describe(bytes: &[u8], name: &str, limits: &PackageLimits) -> Result<PackageDescription> {
+fn describe(
+    bytes: &[u8],
+    name: &str,
+    limits: &PackageLimits,
+    http: bool,
+) -> Result<PackageDescription> {
     let sandbox = Sandbox::new(CompileCache::new(CompileCache::default_dir()))?;
     sandbox
-        .compile(bytes, name)?
+        .compile_for(bytes, name, http)?
         .instantiate(name, limits)?
         .describe()
 }

@@ -146,6 +146,29 @@ fn read_manifest(dir: &Path) -> Result<(String, Manifest)> {
 /// The WIT contract this limina speaks, written out for the non-Rust toolchains.
 const SKILL_WIT: &str = include_str!("../../../../wit/skill.wit");
 
+/// The standard WASI packages the `skill-package-http` world refers to (`wit/deps/`).
+const WIT_DEPS: [(&str, &str); 7] = [
+    ("cli.wit", include_str!("../../../../wit/deps/cli.wit")),
+    (
+        "clocks.wit",
+        include_str!("../../../../wit/deps/clocks.wit"),
+    ),
+    (
+        "filesystem.wit",
+        include_str!("../../../../wit/deps/filesystem.wit"),
+    ),
+    ("http.wit", include_str!("../../../../wit/deps/http.wit")),
+    ("io.wit", include_str!("../../../../wit/deps/io.wit")),
+    (
+        "random.wit",
+        include_str!("../../../../wit/deps/random.wit"),
+    ),
+    (
+        "sockets.wit",
+        include_str!("../../../../wit/deps/sockets.wit"),
+    ),
+];
+
 /// A folder holding the WIT this binary was built with, in the user's cache (keyed by its
 /// hash, so hosts of different versions do not share one).
 fn wit_dir() -> Result<PathBuf> {
@@ -161,6 +184,15 @@ fn wit_dir() -> Result<PathBuf> {
     if std::fs::read_to_string(&file).ok().as_deref() != Some(SKILL_WIT) {
         std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
         limina_guest_build::files::write_atomic(&file, SKILL_WIT.as_bytes())?;
+    }
+    let deps = dir.join("deps");
+    for (name, text) in WIT_DEPS {
+        let file = deps.join(name);
+        if std::fs::read_to_string(&file).ok().as_deref() != Some(text) {
+            std::fs::create_dir_all(&deps)
+                .with_context(|| format!("creating {}", deps.display()))?;
+            limina_guest_build::files::write_atomic(&file, text.as_bytes())?;
+        }
     }
     Ok(dir)
 }

@@ -15,6 +15,11 @@ pub fn files(name: &str) -> Vec<(&'static str, String)> {
             "limina_skill.py",
             include_str!("python_template/limina_skill.py").to_string(),
         ),
+        // An HTTP client over `wasi:http`, for when the manifest declares network grants.
+        (
+            "fetch.py",
+            include_str!("../../../../packages/weather/fetch.py").to_string(),
+        ),
         ("skills.py", fill(include_str!("python_template/skills.py"))),
         (
             "test_skills.py",
@@ -40,6 +45,8 @@ A Limina skill package in Python: `{name}.hello {{name}}` answers `{{greeting}}`
 - `app.py` — exports them as the component's `skill` interface (leave it as it is);
 - `limina_skill.py` — the `Skill` record and the errors a handler raises
   (`InvalidInput`, `NotFound`, `Forbidden`);
+- `fetch.py` — a small HTTP client over `wasi:http` (`fetch.get(url)`), usable once
+  `limina.toml` declares `[grants] network` and the host gives it;
 - `test_skills.py` — native unit tests.
 
 Test the handlers natively:

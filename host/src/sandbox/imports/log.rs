@@ -14,6 +14,8 @@ impl log::Host for GuestState {
         };
         // Bounded so a chatty guest cannot flood the host or its clients.
         let message: String = message.chars().take(MAX_GUEST_LOG_LINE_CHARS).collect();
+        // A secret the guest echoes reaches neither the host log nor a client.
+        let message = self.redacted(message);
         crate::log::write(level, &format!("[{}] {message}", self.package));
         if let Some(call) = self.call.as_mut()
             && call.logs.len() < MAX_GUEST_LOG_LINES_PER_CALL

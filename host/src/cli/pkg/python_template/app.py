@@ -6,7 +6,12 @@ import json
 
 from componentize_py_types import Err
 from wit_world import exports
-from wit_world.imports import types
+try:
+    from wit_world.imports import types
+except ImportError:
+    # A package with `[grants] network` builds against `skill-package-http`, where the name
+    # `types` is shared with `wasi:http` and ours is called by its full name.
+    from wit_world.imports import limina_skill_types as types
 
 import limina_skill
 import skills

@@ -1,0 +1,119 @@
+//! The end of a call that may have reached outside: its outbound requests are closed, traced
+//! (`net.request`, or `security.permission.denied` naming the rule for a refusal, caused by the
+//! call) and totalled for the session's `budget.net`; and any secret value the guest echoed is
+//! taken out of what it says back — log lines, error messages, trace events, output.
+
+use super::Reach;
+use super::bindings::SkillError;
+use super::instance::{ActiveCall, CallFailure, CallOutcome, GuestState};
+use crate::net::{NetCall, NetUsage};
+use crate::trace::NewEvent;
+use serde_json::json;
+
+impl GuestState {
+    /// `text` without the secret values of the call in progress.
+    pub(super) fn redacted(&self, text: String) -> String {
+        match self.call.as_ref().and_then(|c| c.info.reach.as_ref()) {
+            Some(reach) if !reach.redact.is_empty() => reach.redact(&text).into_owned(),
+            _ => text,
+        }
+    }
+}
+
+/// Closes the call's requests (a body left unread can no longer be read), traces each one and
+/// returns what they cost.
+pub(super) fn close_requests(active: &mut ActiveCall, package: &str, net: NetCall) -> NetUsage {
+    let info = &active.info;
+    for record in &net.records {
+        record.close();
+        let (kind, payload) = match record.refusal() {
+            None => ("net.request", record.request_payload(package, &info.skill)),
+            Some((rule, reason)) => (
+                "security.permission.denied",
+                json!({
+                    "boundary": "net",
+                    "skill": info.skill,
+                    "package": package,
+                    "rule": rule,
+                    "reason": reason,
+                    "missing": (rule == "profile.denied").then_some("net.outbound"),
+                    "method": record.method,
+                    "scheme": record.scheme,
+                    "host": record.host,
+                    "port": record.port,
+                    "path": record.path,
+                    "agentId": info.agent_id,
+                    "sessionId": info.session_id,
+                }),
+            ),
+        };
+        let payload = match &info.reach {
+            Some(reach) if !reach.redact.is_empty() => {
+                serde_json::from_str(&reach.redact(&payload.to_string())).unwrap_or(payload)
+            }
+            _ => payload,
+        };
+        if let Some((rule, _)) = record.refusal() {
+            crate::log::debug(&format!(
+                "[{package}] refused {} {}://{}:{}{} ({rule})",
+                record.method, record.scheme, record.host, record.port, record.path
+            ));
+        }
+        let id = active.realm.tracer.emit(NewEvent {
+            kind: kind.into(),
+            actor_id: info.agent_id.clone(),
+            thread_id: info.session_id.clone(),
+            parent_event_id: Some(info.invocation_id.clone()),
+            caused_by: vec![info.invocation_id.clone()],
+            payload,
+        });
+        active.events.push(id);
+    }
+    NetUsage::of(&net.records)
+}
+
+/// What a guest call answers with, so secret values can be taken out of it.
+pub trait Answer {
+    fn redact(&mut self, reach: &Reach);
+}
+
+impl Answer for String {
+    fn redact(&mut self, reach: &Reach) {
+        if let std::borrow::Cow::Owned(clean) = reach.redact(self) {
+            *self = clean;
+        }
+    }
+}
+
+impl Answer for Option<String> {
+    fn redact(&mut self, reach: &Reach) {
+        if let Some(text) = self {
+            text.redact(reach);
+        }
+    }
+}
+
+/// Takes secret values out of the guest's output, error messages and log lines.
+pub(super) fn redact_outcome<T: Answer>(reach: &Reach, outcome: &mut CallOutcome<T>) {
+    if reach.redact.is_empty() {
+        return;
+    }
+    for line in &mut outcome.logs {
+        line.message = reach.redact(&line.message).into_owned();
+    }
+    match &mut outcome.result {
+        Ok(Ok(answer)) => answer.redact(reach),
+        Ok(Err(e)) => {
+            let text = match e {
+                SkillError::InvalidInput(m)
+                | SkillError::Forbidden(m)
+                | SkillError::HandlerError(m)
+                | SkillError::CapacityExceeded(m)
+                | SkillError::NotFound(m) => m,
+            };
+            *text = reach.redact(text).into_owned();
+        }
+        Err(CallFailure::Trap(m)) => *m = reach.redact(m).into_owned(),
+        _ => {}
+    }
+}

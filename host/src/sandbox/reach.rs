@@ -1,0 +1,30 @@
+//! What one call's guest may reach outside the world: its package's declared grants, what the
+//! host gives that package now, the resolver outbound names go through, what the session's
+//! network budget has left, and the secret values to take out of whatever the guest says.
+//! Built per call (cheaply: shared parts are `Arc`s) only for packages that declare grants.
+
+use crate::grants::{Grants, HostGrants};
+use crate::net::Resolver;
+use std::sync::Arc;
+
+/// A call's reach outside the world.
+#[derive(Clone)]
+pub struct Reach {
+    pub package: Arc<str>,
+    /// The manifest's `[grants]`.
+    pub declared: Arc<Grants>,
+    /// What the host's configuration gives, now.
+    pub host: Arc<HostGrants>,
+    pub resolver: Arc<dyn Resolver>,
+    /// Requests and bytes the session may still send (`None`: unbounded).
+    pub net_left: (Option<u64>, Option<u64>),
+    /// Secret values never to pass on (see [`crate::grants::secrets::redact`]).
+    pub redact: Arc<Vec<String>>,
+}
+
+impl Reach {
+    /// `text` without any secret value the package could see.
+    pub fn redact<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {
+        crate::grants::secrets::redact(text, &self.redact)
+    }
+}
