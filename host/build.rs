@@ -16,6 +16,10 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
+/// The browser viewer's three.js files, embedded the same way (`build/viewer.rs`).
+#[path = "build/viewer.rs"]
+mod viewer;
+
 fn main() {
     let manifest_dir = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("set by cargo"));
     let core = manifest_dir.join("..").join("target").join("core");
@@ -40,6 +44,7 @@ fn main() {
     }
     let source = generate(&core, &packages).expect("describing the core packages");
     std::fs::write(out.join("core_packages.rs"), source).expect("writing core_packages.rs");
+    viewer::embed(&manifest_dir, &out);
 }
 
 /// One package folder of `target/core` and the files inside it (paths relative to it).

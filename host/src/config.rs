@@ -1,7 +1,9 @@
 //! The configuration file (`--config FILE`, TOML): profiles with tool allow-lists, quotas,
-//! budgets, `maxSessions` and per-package limits. Every part has a default, so the host runs
+//! budgets, `maxSessions`, per-package limits and grants (`[volumes]`, `[secrets]` and
+//! `[packages.NAME.grants]`, parsed by `crate::grants`). Every part has a default, so the host runs
 //! without one; a bad file is refused with its line and the reason.
 
+use crate::grants::{HostGrants, RawGrants, RawSecret};
 use crate::limits::{MIN_TRACE_SEGMENT_BYTES, PackageLimits};
 use crate::policy::{
     BudgetLimits, LatencyPolicy, LatencyTier, Permissions, PolicyConfig, Profile, Profiles,
@@ -22,6 +24,16 @@ pub struct Config {
     pub package_limits: BTreeMap<String, PackageLimits>,
     /// Segment size and retention of the durable trace (`[trace]`).
     pub trace: Retention,
+    /// When the trace syncs and what a write failure does (`[trace] fsync`, `onWriteFailure`).
+    pub trace_durability: crate::trace::Durability,
+    /// Volumes, secrets and what each package is given to reach outside the world.
+    pub grants: HostGrants,
+    /// The host's ceilings on package limits and the engine's call deadline (`[limits]`).
+    pub ceilings: crate::ceilings::Ceilings,
+    /// How much each package may write into its volumes (`[files]`, `crate::files`).
+    pub files: crate::files::FilesConfig,
+    /// What network clients may take and the connection limits (`[network]`).
+    pub network: crate::mcp::edge::NetworkSettings,
 }
 
 #[derive(Deserialize)]
@@ -41,6 +53,13 @@ struct Raw {
     packages: BTreeMap<String, Spanned<RawPackage>>,
     latency: Option<Spanned<RawLatency>>,
     trace: Option<RawTrace>,
+    files: Option<crate::files::RawFiles>,
+    #[serde(default)]
+    volumes: BTreeMap<String, Spanned<String>>,
+    #[serde(default)]
+    secrets: BTreeMap<String, Spanned<RawSecret>>,
+    limits: Option<Spanned<crate::ceilings::RawCeilings>>,
+    network: Option<crate::mcp::edge::settings::RawNetwork>,
 }
 
 #[derive(Deserialize)]
@@ -49,6 +68,8 @@ struct RawTrace {
     segment_bytes: Option<Spanned<i64>>,
     max_bytes: Option<Spanned<i64>>,
     max_age_days: Option<Spanned<f64>>,
+    fsync: Option<Spanned<String>>,
+    on_write_failure: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -83,6 +104,8 @@ struct RawBudget {
     calls: Option<i64>,
     cpu_ms: Option<f64>,
     mem_bytes: Option<i64>,
+    net_requests: Option<i64>,
+    net_bytes: Option<i64>,
 }
 
 #[derive(Deserialize)]
@@ -91,6 +114,7 @@ struct RawPackage {
     fuel_per_call: Option<i64>,
     memory_bytes: Option<i64>,
     timeout_ms: Option<i64>,
+    grants: Option<Spanned<RawGrants>>,
 }
 
 fn yes() -> bool {
@@ -102,11 +126,16 @@ impl Config {
     pub fn load(path: &Path) -> Result<Config, String> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("{}: cannot read the configuration: {e}", path.display()))?;
-        Config::parse(&text).map_err(|e| format!("{}:{e}", path.display()))
+        Config::parse_in(&text, path.parent()).map_err(|e| format!("{}:{e}", path.display()))
     }
 
     /// Parses configuration text; errors start with `line:`.
     pub fn parse(text: &str) -> Result<Config, String> {
+        Config::parse_in(text, None)
+    }
+
+    /// Parses configuration text whose relative paths start at `base`.
+    fn parse_in(text: &str, base: Option<&Path>) -> Result<Config, String> {
         let raw: Raw = toml::from_str(text).map_err(|e| {
             let line = e.span().map_or(1, |s| line_of(text, s.start));
             format!("{line}: {}", e.message())
@@ -171,17 +200,22 @@ impl Config {
             let b = spanned.into_inner();
             let negative = b.calls.is_some_and(|v| v < 0)
                 || b.cpu_ms.is_some_and(|v| v < 0.0 || !v.is_finite())
-                || b.mem_bytes.is_some_and(|v| v < 0);
+                || b.mem_bytes.is_some_and(|v| v < 0)
+                || b.net_requests.is_some_and(|v| v < 0)
+                || b.net_bytes.is_some_and(|v| v < 0);
             if negative {
                 return Err(at(
                     span,
-                    "budgets must be ≥ 0 (`calls`, `cpuMs`, `memBytes`)".into(),
+                    "budgets must be ≥ 0 (`calls`, `cpuMs`, `memBytes`, `netRequests`, `netBytes`)"
+                        .into(),
                 ));
             }
             budget = BudgetLimits {
                 calls: b.calls.map(|v| v as u64),
                 cpu_ms: b.cpu_ms,
                 mem_bytes: b.mem_bytes.map(|v| v as u64),
+                net_requests: b.net_requests.map(|v| v as u64),
+                net_bytes: b.net_bytes.map(|v| v as u64),
             };
         }
 
@@ -200,9 +234,17 @@ impl Config {
         };
 
         let mut package_limits = BTreeMap::new();
+        let mut package_grants = Vec::new();
         for (name, spanned) in raw.packages {
             let span = spanned.span();
-            let p = spanned.into_inner();
+            let mut p = spanned.into_inner();
+            if let Some(g) = p.grants.take() {
+                package_grants.push((name.clone(), g));
+            }
+            if p.fuel_per_call.is_none() && p.memory_bytes.is_none() && p.timeout_ms.is_none() {
+                // Only grants: the manifest's limits stand.
+                continue;
+            }
             let d = PackageLimits::default();
             let positive = |v: Option<i64>, field: &str, default: u64| -> Result<u64, String> {
                 match v {
@@ -248,13 +290,42 @@ impl Config {
             }
         }
 
-        let trace = match raw.trace {
-            Some(t) => trace_retention(t).map_err(|(span, msg)| at(span, msg))?,
-            None => Retention::default(),
+        let grants = HostGrants::parse(raw.volumes, raw.secrets, package_grants)
+            .map_err(|(span, msg)| at(span, msg))?;
+
+        let (trace, trace_durability) = match raw.trace {
+            Some(mut t) => {
+                let durability = trace_durability(&mut t).map_err(|(span, msg)| at(span, msg))?;
+                let retention = trace_retention(t).map_err(|(span, msg)| at(span, msg))?;
+                (retention, durability)
+            }
+            None => Default::default(),
+        };
+
+        let ceilings = match raw.limits {
+            Some(l) => {
+                let span = l.span();
+                crate::ceilings::Ceilings::parse(l.into_inner()).map_err(|e| at(span, e))?
+            }
+            None => Default::default(),
+        };
+
+        let files =
+            crate::files::FilesConfig::parse(raw.files).map_err(|(span, msg)| at(span, msg))?;
+
+        let network = match raw.network {
+            Some(n) => crate::mcp::edge::settings::parse(n, &profiles, base)
+                .map_err(|(span, msg)| at(span, msg))?,
+            None => Default::default(),
         };
 
         Ok(Config {
+            network,
             trace,
+            trace_durability,
+            grants,
+            ceilings,
+            files,
             policy: PolicyConfig {
                 profiles,
                 quotas,
@@ -267,6 +338,19 @@ impl Config {
             package_limits,
         })
     }
+}
+
+/// `[trace] fsync` and `onWriteFailure` (parsed in `trace/durability.rs`).
+fn trace_durability(t: &mut RawTrace) -> Result<crate::trace::Durability, (Range<usize>, String)> {
+    use crate::trace::{Fsync, OnWriteFailure};
+    let mut d = crate::trace::Durability::default();
+    if let Some(v) = t.fsync.take() {
+        d.fsync = Fsync::parse(v.get_ref()).map_err(|e| (v.span(), e))?;
+    }
+    if let Some(v) = t.on_write_failure.take() {
+        d.on_write_failure = OnWriteFailure::parse(v.get_ref()).map_err(|e| (v.span(), e))?;
+    }
+    Ok(d)
 }
 
 /// `[trace]`: each value checked, the error naming its key.
@@ -348,6 +432,7 @@ windowMs = 1000
 [budgets]
 calls = 10
 cpuMs = 25.5
+netRequests = 5
 
 [packages.dice]
 fuelPerCall = 1000
@@ -368,6 +453,8 @@ fuelPerCall = 1000
         assert!(c.policy.quotas[0].per_session);
         assert_eq!(c.policy.budget.calls, Some(10));
         assert_eq!(c.policy.budget.mem_bytes, None);
+        assert_eq!(c.policy.budget.net_requests, Some(5));
+        assert_eq!(c.policy.budget.net_bytes, None);
         assert_eq!(c.package_limits["dice"].fuel_per_call, 1000);
     }
 
@@ -453,6 +540,32 @@ fuelPerCall = 1000
             let err = Config::parse(text).unwrap_err();
             assert!(err.starts_with(want), "{text:?}: {err}");
         }
+    }
+
+    #[test]
+    fn package_grants_volumes_and_secrets_parse_and_grants_alone_leave_limits_be() {
+        let c = Config::parse(
+            "[volumes]\nrules = \"/srv/rules\"\n\n[secrets]\nHOME_DIR = { env = \"PATH\" }\n\n[packages.weather.grants]\nnetwork = [\"https://api.example.com\"]\nfiles = [\"read:rules\"]\nsecrets = [\"HOME_DIR\"]\n",
+        )
+        .unwrap();
+        let given = c.grants.given("weather");
+        assert_eq!(given.network[0].text, "https://api.example.com");
+        assert_eq!(given.secrets, ["HOME_DIR"]);
+        assert!(
+            !c.package_limits.contains_key("weather"),
+            "grants alone override no limit"
+        );
+        let err = Config::parse("\n[packages.weather.grants]\nsecrets = [\"NOPE\"]\n").unwrap_err();
+        assert!(
+            err.starts_with("2:") && err.contains("the secret `NOPE` is not defined"),
+            "{err}"
+        );
+        let err =
+            Config::parse("[packages.weather.grants]\nnetwork = [\"ftp://x\"]\n").unwrap_err();
+        assert!(
+            err.contains("`packages.weather`: `grants.network[0]`"),
+            "{err}"
+        );
     }
 
     #[test]

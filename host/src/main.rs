@@ -55,9 +55,16 @@ pub struct Cli {
     auth_token_file: Option<PathBuf>,
 
     /// A browser Origin allowed to connect besides loopback pages (e.g. https://app.example).
-    /// Repeatable.
+    /// Repeatable. `null` (sandboxed iframes on any site, pages opened from files) is refused
+    /// unless given here — which lets any such page drive this host.
     #[arg(long, value_name = "ORIGIN")]
     allow_origin: Vec<String>,
+
+    /// A profile WebSocket and HTTP clients may take at `initialize` besides --profile
+    /// (also `[network] profiles` in --config). Repeatable. Without it a network client gets
+    /// at most --profile; a token listed in `[[network.tokens]]` decides its own.
+    #[arg(long, value_name = "PROFILE")]
+    network_profile: Vec<String>,
 
     /// Configuration file (TOML): profiles and tool allow-lists, quotas, budgets, maxSessions,
     /// per-package limits. Without it, built-in defaults apply.
@@ -100,6 +107,10 @@ pub struct Cli {
     #[arg(long)]
     seed: Option<u64>,
 
+    /// Profile of the browser viewer's session (`GET /` with --mcp-http); keep it read-only.
+    #[arg(long, value_name = "PROFILE", default_value = "system.readonly")]
+    viewer_profile: String,
+
     /// Folder `three.loadGLTF` reads glTF/GLB assets from; asset ids are paths inside it.
     #[arg(long, value_name = "DIR", default_value = "./assets")]
     assets_dir: PathBuf,
@@ -113,6 +124,11 @@ pub struct Cli {
     /// [default: $XDG_STATE_HOME/limina/traces or ~/.local/state/limina/traces].
     #[arg(long, value_name = "DIR")]
     trace_dir: Option<PathBuf>,
+
+    /// Keep this run's trace in memory only: nothing is recorded on disk and the history is
+    /// lost when the host stops (for a second host beside one that holds the trace folder).
+    #[arg(long, conflicts_with = "trace_dir")]
+    ephemeral_trace: bool,
 
     /// Folder for compiled components [default: $LIMINA_CACHE_DIR/compiled or ~/.cache/limina/compiled].
     #[arg(long, value_name = "DIR")]

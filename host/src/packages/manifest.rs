@@ -1,5 +1,6 @@
 //! `limina.toml`: what a package is, what it may touch and within which limits.
 
+use crate::grants::{Grants, RawGrants};
 use crate::limits::{MAX_PACKAGE_MEMORY_BYTES, PackageLimits};
 use crate::policy::Permissions;
 use serde::Deserialize;
@@ -21,6 +22,9 @@ pub struct Manifest {
     pub component: String,
     /// Permissions the package's imports may use (further narrowed by each session).
     pub capabilities: Permissions,
+    /// What it may reach outside the world (`[grants]`): network, files, secrets, state. Each
+    /// family implies a permission ([`Grants::permissions`]) the session must also hold.
+    pub grants: Grants,
     pub limits: PackageLimits,
     /// `sha256:<hex>` of the component, pinned by `limina pkg build`.
     pub content_hash: Option<String>,
@@ -79,6 +83,8 @@ struct Raw {
     content_hash: Option<String>,
     attestation: Option<Attestation>,
     latency: Option<RawLatency>,
+    #[serde(default)]
+    grants: RawGrants,
 }
 
 #[derive(Deserialize)]
@@ -138,6 +144,7 @@ impl Manifest {
         }
         let capabilities = Permissions::parse(&raw.capabilities)
             .map_err(|e| ManifestError(format!("`capabilities`: {e}")))?;
+        let grants = Grants::parse(raw.grants).map_err(ManifestError)?;
         let defaults = PackageLimits::default();
         let limits = PackageLimits {
             fuel_per_call: raw.limits.fuel_per_call.unwrap_or(defaults.fuel_per_call),
@@ -186,6 +193,7 @@ impl Manifest {
             engine: raw.engine,
             component,
             capabilities,
+            grants,
             limits,
             content_hash: raw.content_hash,
             attestation: raw.attestation,
@@ -230,6 +238,23 @@ fuel_per_call = 1000
         assert_eq!(m.limits.memory_bytes, PackageLimits::default().memory_bytes);
         assert_eq!(m.capabilities.names(), vec!["scene.read"]);
         assert_eq!(m.latency, None);
+        assert!(m.grants.is_empty());
+    }
+
+    #[test]
+    fn a_grants_table_declares_what_the_package_reaches_outside() {
+        let m = Manifest::parse(&format!(
+            "{GOOD}[grants]\nnetwork = [\"https://api.example.com/v1\"]\nsecrets = [\"KEY\"]\n"
+        ))
+        .unwrap();
+        assert_eq!(m.grants.network[0].text, "https://api.example.com/v1");
+        assert_eq!(m.grants.secrets, ["KEY"]);
+        assert_eq!(
+            m.grants.permissions().names(),
+            ["net.outbound", "secrets.read"]
+        );
+        // Grants do not widen what the package's world imports may use.
+        assert_eq!(m.capabilities.names(), vec!["scene.read"]);
     }
 
     #[test]
@@ -267,6 +292,14 @@ fuel_per_call = 1000
                 "`latency.max_ms`",
             ),
             (format!("{GOOD}[latency]\nmedian = 3\n"), "median"),
+            (
+                format!("{GOOD}[grants]\nnetwork = [\"example.com\"]\n"),
+                "`grants.network[0]`",
+            ),
+            (
+                format!("{GOOD}[grants]\nfiles = [\"read:/etc\"]\n"),
+                "`grants.files[0]`",
+            ),
         ];
         for (text, field) in cases {
             let err = Manifest::parse(&text).unwrap_err().to_string();

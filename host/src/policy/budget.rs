@@ -1,4 +1,5 @@
-//! Per-session budgets in calls, CPU milliseconds (measured from fuel) and peak memory.
+//! Per-session budgets in calls, CPU milliseconds (measured from fuel), peak memory and
+//! outbound network use (requests and bytes, `budget.net`).
 
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -9,6 +10,10 @@ pub struct BudgetLimits {
     pub calls: Option<u64>,
     pub cpu_ms: Option<f64>,
     pub mem_bytes: Option<u64>,
+    /// Outbound HTTP requests the session's calls may send in all.
+    pub net_requests: Option<u64>,
+    /// Bytes those requests may move in all (request and response bodies together).
+    pub net_bytes: Option<u64>,
 }
 
 /// What a session has spent.
@@ -17,6 +22,8 @@ pub struct BudgetUsage {
     pub calls: u64,
     pub cpu_ms: f64,
     pub mem_bytes: u64,
+    pub net_requests: u64,
+    pub net_bytes: u64,
 }
 
 /// The dimension a budget ran out in.
@@ -105,7 +112,21 @@ impl Budget {
         self.limits.mem_bytes
     }
 
-    /// `{calls?, cpuMs?, memBytes?: {used, limit}}` — bounded dimensions only.
+    /// What the session may still send: `(requests, bytes)` left, each `None` when unbounded.
+    /// A request is refused (`budget.net`) once either is spent.
+    pub fn net_left(&self) -> (Option<u64>, Option<u64>) {
+        (
+            self.limits
+                .net_requests
+                .map(|l| l.saturating_sub(self.used.net_requests)),
+            self.limits
+                .net_bytes
+                .map(|l| l.saturating_sub(self.used.net_bytes)),
+        )
+    }
+
+    /// `{calls?, cpuMs?, memBytes?: {used, limit}, net?: {requests, bytes: {used, limit}}}` —
+    /// bounded dimensions, and `net` once bounded or used (`limit` null when unbounded).
     pub fn snapshot(&self) -> Value {
         let mut out = serde_json::Map::new();
         if let Some(limit) = self.limits.calls {
@@ -126,6 +147,39 @@ impl Budget {
                 json!({"used": self.used.mem_bytes, "limit": limit}),
             );
         }
+        let net_bounded = self.limits.net_requests.is_some() || self.limits.net_bytes.is_some();
+        if net_bounded || self.used.net_requests > 0 {
+            out.insert(
+                "net".into(),
+                json!({
+                    "requests": {"used": self.used.net_requests, "limit": self.limits.net_requests},
+                    "bytes": {"used": self.used.net_bytes, "limit": self.limits.net_bytes},
+                }),
+            );
+        }
         Value::Object(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_net_dimension_shows_once_bounded_or_used_and_says_what_is_left() {
+        let mut b = Budget::new(BudgetLimits::default());
+        assert_eq!(b.snapshot(), json!({}));
+        assert_eq!(b.net_left(), (None, None));
+        b.used.net_requests = 2;
+        b.used.net_bytes = 300;
+        assert_eq!(
+            b.snapshot()["net"],
+            json!({"requests": {"used": 2, "limit": null}, "bytes": {"used": 300, "limit": null}})
+        );
+        b.limits.net_requests = Some(3);
+        b.limits.net_bytes = Some(100);
+        assert_eq!(b.net_left(), (Some(1), Some(0)));
+        // Network use never spends a call's other dimensions.
+        assert_eq!(b.exhausted(true), None);
     }
 }

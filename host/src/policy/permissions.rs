@@ -1,4 +1,5 @@
-//! The eleven permission strings and sets of them.
+//! The permission strings — the catalog's eleven and the six that let a package's grants
+//! (`crate::grants`) be used — and sets of them.
 
 use std::fmt;
 
@@ -16,11 +17,23 @@ pub enum Permission {
     UiWrite,
     AudioPlay,
     SocialAct,
+    /// Send HTTP requests to what the package's network grants allow.
+    NetOutbound,
+    /// Read the package's granted volumes.
+    FilesRead,
+    /// Write the package's writable volumes.
+    FilesWrite,
+    /// Read the package's own state.
+    StateRead,
+    /// Write the package's own state.
+    StateWrite,
+    /// See the package's granted secrets.
+    SecretsRead,
 }
 
 impl Permission {
     /// Every permission, in catalog order.
-    pub const ALL: [Permission; 11] = [
+    pub const ALL: [Permission; 17] = [
         Permission::SceneRead,
         Permission::SceneWrite,
         Permission::EcsRead,
@@ -32,6 +45,12 @@ impl Permission {
         Permission::UiWrite,
         Permission::AudioPlay,
         Permission::SocialAct,
+        Permission::NetOutbound,
+        Permission::FilesRead,
+        Permission::FilesWrite,
+        Permission::StateRead,
+        Permission::StateWrite,
+        Permission::SecretsRead,
     ];
 
     /// The wire name, e.g. `scene.write`.
@@ -48,6 +67,12 @@ impl Permission {
             Permission::UiWrite => "ui.write",
             Permission::AudioPlay => "audio.play",
             Permission::SocialAct => "social.act",
+            Permission::NetOutbound => "net.outbound",
+            Permission::FilesRead => "files.read",
+            Permission::FilesWrite => "files.write",
+            Permission::StateRead => "state.read",
+            Permission::StateWrite => "state.write",
+            Permission::SecretsRead => "secrets.read",
         }
     }
 
@@ -62,8 +87,8 @@ impl Permission {
             })
     }
 
-    fn bit(self) -> u16 {
-        1 << (self as u16)
+    fn bit(self) -> u32 {
+        1 << (self as u32)
     }
 }
 
@@ -75,7 +100,7 @@ impl fmt::Display for Permission {
 
 /// A set of permissions (a bit set: checks are on the hot path of every call).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
-pub struct Permissions(u16);
+pub struct Permissions(u32);
 
 impl Permissions {
     /// No permissions.
@@ -106,6 +131,11 @@ impl Permissions {
     /// Both sets at once.
     pub fn intersect(self, other: Permissions) -> Permissions {
         Permissions(self.0 & other.0)
+    }
+
+    /// Either set.
+    pub fn union(self, other: Permissions) -> Permissions {
+        Permissions(self.0 | other.0)
     }
 
     /// The first permission of `required` this set lacks, if any.

@@ -39,7 +39,10 @@ pub struct Profiles {
 pub const DEFAULT_PROFILE: &str = "system.readonly";
 
 impl Default for Profiles {
-    /// The four built-in profiles of the catalog.
+    /// The four built-in profiles of the catalog. None of them holds a permission that sets
+    /// outbound I/O in motion (`net.outbound`, `files.*`, `state.*`, `secrets.read`): an operator
+    /// who gives a package grants also names the profiles whose sessions may use them (fail
+    /// closed; a configuration may redefine a built-in profile with them).
     fn default() -> Self {
         use Permission::*;
         let builtin: [(&str, &[Permission]); 4] = [
@@ -164,6 +167,27 @@ mod tests {
             ..scout.clone()
         };
         assert!(open.may_call("trace.tail", Permissions::NONE));
+    }
+
+    #[test]
+    fn no_built_in_profile_may_set_outbound_io_in_motion() {
+        use Permission::*;
+        for p in Profiles::default().iter() {
+            for outbound in [
+                NetOutbound,
+                FilesRead,
+                FilesWrite,
+                StateRead,
+                StateWrite,
+                SecretsRead,
+            ] {
+                assert!(
+                    !p.permissions.contains(outbound),
+                    "{} holds {outbound}",
+                    p.name
+                );
+            }
+        }
     }
 
     #[test]

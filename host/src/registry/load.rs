@@ -49,9 +49,13 @@ impl Registry {
                 "contentHash": source.content_hash(),
             }),
         });
-        let verdict = self
-            .policy
-            .admit_package(&package_facts(&source, caller.permissions));
+        let grants_beyond = self
+            .host_grants
+            .overclaim(&source.manifest.name, &source.manifest.grants);
+        let verdict = self.policy.admit_package(&PackageFacts {
+            grants_beyond,
+            ..package_facts(&source, caller.permissions)
+        });
         let realm = self
             .realm
             .as_mut()
@@ -60,7 +64,7 @@ impl Registry {
             boundary: "package",
             cap: &name,
             package: Some(&name),
-            required: source.manifest.capabilities.names(),
+            required: declared_permissions(&source.manifest).names(),
         };
         let admission =
             decision::record_caused(realm, caller, crossing, &verdict, Some(&installed));
@@ -115,13 +119,17 @@ impl Registry {
             .get(&name)
             .copied()
             .unwrap_or(source.manifest.limits);
+        self.ceilings
+            .check(&name, &limits)
+            .map_err(anyhow::Error::msg)?;
         let compiled = match precompiled {
             Some(c) => c,
             None => self.sandbox.compile(&source.component, label)?,
         };
         let description = compiled.instantiate(&name, &limits)?.describe()?;
         let index = existing.unwrap_or(self.packages.len());
-        let (skills, hooks) = check_description(&name, description, index)?;
+        let reaches_out = !source.manifest.grants.network.is_empty();
+        let (skills, hooks) = check_description(&name, description, index, reaches_out)?;
         if let Some(taken) = skills.iter().find(|s| {
             self.skills
                 .get(&s.name)
@@ -177,6 +185,12 @@ pub(crate) fn host_caller() -> Caller {
     }
 }
 
+/// Every permission a package's guest may use: its capabilities and those its grants imply.
+/// Whoever loads it must hold them all.
+pub(crate) fn declared_permissions(m: &crate::packages::Manifest) -> Permissions {
+    m.capabilities.union(m.grants.permissions())
+}
+
 /// What admission needs to know, read off the package as it is on disk now.
 fn package_facts(source: &PackageSource, grant: Permissions) -> PackageFacts<'_> {
     let m = &source.manifest;
@@ -207,18 +221,22 @@ fn package_facts(source: &PackageSource, grant: Permissions) -> PackageFacts<'_>
     }
     PackageFacts {
         name: &m.name,
-        declared: m.capabilities,
+        declared: declared_permissions(m),
         grant,
+        grants_beyond: None,
         engine_incompatible,
         integrity_problem,
         signed_by,
     }
 }
 
+/// Checks what a package says of itself. `reaches_out`: its package holds network grants, so
+/// its skills are marked `openWorld` whatever they say.
 fn check_description(
     package: &str,
     d: PackageDescription,
     index: usize,
+    reaches_out: bool,
 ) -> Result<(Vec<Skill>, Vec<GuestHook>)> {
     if d.skills.is_empty() {
         bail!("package `{package}` declares no skills");
@@ -252,7 +270,7 @@ fn check_description(
     let skills = d
         .skills
         .into_iter()
-        .map(|s| check_skill(package, s, index))
+        .map(|s| check_skill(package, s, index, reaches_out))
         .collect::<Result<Vec<_>>>()?;
     let hooks = d
         .hooks
@@ -312,7 +330,12 @@ fn check_hook(package: &str, h: HookDescriptor) -> Result<GuestHook> {
     })
 }
 
-fn check_skill(package: &str, s: SkillDescriptor, index: usize) -> Result<Skill> {
+fn check_skill(
+    package: &str,
+    s: SkillDescriptor,
+    index: usize,
+    reaches_out: bool,
+) -> Result<Skill> {
     let prefix = format!("{package}.");
     if !s.name.starts_with(&prefix) || s.name.len() == prefix.len() {
         bail!(
@@ -342,7 +365,7 @@ fn check_skill(package: &str, s: SkillDescriptor, index: usize) -> Result<Skill>
             read_only: s.annotations.read_only,
             destructive: s.annotations.destructive,
             idempotent: s.annotations.idempotent,
-            open_world: s.annotations.open_world,
+            open_world: s.annotations.open_world || reaches_out,
         },
         handler: Handler::Guest(index),
         latency: Default::default(),

@@ -86,6 +86,9 @@ impl Registry {
             .collect();
         self.policy.reconfigure(config.policy);
         self.set_limit_overrides(config.package_limits);
+        self.set_host_grants(config.grants);
+        self.set_ceilings(config.ceilings);
+        self.set_files(config.files);
         // The tier thresholds may have moved.
         self.refresh_tiers();
         self.generation += 1;

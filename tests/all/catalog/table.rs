@@ -367,7 +367,8 @@ pub(super) fn catalog() -> Vec<Entry> {
             "skills.describe",
             &[],
             vec![req("name", Str)],
-            // `latency` is issue 12's addition: the skill's measured latency.
+            // `latency` is issue 12's addition: the skill's measured latency; `grants` issue
+            // 18's: what its package may reach outside the world.
             &[
                 "name",
                 "version",
@@ -375,6 +376,7 @@ pub(super) fn catalog() -> Vec<Entry> {
                 "description",
                 "input_schema",
                 "latency",
+                "grants",
             ],
             json!({"name": "scene.createEntity"}),
         ),

@@ -90,6 +90,7 @@ fn print_package(source: &PackageSource) -> bool {
             capabilities.join(", ")
         }
     );
+    print_grants(&m.grants);
     println!(
         "  limits        fuel_per_call {}, memory_bytes {}, timeout_ms {}",
         m.limits.fuel_per_call, m.limits.memory_bytes, m.limits.timeout_ms
@@ -124,6 +125,35 @@ fn print_package(source: &PackageSource) -> bool {
         }
     }
     healthy
+}
+
+/// The manifest's `[grants]`: one line per family it declares, or `(none)`.
+fn print_grants(g: &limina::grants::Grants) {
+    if g.is_empty() {
+        println!("  grants        (none: no network, files, secrets or state)");
+        return;
+    }
+    let list = |items: Vec<String>| items.join(", ");
+    if !g.network.is_empty() {
+        println!(
+            "  grants        network {}",
+            list(g.network.iter().map(|p| p.text.clone()).collect())
+        );
+    }
+    if !g.files.is_empty() {
+        let files = g
+            .files
+            .iter()
+            .map(|f| format!("{}:{}", if f.write { "write" } else { "read" }, f.volume))
+            .collect();
+        println!("  grants        files {}", list(files));
+    }
+    if !g.secrets.is_empty() {
+        println!("  grants        secrets {}", list(g.secrets.clone()));
+    }
+    if let Some(s) = g.state {
+        println!("  grants        state keys {}, bytes {}", s.keys, s.bytes);
+    }
 }
 
 fn print_entries(title: &str, entries: &[WorldEntry]) {

@@ -97,6 +97,16 @@ capabilities = []
 fuel_per_call = {fuel}
 memory_bytes = {memory}
 timeout_ms = {timeout_ms}
+
+# What the package may reach outside the world. The host's configuration must give the same
+# (or more) under [packages.{name}.grants], or the package is refused at load
+# (`package.overclaim`); a session's profile must also hold the matching permission
+# (net.outbound, files.read / files.write, secrets.read, state.read / state.write).
+# [grants]
+# network = ["https://api.example.com/v1"]   # scheme://host[:port][/path prefix]; *.host for subdomains
+# files = ["read:rules"]                     # read:NAME or write:NAME of a host-defined volume
+# secrets = ["API_KEY"]                      # visible to the guest as environment variables
+# state = {{ keys = 1000, bytes = 1048576 }}   # its own key-value store, within this quota
 "#
     )
 }

@@ -33,6 +33,9 @@ pub struct PackageFacts<'a> {
     pub declared: Permissions,
     /// What the loading party may grant.
     pub grant: Permissions,
+    /// Why the manifest's `[grants]` exceed what the host's configuration gives the package
+    /// (network patterns, volumes, secrets, state quota), if they do.
+    pub grants_beyond: Option<String>,
     /// Why the package's engine range excludes this host, if it does.
     pub engine_incompatible: Option<String>,
     /// A pinned hash that does not match, or a signature that does not verify.
@@ -397,6 +400,13 @@ impl PolicyEngine {
         state.budget.used.mem_bytes = state.budget.used.mem_bytes.max(mem_peak_bytes);
     }
 
+    /// Charges the outbound requests a call sent and the bytes they moved to its session.
+    pub fn charge_net(&mut self, session_id: &str, requests: u64, bytes: u64) {
+        let used = &mut self.session(session_id).budget.used;
+        used.net_requests += requests;
+        used.net_bytes += bytes;
+    }
+
     /// The session's budget (limits and spending).
     pub fn budget(&mut self, session_id: &str) -> Budget {
         self.session(session_id).budget
@@ -425,7 +435,7 @@ impl PolicyEngine {
     }
 
     /// Package admission, first matching rule wins: revoked, engine incompatibility,
-    /// capabilities beyond the grant (`package.overclaim`), a bad signature or tampered
+    /// capabilities or `[grants]` beyond what is given (`package.overclaim`), a bad signature or tampered
     /// component, a missing signature when required or a key not trusted, else admitted.
     pub fn admit_package(&self, facts: &PackageFacts<'_>) -> Verdict {
         let name = facts.name;
@@ -442,6 +452,9 @@ impl PolicyEngine {
                     "package `{name}` declares `{p}`, which is not granted; remove it from `capabilities` or grant it"
                 ),
             );
+        }
+        if let Some(reason) = &facts.grants_beyond {
+            return Verdict::deny("package.overclaim", reason.clone());
         }
         if let Some(reason) = &facts.integrity_problem {
             return Verdict::deny("package.signature", reason.clone());
@@ -503,6 +516,9 @@ impl PolicyEngine {
             .collect()
     }
 }
+
+mod undo;
+pub use undo::PolicyMark;
 
 #[cfg(test)]
 mod tests;

@@ -229,6 +229,19 @@ fn package_admission_rules_in_order() {
     let v = e.admit_package(&facts(write, read));
     assert_eq!(v.rule, "package.overclaim");
     assert!(v.reason.contains("scene.write"));
+    let grants_beyond = PackageFacts {
+        grants_beyond: Some("package `dice` declares the secret `KEY`".into()),
+        ..facts(read, write)
+    };
+    let v = e.admit_package(&grants_beyond);
+    assert_eq!(
+        (v.allow, v.rule, v.reason.as_str()),
+        (
+            false,
+            "package.overclaim",
+            "package `dice` declares the secret `KEY`"
+        )
+    );
     let bad_hash = PackageFacts {
         integrity_problem: Some("hash mismatch".into()),
         ..facts(read, write)

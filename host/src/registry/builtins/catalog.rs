@@ -53,7 +53,7 @@ pub(super) fn specs() -> Vec<Spec> {
         Spec {
             builtin: Builtin::SkillsDescribe,
             name: "skills.describe",
-            description: "Describe one skill by name: version, category, description, the JSON Schema of its input and its measured latency.",
+            description: "Describe one skill by name: version, category, description, the JSON Schema of its input, its measured latency and what its package may reach outside the world (grants).",
             input: object(
                 json!({"name": {"type": "string", "description": "The skill's full name, e.g. scene.createEntity."}}),
                 &["name"],
@@ -65,7 +65,8 @@ pub(super) fn specs() -> Vec<Spec> {
                     "category": {"type": "string"},
                     "description": {"type": "string"},
                     "input_schema": {},
-                    "latency": crate::registry::latency::report_schema()
+                    "latency": crate::registry::latency::report_schema(),
+                    "grants": {"type": ["object", "null"], "description": "The package's network patterns, volumes, secret names and state quota; null for the host's built-ins."}
                 }),
                 &[
                     "name",
@@ -74,6 +75,7 @@ pub(super) fn specs() -> Vec<Spec> {
                     "description",
                     "input_schema",
                     "latency",
+                    "grants",
                 ],
             ),
         },
@@ -182,5 +184,8 @@ pub(super) fn describe(
         "description": skill.description,
         "input_schema": skill.input.source,
         "latency": registry.latency(skill).to_json(),
+        "grants": skill
+            .package_index()
+            .map(|i| registry.packages[i].manifest.grants.to_json()),
     }))
 }

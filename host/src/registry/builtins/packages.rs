@@ -11,7 +11,7 @@ pub(super) fn specs() -> Vec<Spec> {
         Spec {
             builtin: Builtin::PackageList,
             name: "package.list",
-            description: "List the loaded packages with version, kind, declared capabilities, engine range, content hash and whether they are signed; optionally one package by name.",
+            description: "List the loaded packages with version, kind, declared capabilities, grants (network, files, secrets, state), engine range, content hash and whether they are signed; optionally one package by name.",
             input: object(
                 json!({"name": {"type": "string", "description": "Only the package with this name."}}),
                 &[],
@@ -23,7 +23,8 @@ pub(super) fn specs() -> Vec<Spec> {
                         "kind": {"type": "string"},
                         "declaredCapabilities": {"type": "array", "items": {"type": "string"}},
                         "engineCompat": {"type": "string"}, "contentHash": {"type": "string"},
-                        "attested": {"type": "boolean"}
+                        "attested": {"type": "boolean"},
+                        "grants": {"type": "object"}
                     }),
                     &["ref", "name", "version", "kind", "declaredCapabilities", "engineCompat", "contentHash", "attested"],
                 )}}),
@@ -79,6 +80,7 @@ pub(super) fn list(registry: &Registry, input: &Value) -> Value {
                 "engineCompat": m.engine,
                 "contentHash": format!("sha256:{}", p.content_hash),
                 "attested": m.attestation.is_some(),
+                "grants": m.grants.to_json(),
             })
         })
         .collect();
