@@ -1,13 +1,14 @@
 //! What a new user does with the one file `cargo xtask dist` makes: copy it into an empty
 //! folder on a machine with no build tree, no cache and an empty home, point an MCP client at
-//! it, and get every core skill.
+//! it, and get the whole catalog (the 45 skills of the eight core packages and the host).
 //!
 //! The file here is this test build's own `limina` (`CARGO_BIN_EXE_limina`), copied: it embeds
 //! the core packages exactly as the release `target/dist/limina` does (the same build script),
 //! and building a release binary inside the test suite would take longer than the whole suite.
 //! It runs with a cleared environment — `HOME` and `XDG_*` point at empty temporary folders,
-//! no `LIMINA_*` is set, its working folder is the temporary one — so nothing leads it back to
-//! this checkout.
+//! no `LIMINA_*` is set, its working folder is the temporary one — and, where a mount
+//! namespace can be made, the checkout itself is hidden behind an empty tmpfs, so nothing
+//! leads it back to the build tree.
 
 use crate::support::{Client, last_json_line, repo, text};
 use limina::packages::{PackageSource, content_hash};
