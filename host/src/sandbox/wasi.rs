@@ -168,7 +168,8 @@ impl WasiView for GuestState {
 
 impl wasmtime_wasi_http::WasiHttpView for GuestState {
     fn http(&mut self) -> wasmtime_wasi_http::WasiHttpCtxView<'_> {
-        let wasi = self.wasi.get_or_insert_with(|| Box::new(GuestWasi::new()));
+        self.wasi_parts();
+        let wasi = self.wasi.as_mut().expect("made just now");
         wasmtime_wasi_http::WasiHttpCtxView {
             ctx: &mut wasi.http,
             table: &mut wasi.table,
