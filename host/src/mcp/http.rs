@@ -46,6 +46,8 @@ use std::time::{Duration, Instant};
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
+mod stateless;
+
 type Body = BoxBody<Bytes, Infallible>;
 
 /// How long a client may take to send its headers, or its body.
@@ -104,6 +106,9 @@ struct Routes {
     /// Recent stream events, for `Last-Event-ID`.
     replay: VecDeque<(u64, String)>,
     next_event: u64,
+    /// It serves one stateless (2026-07-28) request: that request's notifications go on
+    /// its own response, not to a session stream.
+    stateless: bool,
 }
 
 /// A request waiting for its reply: its progress token, and where its messages go (each
@@ -133,6 +138,13 @@ impl Routes {
             {
                 let _ = tx.try_send((false, text));
             }
+            return;
+        }
+        if self.stateless
+            && self.stream.is_none()
+            && let Some((_, tx)) = self.waiting.values().next()
+        {
+            let _ = tx.try_send((false, text));
             return;
         }
         // Everything else belongs to the session's own stream.
@@ -236,13 +248,20 @@ async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Response<Bod
     }
     if let Some(version) = header(header::HeaderName::from_static("mcp-protocol-version"))
         && !PROTOCOL_VERSIONS.contains(&version.as_str())
+        && version != super::modern::VERSION
     {
-        return rpc_error(
+        // The 2026-07-28 error, which both eras' clients recognise as a refusal.
+        let supported = super::modern::supported_versions();
+        return json_response(
             StatusCode::BAD_REQUEST,
-            jsonrpc::INVALID_REQUEST,
-            &format!(
-                "unsupported MCP-Protocol-Version `{version}`; this server speaks {}",
-                PROTOCOL_VERSIONS.join(", ")
+            &jsonrpc::error(
+                Value::Null,
+                super::modern::UNSUPPORTED_VERSION,
+                &format!(
+                    "unsupported MCP-Protocol-Version `{version}`; this server speaks {}",
+                    supported.join(", ")
+                ),
+                Some(serde_json::json!({"supported": supported, "requested": version})),
             ),
         );
     }
@@ -419,6 +438,10 @@ async fn post(
     };
     let method = message.get("method").and_then(Value::as_str);
     let id = message.get("id").filter(|_| method.is_some()).cloned();
+    if super::modern_http::speaks_modern(&message) {
+        let streams = accepts("text/event-stream");
+        return stateless::post(shared, &headers, &message, text, id, streams).await;
+    }
     let session = match (session_id, method) {
         (None, Some("initialize")) => open_session(&shared),
         (None, _) => {
