@@ -2,7 +2,7 @@
 """Builds a small scene step by step over MCP Streamable HTTP, so you can watch it arrive in
 the browser viewer.
 
-    target/debug/limina --mcp-http --profile builder.readWrite
+    target/debug/limina --mcp-http --profile builder.readWrite --network-profile social.actor
     # open http://127.0.0.1:8788/ in a browser, then:
     python3 examples/build_scene.py [http://127.0.0.1:8788/mcp] [--pause SECONDS]
 

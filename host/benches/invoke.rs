@@ -44,6 +44,7 @@ fn info(grants: Permissions, limits: &PackageLimits) -> CallInfo {
         tick: 0,
         cancel: Default::default(),
         progress: None,
+        state_quota: None,
     }
 }
 

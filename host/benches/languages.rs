@@ -74,6 +74,7 @@ fn main() {
                 tick: 0,
                 cancel: Default::default(),
                 progress: None,
+                state_quota: None,
             };
             let (back, outcome) = instance.invoke(lent.take().unwrap(), info, input);
             assert!(

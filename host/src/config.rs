@@ -28,6 +28,12 @@ pub struct Config {
     pub trace_durability: crate::trace::Durability,
     /// Volumes, secrets and what each package is given to reach outside the world.
     pub grants: HostGrants,
+    /// The host's ceilings on package limits and the engine's call deadline (`[limits]`).
+    pub ceilings: crate::ceilings::Ceilings,
+    /// How much each package may write into its volumes (`[files]`, `crate::files`).
+    pub files: crate::files::FilesConfig,
+    /// What network clients may take and the connection limits (`[network]`).
+    pub network: crate::mcp::edge::NetworkSettings,
 }
 
 #[derive(Deserialize)]
@@ -47,10 +53,13 @@ struct Raw {
     packages: BTreeMap<String, Spanned<RawPackage>>,
     latency: Option<Spanned<RawLatency>>,
     trace: Option<RawTrace>,
+    files: Option<crate::files::RawFiles>,
     #[serde(default)]
     volumes: BTreeMap<String, Spanned<String>>,
     #[serde(default)]
     secrets: BTreeMap<String, Spanned<RawSecret>>,
+    limits: Option<Spanned<crate::ceilings::RawCeilings>>,
+    network: Option<crate::mcp::edge::settings::RawNetwork>,
 }
 
 #[derive(Deserialize)]
@@ -117,11 +126,16 @@ impl Config {
     pub fn load(path: &Path) -> Result<Config, String> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("{}: cannot read the configuration: {e}", path.display()))?;
-        Config::parse(&text).map_err(|e| format!("{}:{e}", path.display()))
+        Config::parse_in(&text, path.parent()).map_err(|e| format!("{}:{e}", path.display()))
     }
 
     /// Parses configuration text; errors start with `line:`.
     pub fn parse(text: &str) -> Result<Config, String> {
+        Config::parse_in(text, None)
+    }
+
+    /// Parses configuration text whose relative paths start at `base`.
+    fn parse_in(text: &str, base: Option<&Path>) -> Result<Config, String> {
         let raw: Raw = toml::from_str(text).map_err(|e| {
             let line = e.span().map_or(1, |s| line_of(text, s.start));
             format!("{line}: {}", e.message())
@@ -288,10 +302,30 @@ impl Config {
             None => Default::default(),
         };
 
+        let ceilings = match raw.limits {
+            Some(l) => {
+                let span = l.span();
+                crate::ceilings::Ceilings::parse(l.into_inner()).map_err(|e| at(span, e))?
+            }
+            None => Default::default(),
+        };
+
+        let files =
+            crate::files::FilesConfig::parse(raw.files).map_err(|(span, msg)| at(span, msg))?;
+
+        let network = match raw.network {
+            Some(n) => crate::mcp::edge::settings::parse(n, &profiles, base)
+                .map_err(|(span, msg)| at(span, msg))?,
+            None => Default::default(),
+        };
+
         Ok(Config {
+            network,
             trace,
             trace_durability,
             grants,
+            ceilings,
+            files,
             policy: PolicyConfig {
                 profiles,
                 quotas,

@@ -55,9 +55,16 @@ pub struct Cli {
     auth_token_file: Option<PathBuf>,
 
     /// A browser Origin allowed to connect besides loopback pages (e.g. https://app.example).
-    /// Repeatable.
+    /// Repeatable. `null` (sandboxed iframes on any site, pages opened from files) is refused
+    /// unless given here — which lets any such page drive this host.
     #[arg(long, value_name = "ORIGIN")]
     allow_origin: Vec<String>,
+
+    /// A profile WebSocket and HTTP clients may take at `initialize` besides --profile
+    /// (also `[network] profiles` in --config). Repeatable. Without it a network client gets
+    /// at most --profile; a token listed in `[[network.tokens]]` decides its own.
+    #[arg(long, value_name = "PROFILE")]
+    network_profile: Vec<String>,
 
     /// Configuration file (TOML): profiles and tool allow-lists, quotas, budgets, maxSessions,
     /// per-package limits. Without it, built-in defaults apply.

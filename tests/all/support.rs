@@ -250,6 +250,7 @@ pub fn in_process_registry(core: &[&str]) -> limina::registry::Registry {
         }),
         tracer: limina::trace::Tracer::new(limina::limits::TRACE_WINDOW),
         rng: limina::realm::Rng::seeded(7),
+        state: limina::state::StateStore::in_memory(),
     };
     let mut registry =
         limina::registry::Registry::new(sandbox, limina::policy::PolicyConfig::default(), realm);
@@ -388,4 +389,19 @@ pub fn serving_host(
         .recv_timeout(REPLY_TIMEOUT)
         .expect("the host logs its address");
     (child, address, traces)
+}
+
+/// A configuration that lets calls run long on the engine (`[limits]` raised), for tests whose
+/// guest must still be running when they cancel it or read its progress (the `slow` guest).
+pub fn long_calls_config() -> String {
+    let path = std::env::temp_dir().join(format!(
+        "limina-test-long-calls-{}.toml",
+        std::process::id()
+    ));
+    std::fs::write(
+        &path,
+        "[limits]\nengineCallMs = 60000\ntimeoutMs = 60000\nfuelPerCall = 1000000000000\n",
+    )
+    .unwrap();
+    path.to_str().unwrap().to_string()
 }

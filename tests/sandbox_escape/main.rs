@@ -7,8 +7,10 @@ mod support;
 
 mod admission;
 mod boundaries;
+mod files;
 mod identity;
 mod limits;
 mod read_only;
+mod state;
 mod wat_cases;
 mod wat_guest;

@@ -68,6 +68,10 @@ pub enum Inbound {
         notify: Notify,
         /// The session id its transport gave it (`Mcp-Session-Id` over HTTP).
         transport_session: Option<String>,
+        /// What the edge admitted it with: the profiles and agent it may take at `initialize`.
+        grant: super::edge::Grant,
+        /// Its connection's seat, told when it initializes (WebSocket).
+        ticket: Option<Arc<super::edge::Ticket>>,
     },
     /// One JSON-RPC message from it.
     Message { id: PeerId, text: String },
@@ -281,9 +285,13 @@ impl Engine {
                 in_flight,
                 notify,
                 transport_session,
+                grant,
+                ticket,
             } => {
                 let mut conn = Connection::new(cancels, Some(notify));
                 conn.transport_session = transport_session;
+                conn.grant = Some(grant);
+                conn.ticket = ticket;
                 self.peers.insert(id, Peer::new(conn, outbox, in_flight));
             }
             Inbound::Message { id, text } => {

@@ -12,11 +12,15 @@
 //!   state deltas); events carry ids, the stream starts with a priming event and a `retry`
 //!   hint, and `Last-Event-ID` replays what a broken stream missed (the last 256 events).
 //! - `DELETE /mcp` ends the session; an idle session ends by itself.
-//! - Host and Origin are checked against loopback names (403: DNS-rebinding protection) and
-//!   the bearer token when one is configured (401); bodies are capped, header and body reads
-//!   time out, and each session has an in-flight cap.
+//! - Host and Origin are checked against loopback names (403: DNS-rebinding protection;
+//!   `Origin: null` only when allowed) and the bearer token when one is configured (401),
+//!   which with the profiles network clients may take decides what `initialize` may ask for;
+//!   open connections are capped in all and per address (503); bodies are capped, header and
+//!   body reads time out, and each session has an in-flight cap.
 
 use super::cancel::{CancelBoard, cancelled_request};
+use super::edge::gate::{self, Gate};
+use super::edge::{Grant, Transport};
 use super::engine::{EngineHandle, Inbound, PeerId, next_peer_id};
 use super::guard::is_loopback_name;
 use super::jsonrpc;
@@ -61,6 +65,7 @@ const RETRY_MS: u64 = 1_000;
 pub fn start(config: Listen, viewer: Viewer, engine: EngineHandle) -> std::io::Result<SocketAddr> {
     let shared = Arc::new(Shared {
         loopback_only: config.bind.ip().is_loopback(),
+        gate: Gate::new(config.limits),
         config,
         viewer,
         engine,
@@ -77,6 +82,8 @@ struct Shared {
     config: Listen,
     /// The browser viewer served at `/`.
     viewer: Viewer,
+    /// Connection caps (in all and per peer address).
+    gate: Arc<Gate>,
     /// Bound to loopback: the Host header must name loopback too.
     loopback_only: bool,
     engine: EngineHandle,
@@ -164,7 +171,7 @@ impl Routes {
 
 async fn accept(listener: TcpListener, shared: Arc<Shared>) {
     loop {
-        let (stream, _) = match listener.accept().await {
+        let (stream, from) = match listener.accept().await {
             Ok(accepted) => accepted,
             Err(e) => {
                 crate::log::warn(&format!("accepting an HTTP connection failed: {e}"));
@@ -173,8 +180,17 @@ async fn accept(listener: TcpListener, shared: Arc<Shared>) {
             }
         };
         let _ = stream.set_nodelay(true);
+        let ticket = match shared.gate.enter(from.ip(), false) {
+            Ok(ticket) => ticket,
+            Err(message) => {
+                tokio::spawn(async move { gate::refuse(stream, &message).await });
+                continue;
+            }
+        };
         let shared = shared.clone();
         tokio::spawn(async move {
+            // The seat is held for as long as the connection is open.
+            let _ticket = ticket;
             let service = service_fn(move |request| {
                 let shared = shared.clone();
                 async move { Ok::<_, Infallible>(handle(shared, request).await) }
@@ -227,25 +243,25 @@ async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Response<Bod
         return rpc_error(
             StatusCode::FORBIDDEN,
             -32000,
-            "this Origin is not allowed: pages on loopback may connect; allow others with --allow-origin",
+            "this Origin is not allowed: pages on loopback may connect; allow others with --allow-origin (`null` only with --allow-origin null)",
         );
     }
-    if !shared
+    let grant = match shared
         .config
-        .guard
-        .authorized(header(header::AUTHORIZATION).as_deref())
+        .admission
+        .admit(Transport::Http, header(header::AUTHORIZATION).as_deref())
     {
-        let mut response = rpc_error(
-            StatusCode::UNAUTHORIZED,
-            -32000,
-            "a bearer token is required: send `Authorization: Bearer <token>`",
-        );
-        response.headers_mut().insert(
-            header::WWW_AUTHENTICATE,
-            HeaderValue::from_static("Bearer realm=\"limina\""),
-        );
-        return response;
-    }
+        Ok(Some(grant)) => grant,
+        Ok(None) => unreachable!("HTTP clients always get a grant"),
+        Err(refusal) => {
+            let mut response = rpc_error(StatusCode::UNAUTHORIZED, -32000, refusal.message());
+            response.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Bearer realm=\"limina\""),
+            );
+            return response;
+        }
+    };
     if let Some(version) = header(header::HeaderName::from_static("mcp-protocol-version"))
         && !PROTOCOL_VERSIONS.contains(&version.as_str())
         && version != super::modern::VERSION
@@ -267,7 +283,7 @@ async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Response<Bod
     }
     let session_id = header(header::HeaderName::from_static("mcp-session-id"));
     match *request.method() {
-        Method::POST => post(shared, request, session_id).await,
+        Method::POST => post(shared, request, session_id, grant).await,
         Method::GET => get(shared, &request, session_id),
         Method::DELETE => delete(shared, session_id),
         _ => {
@@ -359,6 +375,7 @@ async fn post(
     shared: Arc<Shared>,
     request: Request<Incoming>,
     session_id: Option<String>,
+    grant: Grant,
 ) -> Response<Body> {
     let headers = request.headers().clone();
     let content_type = headers
@@ -443,7 +460,7 @@ async fn post(
         return stateless::post(shared, &headers, &message, text, id, streams).await;
     }
     let session = match (session_id, method) {
-        (None, Some("initialize")) => open_session(&shared),
+        (None, Some("initialize")) => open_session(&shared, grant),
         (None, _) => {
             return rpc_error(
                 StatusCode::BAD_REQUEST,
@@ -631,7 +648,7 @@ fn delete(shared: Arc<Shared>, session_id: Option<String>) -> Response<Body> {
 }
 
 /// A new session: an engine connection whose outbox a router task drains.
-fn open_session(shared: &Arc<Shared>) -> Arc<HttpSession> {
+fn open_session(shared: &Arc<Shared>, grant: Grant) -> Arc<HttpSession> {
     let peer = next_peer_id();
     let (outbox, own, mut queue, close) = outbox::socket();
     let cancels = Arc::new(CancelBoard::default());
@@ -654,6 +671,8 @@ fn open_session(shared: &Arc<Shared>) -> Arc<HttpSession> {
             let _ = own.try_send(message.to_string());
         }),
         transport_session: Some(id),
+        grant,
+        ticket: None,
     });
     let router = session.clone();
     let shared_for_close = shared.clone();

@@ -67,6 +67,11 @@ pub struct Connection {
     /// The session id its transport gave it (`Mcp-Session-Id` over HTTP), which telemetry
     /// reports as `mcp.session.id` in place of the MCP session's own.
     pub transport_session: Option<String>,
+    /// Over the network: the profiles and agent the edge lets it take (`None`: stdio, no
+    /// ceiling).
+    pub grant: Option<super::edge::Grant>,
+    /// Its connection's seat, told once a session is bound.
+    pub ticket: Option<std::sync::Arc<super::edge::Ticket>>,
 }
 
 /// An open `subscriptions/listen`: the request it answers, and the registry generation its
@@ -355,6 +360,14 @@ impl Server {
     }
 
     fn initialize(&mut self, conn: &mut Connection, params: &Value) -> Result<Value, RpcError> {
+        let mut params = params.clone();
+        if let Some(grant) = &conn.grant
+            && let Err(reason) = grant.apply(&mut params)
+        {
+            self.registry.refuse_admission(&params, &reason);
+            return Err(RpcError::new(jsonrpc::NOT_INITIALIZED, reason));
+        }
+        let params = &params;
         let session = Session::bind(
             params,
             self.registry.profiles(),
@@ -384,6 +397,9 @@ impl Server {
         ));
         conn.seen_generation = self.registry.generation();
         conn.session = Some(session);
+        if let Some(ticket) = &conn.ticket {
+            ticket.initialized();
+        }
         Ok(reply)
     }
 

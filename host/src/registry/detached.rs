@@ -1,6 +1,6 @@
-//! Calls that run away from the engine. A package that declares no capability (dice, rules,
-//! names, terrain) cannot touch the world: every world import it reaches is refused by its
-//! grants. So the engine decides its call (resolve, validate, policy — traced in arrival
+//! Calls that run away from the engine. A package that declares no capability and holds no
+//! state (dice, rules, names, terrain) cannot touch the world: every world import it reaches
+//! is refused by its grants. So the engine decides its call (resolve, validate, policy — traced in arrival
 //! order, as always), hands its instance to a worker thread, and goes on serving others. The
 //! worker runs it in a scratch realm: an empty world, a random stream seeded from the host's
 //! (so seeded hosts replay the same rolls) and a scratch trace. The engine completes the call
@@ -291,19 +291,18 @@ impl Registry {
         self.finish(*call, output, cpu_before)
     }
 
-    /// A guest skill whose package declares no capability, or a built-in that only reads the
-    /// history; and that no hook wraps.
+    /// A guest skill whose package declares no capability and holds no state, or a built-in
+    /// that only reads the history; and that no hook wraps.
     fn detachable(&self, name: &str) -> bool {
         let Some(skill) = self.skills.get(name) else {
             return false;
         };
         let away = match skill.handler {
-            Handler::Guest(package) => self.packages[package]
-                .manifest
-                .capabilities
-                .iter()
-                .next()
-                .is_none(),
+            // State commits and rolls back with the world, on the engine (`crate::state`).
+            Handler::Guest(package) => {
+                let manifest = &self.packages[package].manifest;
+                manifest.capabilities.iter().next().is_none() && manifest.grants.state.is_none()
+            }
             Handler::Builtin(builtin) => builtin.reads_history_only(),
         };
         away && !self.host_hooks.iter().any(|h| covers(&h.skills, name))
@@ -321,7 +320,10 @@ impl Registry {
     ) -> Result<(Decided, Work), Failure> {
         let work = match decided.handler {
             Handler::Guest(package) => {
-                let prep = self.prepare_guest(caller, package, name, &decided.decision_id)?;
+                let mut prep = self.prepare_guest(caller, package, name, &decided.decision_id)?;
+                // Off the engine nobody waits for it: its package's own deadline holds.
+                prep.info.timeout_ms = self.packages[package].limits.timeout_ms;
+                prep.deadline_by_engine = false;
                 Work::Guest {
                     prep,
                     text: decided.input.to_string(),

@@ -119,6 +119,9 @@ impl Registry {
             .get(&name)
             .copied()
             .unwrap_or(source.manifest.limits);
+        self.ceilings
+            .check(&name, &limits)
+            .map_err(anyhow::Error::msg)?;
         let compiled = match precompiled {
             Some(c) => c,
             None => self.sandbox.compile(&source.component, label)?,

@@ -93,8 +93,10 @@ impl Registry {
         started: Instant,
     ) -> Result<Value, Failure> {
         let decided = self.decide(caller, name, input, authority, events)?;
-        // 4. hooks and handler, as one transaction on the world
-        self.realm_mut().world.begin();
+        // 4. hooks and handler, as one transaction on the world and the packages' state
+        let realm = self.realm_mut();
+        realm.world.begin();
+        realm.state.begin();
         let cpu_before = self.guest_cpu_ms;
         let result = self.hooks_and_handler(
             caller,
@@ -105,9 +107,21 @@ impl Registry {
             events,
         );
         self.record_latency(name, started, cpu_before, &result);
-        // A success is kept once its events are written (`close_record`).
+        let realm = self.realm_mut();
+        // State is written first, durably: if that fails, the call fails and the world's
+        // changes go with it. A success's world changes are kept once its events are written
+        // (`close_record`).
+        let result = match result {
+            Ok(done) => realm.state.commit().map(|()| done).map_err(|e| {
+                Failure::new(ErrorCode::HandlerError, format!("{e}; the call was undone"))
+            }),
+            Err(failure) => {
+                realm.state.rollback();
+                Err(failure)
+            }
+        };
         if result.is_err() {
-            self.realm_mut().world.rollback();
+            realm.world.rollback();
         }
         self.record_outcome(
             caller,

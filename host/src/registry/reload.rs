@@ -87,6 +87,8 @@ impl Registry {
         self.policy.reconfigure(config.policy);
         self.set_limit_overrides(config.package_limits);
         self.set_host_grants(config.grants);
+        self.set_ceilings(config.ceilings);
+        self.set_files(config.files);
         // The tier thresholds may have moved.
         self.refresh_tiers();
         self.generation += 1;

@@ -12,6 +12,7 @@ mod interrupt;
 mod limiter;
 mod precheck;
 mod wasi;
+mod wasi_files;
 mod wasi_sleep;
 
 pub use cache::{CompileCache, content_hash};

@@ -69,6 +69,13 @@ impl World {
 mod tests {
     use crate::world::{BodyKind, EntitySpec, MaterialPatch, Shape, World, WorldSettings};
 
+    fn world() -> World {
+        World::new(WorldSettings {
+            max_entities: 100,
+            tick_seconds: 1.0 / 60.0,
+        })
+    }
+
     fn spec() -> EntitySpec {
         EntitySpec {
             shape: Shape::Sphere,
@@ -84,7 +91,7 @@ mod tests {
 
     #[test]
     fn an_entity_view_carries_its_shape_size_material_and_tags() {
-        let mut w = World::new(WorldSettings::default());
+        let mut w = world();
         let id = w.create_entity(&spec()).unwrap();
         w.add_tag(&id, "crate");
         let view = w.entity_view(1).unwrap();
@@ -100,7 +107,7 @@ mod tests {
 
     #[test]
     fn a_material_change_reports_the_entity_and_lighting_the_scene() {
-        let mut w = World::new(WorldSettings::default());
+        let mut w = world();
         let id = w.create_entity(&spec()).unwrap();
         w.take_changes();
         w.begin();

@@ -8,7 +8,7 @@ import { GLTFLoader } from '/viewer/three/addons/loaders/GLTFLoader.js';
 const PROTOCOL = '2025-11-25';
 const PROFILE = document.querySelector('meta[name="limina-profile"]').content;
 // A bearer token, when the server needs one, travels in the URL's fragment (never sent to
-// the server as part of the URL): http://host:port/#token=...
+// the server as part of the URL): open the page at /#token=...
 const TOKEN = new URLSearchParams(location.hash.slice(1)).get('token');
 // The trace is paged with `trace.tail`, itself a traced call: read it soon after the world
 // changed, otherwise now and then, so that watching adds little to the audit trail.
@@ -286,6 +286,7 @@ function remember(eventIds, ids) {
 }
 
 function onMessage(message) {
+  view.received[message.method] = (view.received[message.method] || 0) + 1;
   const p = message.params;
   if (message.method === 'state/snapshot') {
     for (const id of [...entities.keys()]) remove(id);
@@ -504,6 +505,8 @@ renderer.setAnimationLoop((now) => {
 // What the page drew, for tests and for the curious (read-only).
 const view = {
   ready: false,
+  // Messages from the session's stream, by method.
+  received: {},
   snapshots: 0,
   deltas: 0,
   events: 0,
