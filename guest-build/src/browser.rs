@@ -33,9 +33,9 @@ pub fn chromium() -> Result<PathBuf> {
             .status()
             .is_ok_and(|s| s.success())
     };
-    if !quiet(&["install", "-y", "-qq", "chromium"])
-        && !(quiet(&["update", "-qq"]) && quiet(&["install", "-y", "-qq", "chromium"]))
-    {
+    let install = || quiet(&["install", "-y", "-qq", "chromium"]);
+    let installed = install() || (quiet(&["update", "-qq"]) && install());
+    if !installed {
         bail!("`apt-get install chromium` failed");
     }
     if !path.is_file() {

@@ -329,10 +329,11 @@ fn view(shared: &Shared, request: &Request<Incoming>, path: &str) -> Response<Bo
         return text(StatusCode::FORBIDDEN, "this Origin is not allowed");
     }
     if Viewer::is_asset(path)
-        && !shared
+        && shared
             .config
-            .guard
-            .authorized(header(header::AUTHORIZATION).as_deref())
+            .admission
+            .admit(Transport::Http, header(header::AUTHORIZATION).as_deref())
+            .is_err()
     {
         return text(
             StatusCode::UNAUTHORIZED,
@@ -457,7 +458,7 @@ async fn post(
     let id = message.get("id").filter(|_| method.is_some()).cloned();
     if super::modern_http::speaks_modern(&message) {
         let streams = accepts("text/event-stream");
-        return stateless::post(shared, &headers, &message, text, id, streams).await;
+        return stateless::post(shared, grant, &headers, &message, text, id, streams).await;
     }
     let session = match (session_id, method) {
         (None, Some("initialize")) => open_session(&shared, grant),

@@ -4,8 +4,9 @@
 //!
 //! Identity is bound by the host, never taken from the payload: a stateless request runs as
 //! the identity its transport gives — over stdio the process's `--profile` (agent `stdio`),
-//! over WebSocket and HTTP the server's `--profile` (agent `anonymous`) — admitted once and
-//! kept, so budgets, quotas, revocation, tiers and the trace see one caller per identity,
+//! over WebSocket and HTTP what the network edge granted its bearer token (`[[network.tokens]]`
+//! name an agent and a profile; without one, agent `anonymous` under the first profile network
+//! clients may take) — admitted once and kept, so budgets, quotas, revocation, tiers and the trace see one caller per identity,
 //! exactly as they see one per session. [`Server::request_identity`] is the one place that
 //! decides it.
 
@@ -24,16 +25,25 @@ pub struct Identity {
 }
 
 impl Server {
-    /// The identity a stateless request on `conn` runs as: its transport's default.
-    pub(super) fn request_identity(&self, conn: &Connection) -> Identity {
-        let agent_id = match conn.transport {
+    /// The identity a stateless request on `conn` runs as: over stdio the process's
+    /// profile; over the network what the edge granted its bearer token (the token's agent
+    /// and profile, or the first profile network clients may take).
+    pub(super) fn request_identity(&self, conn: &Connection) -> Result<Identity, RpcError> {
+        let mut params = json!({});
+        if let Some(grant) = &conn.grant {
+            grant
+                .apply(&mut params)
+                .map_err(|m| RpcError::new(jsonrpc::NOT_INITIALIZED, m))?;
+        }
+        let default_agent = match conn.transport {
             NetworkTransport::Pipe => "stdio",
             NetworkTransport::Tcp => "anonymous",
         };
-        Identity {
-            agent_id: agent_id.to_string(),
-            profile: self.config.default_profile.clone(),
-        }
+        let text = |key: &str, or: &str| params[key].as_str().unwrap_or(or).to_string();
+        Ok(Identity {
+            agent_id: text("agentId", default_agent),
+            profile: text("profile", &self.config.default_profile),
+        })
     }
 
     /// The session standing for `identity`: bound and admitted on its first request.
@@ -78,7 +88,7 @@ impl Server {
             "server/discover" => Ok(modern::discover(INSTRUCTIONS)),
             "subscriptions/listen" => self.listen(conn, id, &params),
             _ => {
-                let session = self.identity_session(self.request_identity(conn))?;
+                let session = self.identity_session(self.request_identity(conn)?)?;
                 // The connection's own session (an older revision's) is set aside, not ended.
                 let own = conn.session.replace(session);
                 let outcome = self.dispatch(conn, method, params);
@@ -134,7 +144,7 @@ impl Server {
     ) -> Result<Value, RpcError> {
         let honoured = modern::listen_filter(params)?;
         if honoured.get(modern::STATE_DELTAS_KEY).is_some() {
-            let session = self.identity_session(self.request_identity(conn))?;
+            let session = self.identity_session(self.request_identity(conn)?)?;
             let own = conn.session.replace(session);
             let subscribed = self.subscribe(conn, &json!({}));
             conn.session = own;

@@ -2,14 +2,15 @@
 //! (`modern_http.rs`), then it gets an engine connection of its own for as long as it is
 //! answered — one JSON reply, or an SSE response carrying its notifications and then the
 //! reply, or, for `subscriptions/listen`, a stream that stays open. Closing the response
-//! (the client hanging up) cancels the request and releases the connection; identity comes
-//! from the engine (`stateless.rs`), never from the connection.
+//! (the client hanging up) cancels the request and releases the connection. Who it runs as
+//! is the edge's grant for its bearer token, turned into an identity by `stateless.rs`.
 
 use super::super::modern_http::{self, Refusal};
 use super::{
     Body, HttpSession, REPLY_TIMEOUT, Shared, empty, end_session, forward, full, json_response,
     open_session, sse_headers,
 };
+use crate::mcp::edge::Grant;
 use crate::mcp::jsonrpc;
 use bytes::Bytes;
 use futures_util::stream;
@@ -40,8 +41,10 @@ impl Drop for Transient {
 }
 
 /// Serves one 2026-07-28 message (`id`: `None` for a notification).
+#[allow(clippy::too_many_arguments)]
 pub(super) async fn post(
     shared: Arc<Shared>,
+    grant: Grant,
     headers: &HeaderMap,
     message: &Value,
     text: String,
@@ -64,7 +67,7 @@ pub(super) async fn post(
     let Some(id) = id else {
         return empty(StatusCode::ACCEPTED);
     };
-    let session = open_session(&shared);
+    let session = open_session(&shared, grant);
     session
         .routes
         .lock()

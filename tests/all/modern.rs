@@ -1,0 +1,400 @@
+//! MCP 2026-07-28 beside 2025-11-25: stateless requests (`_meta` protocol version and client
+//! capabilities) and `initialize` sessions served by one dispatcher, over stdio and HTTP, on
+//! one world; the new revision's errors, result fields, removed methods, listen streams and
+//! HTTP header rules.
+
+use crate::hot_reload::{counter_v1, install};
+use crate::http_client::{HttpHost, Reply, sse_messages};
+use crate::support::Client;
+use serde_json::{Value, json};
+use std::time::Duration;
+
+const VERSION: &str = "2026-07-28";
+
+/// `_meta` for a 2026-07-28 request.
+fn meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": VERSION,
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "0"},
+    })
+}
+
+/// `params` with the 2026-07-28 `_meta` added.
+fn modern(mut params: Value) -> Value {
+    params["_meta"] = meta();
+    params
+}
+
+fn created_entity(reply: &Value) -> String {
+    reply["result"]["structuredContent"]["entity"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no entity: {reply}"))
+        .to_string()
+}
+
+#[test]
+fn stdio_serves_stateless_requests_and_an_initialize_session_on_one_world() {
+    let mut c = Client::spawn(&["--profile", "builder.readWrite"]);
+    let discovered = c.request("server/discover", modern(json!({})));
+    let result = &discovered["result"];
+    assert_eq!(result["resultType"], "complete", "{discovered}");
+    assert_eq!(result["supportedVersions"][0], VERSION);
+    assert!(
+        result["supportedVersions"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("2025-11-25"))
+    );
+    assert_eq!(result["capabilities"]["tools"]["listChanged"], true);
+    assert!(
+        result["instructions"]
+            .as_str()
+            .unwrap()
+            .contains("tools/list")
+    );
+    assert_eq!(
+        result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "limina"
+    );
+
+    let listed = c.request("tools/list", modern(json!({})));
+    let result = &listed["result"];
+    assert_eq!(result["resultType"], "complete");
+    assert_eq!(result["cacheScope"], "private");
+    assert!(result["ttlMs"].as_u64().is_some(), "{result}");
+    assert!(result["tools"].as_array().unwrap().len() > 40);
+
+    // Stateless, then a session, then stateless again: one world, one sequence of entities.
+    let first = c.request(
+        "tools/call",
+        modern(json!({"name": "scene.createEntity", "arguments": {"position": [0, 0, 0]}})),
+    );
+    assert_eq!(first["result"]["resultType"], "complete", "{first}");
+    assert_eq!(created_entity(&first), "ent_1");
+    let init = c.request(
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}, "agentId": "old"}),
+    );
+    assert_eq!(init["result"]["protocolVersion"], "2025-11-25");
+    let second = c.request(
+        "tools/call",
+        json!({"name": "scene.createEntity", "arguments": {"position": [1, 0, 0]}}),
+    );
+    assert_eq!(created_entity(&second), "ent_2");
+    assert!(
+        second["result"].get("resultType").is_none(),
+        "older sessions get the older shape: {second}"
+    );
+    let third = c.request(
+        "tools/call",
+        modern(json!({"name": "scene.createEntity", "arguments": {"position": [2, 0, 0]}})),
+    );
+    assert_eq!(created_entity(&third), "ent_3");
+    // The session's requests still work after a stateless one borrowed the connection.
+    let pinged = c.request("ping", json!({}));
+    assert_eq!(pinged["result"], json!({}));
+
+    // The trace names who called: the process's identity for stateless calls, the session's
+    // agent for the session's.
+    let tail = c.call_ok("trace.tail", json!({"type": "skill.executed"}));
+    let agents: Vec<String> = tail["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["payload"]["skill"] == "scene.createEntity")
+        .map(|e| e.to_string())
+        .collect();
+    assert_eq!(agents.len(), 3, "{tail}");
+    assert!(
+        agents[0].contains("stdio") && agents[2].contains("stdio"),
+        "{agents:?}"
+    );
+    assert!(agents[1].contains("old"), "{agents:?}");
+}
+
+#[test]
+fn the_new_revision_refuses_what_it_removed_and_versions_it_does_not_speak() {
+    let mut c = Client::spawn(&["--profile", "builder.readWrite"]);
+    for (method, says) in [
+        ("ping", "server/discover"),
+        ("logging/setLevel", "io.modelcontextprotocol/logLevel"),
+        ("initialize", "server/discover"),
+    ] {
+        let reply = c.request(method, modern(json!({"level": "debug"})));
+        assert_eq!(reply["error"]["code"], -32601, "{method}: {reply}");
+        let message = reply["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains(method) && message.contains(says),
+            "{message}"
+        );
+    }
+
+    let mut unsupported = modern(json!({"name": "scene.createEntity", "arguments": {}}));
+    unsupported["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!("1900-01-01");
+    let reply = c.request("tools/call", unsupported);
+    assert_eq!(reply["error"]["code"], -32022, "{reply}");
+    assert_eq!(reply["error"]["data"]["requested"], "1900-01-01");
+    assert_eq!(reply["error"]["data"]["supported"][0], VERSION);
+
+    let reply = c.request(
+        "tools/call",
+        json!({"name": "scene.createEntity", "arguments": {},
+               "_meta": {"io.modelcontextprotocol/protocolVersion": VERSION}}),
+    );
+    assert_eq!(reply["error"]["code"], -32602, "{reply}");
+    assert!(
+        reply["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("io.modelcontextprotocol/clientCapabilities")
+    );
+    let mut loud = modern(json!({"name": "scene.createEntity", "arguments": {}}));
+    loud["_meta"]["io.modelcontextprotocol/logLevel"] = json!("loud");
+    let reply = c.request("tools/call", loud);
+    assert_eq!(reply["error"]["code"], -32602, "{reply}");
+
+    // None of the refused calls touched the world or the trace.
+    let made = c.request(
+        "tools/call",
+        modern(json!({"name": "scene.createEntity", "arguments": {}})),
+    );
+    assert_eq!(created_entity(&made), "ent_1");
+    let tail = c.request(
+        "tools/call",
+        modern(json!({"name": "trace.tail", "arguments": {"type": "skill.executed"}})),
+    );
+    let events = tail["result"]["structuredContent"]["events"].clone();
+    assert_eq!(events.as_array().unwrap().len(), 1, "{tail}");
+}
+
+#[test]
+fn a_listen_stream_hears_tools_list_changed_after_a_hot_reload() {
+    let pkgs = counter_v1();
+    let mut c = Client::spawn(&[
+        "--profile",
+        "builder.readWrite",
+        "--packages",
+        pkgs.path().to_str().unwrap(),
+        "--watch",
+    ]);
+    let listed = c.request("tools/list", modern(json!({})));
+    assert_eq!(
+        listed["result"]["ttlMs"], 0,
+        "watched packages may change any moment"
+    );
+    let generation = listed["result"]["_meta"]["io.limina/registryGeneration"].clone();
+    c.send_line(
+        &json!({"jsonrpc": "2.0", "id": "listen-1", "method": "subscriptions/listen",
+                "params": modern(json!({"notifications": {"toolsListChanged": true, "promptsListChanged": true}}))})
+        .to_string(),
+    );
+    let ack = c
+        .wait_notification(
+            "notifications/subscriptions/acknowledged",
+            Duration::from_secs(10),
+        )
+        .expect("the listen stream is acknowledged");
+    assert_eq!(
+        ack["params"]["notifications"],
+        json!({"toolsListChanged": true})
+    );
+    assert_eq!(
+        ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "listen-1"
+    );
+    install(&pkgs.path().join("counter"), 2);
+    let note = c
+        .wait_notification("notifications/tools/list_changed", Duration::from_secs(10))
+        .expect("tools/list_changed on the listen stream");
+    assert_eq!(
+        note["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "listen-1"
+    );
+    let relisted = c.request("tools/list", modern(json!({})));
+    assert_ne!(
+        relisted["result"]["_meta"]["io.limina/registryGeneration"],
+        generation
+    );
+    // Cancelling the listen ends it: no reply, nothing more on it.
+    c.notify("notifications/cancelled", json!({"requestId": "listen-1"}));
+    install(&pkgs.path().join("counter"), 1);
+    assert!(
+        c.wait_notification("notifications/tools/list_changed", Duration::from_secs(3))
+            .is_none(),
+        "a cancelled listen hears nothing"
+    );
+}
+
+/// POSTs a 2026-07-28 message with the headers the revision requires (plus `extra`).
+fn post_modern(host: &HttpHost, message: &Value, extra: &[(&str, &str)]) -> Reply {
+    let method = message["method"].as_str().unwrap().to_string();
+    let name = message["params"]["name"].as_str().map(str::to_string);
+    let mut headers = vec![
+        ("content-type", "application/json"),
+        ("accept", "application/json, text/event-stream"),
+        ("mcp-protocol-version", VERSION),
+        ("mcp-method", method.as_str()),
+    ];
+    if let Some(name) = &name {
+        headers.push(("mcp-name", name.as_str()));
+    }
+    for (k, v) in extra {
+        headers.retain(|(h, _)| h != k);
+        headers.push((k, v));
+    }
+    host.send("POST", "/mcp", &headers, &message.to_string())
+}
+
+#[test]
+fn http_serves_stateless_posts_without_a_session_beside_a_session() {
+    let host = HttpHost::start(&["--profile", "builder.readWrite"]);
+    let discover = json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": modern(json!({}))});
+    let reply = post_modern(&host, &discover, &[]);
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert!(
+        reply.header("mcp-session-id").is_none(),
+        "no session is minted"
+    );
+    assert_eq!(reply.json()["result"]["supportedVersions"][0], VERSION);
+
+    let create = |id: u64| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+               "params": modern(json!({"name": "scene.createEntity", "arguments": {}}))})
+    };
+    let made = post_modern(&host, &create(2), &[]);
+    assert_eq!(made.status, 200, "{}", made.body);
+    assert_eq!(made.json()["result"]["resultType"], "complete");
+    assert_eq!(created_entity(&made.json()), "ent_1");
+
+    let session = host.session("builder.readWrite");
+    let old = host.post(
+        Some(&session),
+        &json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "scene.createEntity", "arguments": {}}}),
+    );
+    assert_eq!(created_entity(&old.json()), "ent_2");
+    let made = post_modern(&host, &create(4), &[]);
+    assert_eq!(created_entity(&made.json()), "ent_3");
+
+    // A method this server does not have is 404 with -32601, so clients know it is modern.
+    let unknown =
+        json!({"jsonrpc": "2.0", "id": 5, "method": "resources/list", "params": modern(json!({}))});
+    let reply = post_modern(&host, &unknown, &[]);
+    assert_eq!(reply.status, 404, "{}", reply.body);
+    assert_eq!(reply.json()["error"]["code"], -32601);
+}
+
+#[test]
+fn http_refuses_missing_or_mismatched_headers_and_unsupported_versions_with_400() {
+    let host = HttpHost::start(&["--profile", "builder.readWrite"]);
+    let call = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+                      "params": modern(json!({"name": "scene.createEntity", "arguments": {}}))});
+    // (headers changed, the error code, what its message must name)
+    type Case<'a> = (&'a [(&'a str, &'a str)], i64, &'a str);
+    let cases: [Case; 5] = [
+        (&[("mcp-method", "tools/list")], -32020, "Mcp-Method"),
+        (&[("mcp-name", "scene.deleteEntity")], -32020, "Mcp-Name"),
+        (
+            &[("mcp-protocol-version", "2025-11-25")],
+            -32020,
+            "MCP-Protocol-Version",
+        ),
+        (
+            &[("mcp-name", "=?base64?c2NlbmUuZGVsZXRlRW50aXR5?=")],
+            -32020,
+            "scene.deleteEntity",
+        ),
+        (
+            &[("mcp-protocol-version", "1900-01-01")],
+            -32022,
+            "1900-01-01",
+        ),
+    ];
+    for (extra, code, says) in cases {
+        let reply = post_modern(&host, &call, extra);
+        assert_eq!(reply.status, 400, "{extra:?}: {}", reply.body);
+        let error = &reply.json()["error"];
+        assert_eq!(error["code"], code, "{extra:?}: {error}");
+        assert!(error["message"].as_str().unwrap().contains(says), "{error}");
+    }
+    // Without the headers at all.
+    let bare = host.post(None, &call);
+    assert_eq!(bare.status, 400, "{}", bare.body);
+    assert_eq!(bare.json()["error"]["code"], -32020);
+    // A body naming an unknown version is -32022 with the list, even when the header agrees.
+    let mut old = call.clone();
+    old["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!("2030-01-01");
+    let reply = post_modern(&host, &old, &[("mcp-protocol-version", "2030-01-01")]);
+    assert_eq!(reply.status, 400);
+    assert_eq!(reply.json()["error"]["data"]["supported"][0], VERSION);
+    // The base64 form of the right name passes; nothing refused touched the world.
+    let encoded = post_modern(
+        &host,
+        &call,
+        &[("mcp-name", "=?base64?c2NlbmUuY3JlYXRlRW50aXR5?=")],
+    );
+    assert_eq!(encoded.status, 200, "{}", encoded.body);
+    assert_eq!(created_entity(&encoded.json()), "ent_1");
+}
+
+#[test]
+fn http_listen_streams_acknowledge_and_carry_tools_list_changed() {
+    let pkgs = counter_v1();
+    let host = HttpHost::start(&[
+        "--profile",
+        "builder.readWrite",
+        "--packages",
+        pkgs.path().to_str().unwrap(),
+        "--watch",
+    ]);
+    let addr = host.addr.clone();
+    let listen = json!({"jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen",
+                        "params": modern(json!({"notifications": {"toolsListChanged": true}}))});
+    let body = listen.to_string();
+    let (acknowledged, heard) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        use std::io::{Read, Write};
+        let mut stream = std::net::TcpStream::connect(&addr).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .unwrap();
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\nmcp-protocol-version: {VERSION}\r\nmcp-method: subscriptions/listen\r\ncontent-length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        stream.write_all(request.as_bytes()).unwrap();
+        let mut seen = String::new();
+        let mut buf = [0u8; 4096];
+        while !seen.contains("list_changed") {
+            match stream.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => seen.push_str(&String::from_utf8_lossy(&buf[..n])),
+            }
+            if seen.contains("acknowledged") {
+                let _ = acknowledged.send(());
+            }
+        }
+        seen
+    });
+    heard
+        .recv_timeout(Duration::from_secs(20))
+        .expect("the listen stream is acknowledged");
+    install(&pkgs.path().join("counter"), 2);
+    let seen = reader.join().unwrap();
+    assert!(seen.contains("text/event-stream"), "{seen}");
+    let messages = sse_messages(&seen);
+    assert!(
+        messages
+            .iter()
+            .any(|m| m["method"] == "notifications/subscriptions/acknowledged"),
+        "{seen}"
+    );
+    let note = messages
+        .iter()
+        .find(|m| m["method"] == "notifications/tools/list_changed")
+        .unwrap_or_else(|| panic!("{seen}"));
+    assert_eq!(
+        note["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        1
+    );
+}
