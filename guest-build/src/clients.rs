@@ -14,6 +14,16 @@ pub const PYTHON_SDK: Tool = Tool {
     with: &["websockets==15.0.1"],
 };
 
+/// The official Python SDK of MCP 2026-07-28, whose `Client` probes `server/discover` first.
+pub const PYTHON_SDK_MODERN: Tool = Tool {
+    package: "mcp",
+    version: "2.3.0",
+    registry: Registry::PyPi,
+    purpose: "the official Python MCP SDK speaking 2026-07-28, for the two-revision tests",
+    size: "15 MB",
+    with: &[],
+};
+
 /// The official TypeScript SDK.
 pub const TYPESCRIPT_SDK: Tool = Tool {
     package: "@modelcontextprotocol/sdk",

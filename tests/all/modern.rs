@@ -398,3 +398,80 @@ fn http_listen_streams_acknowledge_and_carry_tools_list_changed() {
         1
     );
 }
+
+/// Runs `tests/clients/modern_python.py` with the 2026-07-28 Python SDK; its report, and
+/// what it (and over stdio, the host it spawned) wrote on stderr.
+fn python_client(args: &[&str]) -> (Value, String) {
+    use limina_guest_build::clients::PYTHON_SDK_MODERN;
+    use limina_guest_build::tools::venv_python;
+    let sdk = PYTHON_SDK_MODERN
+        .ensure()
+        .expect("installing the Python MCP SDK 2.3");
+    let out = std::process::Command::new(venv_python(&sdk))
+        .arg(crate::support::repo().join("tests/clients/modern_python.py"))
+        .args(args)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "the client failed: {stderr}");
+    (crate::support::last_json_line(&out), stderr)
+}
+
+/// What every run of the Python SDK must show: it spoke 2026-07-28 from the first request
+/// (no `initialize`), and the host ran its calls as the transport's identity.
+fn assert_spoke_modern(report: &Value, agent: &str) {
+    assert_eq!(report["protocol_version"], VERSION, "{report}");
+    assert_eq!(
+        report["initialized"], false,
+        "the client fell back to initialize: {report}"
+    );
+    assert_eq!(report["discovered"], true);
+    assert_eq!(report["server"], "limina");
+    assert!(report["tools"].as_u64().unwrap() > 40, "{report}");
+    assert_eq!(report["made_error"], false, "{report}");
+    assert_eq!(
+        report["found"]["entities"][0]["position"],
+        json!([1.0, 2.0, 3.0])
+    );
+    assert_eq!(report["refused_error"], true);
+    assert!(
+        report["refused_text"]
+            .as_str()
+            .unwrap()
+            .starts_with("invalid_input"),
+        "{report}"
+    );
+    // Every call the host ran was a stateless one of this identity: no session was bound.
+    let events = report["events"].as_array().unwrap();
+    assert!(!events.is_empty(), "{report}");
+    let session = format!("stateless.{agent}.builder.readWrite");
+    for event in events {
+        assert!(event.to_string().contains(&session), "{event}");
+    }
+}
+
+#[test]
+fn the_official_python_sdk_speaks_the_new_revision_over_stdio_without_initialize() {
+    let traces = tempfile::tempdir().unwrap();
+    let binary = env!("CARGO_BIN_EXE_limina");
+    let mut args = vec!["stdio", binary, "--mcp-stdio", "--manual-clock"];
+    args.extend(["--profile", "builder.readWrite", "--log-level", "debug"]);
+    args.extend(["--trace-dir", traces.path().to_str().unwrap()]);
+    let own = crate::support::own_calibration(&args[2..]);
+    args.extend(own.iter().map(String::as_str));
+    let (report, stderr) = python_client(&args);
+    assert_spoke_modern(&report, "stdio");
+    // The host logs every session it binds at debug level: none was.
+    assert!(stderr.contains("serving MCP on stdio"), "{stderr}");
+    assert!(
+        !stderr.contains(" bound: agent"),
+        "an initialize reached the host: {stderr}"
+    );
+}
+
+#[test]
+fn the_official_python_sdk_speaks_the_new_revision_over_http_without_initialize() {
+    let host = HttpHost::start(&["--profile", "builder.readWrite"]);
+    let (report, _) = python_client(&["http", &host.url()]);
+    assert_spoke_modern(&report, "anonymous");
+}
