@@ -54,6 +54,16 @@ pub const CONFORMANCE: Tool = Tool {
     with: &[],
 };
 
+/// The official TypeScript client SDK v2, which speaks 2026-07-28 when pinned to it.
+pub const TYPESCRIPT_CLIENT: Tool = Tool {
+    package: "@modelcontextprotocol/client",
+    version: "2.4.0",
+    registry: Registry::Npm,
+    purpose: "the official TypeScript MCP client v2 speaking 2026-07-28, for the two-revision tests",
+    size: "5 MB",
+    with: &[],
+};
+
 /// The `node` of an installed [`NODE_22`].
 pub fn node_binary(dir: &std::path::Path) -> anyhow::Result<std::path::PathBuf> {
     let lib = dir.join("lib");
