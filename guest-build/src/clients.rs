@@ -64,6 +64,16 @@ pub const TYPESCRIPT_CLIENT: Tool = Tool {
     with: &[],
 };
 
+/// The conformance suite's prerelease with the 2026-07-28 scenarios, beside 0.1.16.
+pub const CONFORMANCE_NEXT: Tool = Tool {
+    package: "@modelcontextprotocol/conformance",
+    version: "0.2.0-alpha.12",
+    registry: Registry::Npm,
+    purpose: "the official MCP conformance suite's 2026-07-28 scenarios",
+    size: "20 MB",
+    with: &[],
+};
+
 /// The `node` of an installed [`NODE_22`].
 pub fn node_binary(dir: &std::path::Path) -> anyhow::Result<std::path::PathBuf> {
     let lib = dir.join("lib");

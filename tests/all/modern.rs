@@ -277,11 +277,23 @@ fn http_serves_stateless_posts_without_a_session_beside_a_session() {
     assert_eq!(created_entity(&made.json()), "ent_3");
 
     // A method this server does not have is 404 with -32601, so clients know it is modern.
-    let unknown =
-        json!({"jsonrpc": "2.0", "id": 5, "method": "resources/list", "params": modern(json!({}))});
+    let unknown = json!({"jsonrpc": "2.0", "id": 5, "method": "completion/complete", "params": modern(json!({}))});
     let reply = post_modern(&host, &unknown, &[]);
     assert_eq!(reply.status, 404, "{}", reply.body);
     assert_eq!(reply.json()["error"]["code"], -32601);
+    // No prompts or resources: empty, cacheable listings, and no resource is found.
+    let listed =
+        json!({"jsonrpc": "2.0", "id": 6, "method": "resources/list", "params": modern(json!({}))});
+    let reply = post_modern(&host, &listed, &[]).json();
+    assert_eq!(reply["result"]["resources"], json!([]), "{reply}");
+    assert_eq!(reply["result"]["cacheScope"], "private");
+    let read = json!({"jsonrpc": "2.0", "id": 7, "method": "resources/read",
+                      "params": modern(json!({"uri": "file:///etc/passwd"}))});
+    let reply = post_modern(&host, &read, &[("mcp-name", "file:///etc/passwd")]);
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let error = &reply.json()["error"];
+    assert_eq!(error["code"], -32602, "{error}");
+    assert_eq!(error["data"]["uri"], "file:///etc/passwd");
 }
 
 #[test]
@@ -306,8 +318,8 @@ fn http_refuses_missing_or_mismatched_headers_and_unsupported_versions_with_400(
         ),
         (
             &[("mcp-protocol-version", "1900-01-01")],
-            -32022,
-            "1900-01-01",
+            -32020,
+            "'1900-01-01' does not match body value '2026-07-28'",
         ),
     ];
     for (extra, code, says) in cases {
@@ -527,4 +539,95 @@ fn the_typescript_client_pinned_to_the_new_revision_speaks_it_over_http() {
     let host = HttpHost::start(&["--profile", "builder.readWrite"]);
     let (report, _) = typescript_client(&["http", &host.url()]);
     assert_spoke_modern(&report, "anonymous");
+}
+
+/// The conformance prerelease's 2026-07-28 scenarios that a tools server can meet: every
+/// check passes.
+const CONFORMANCE_MODERN_SCENARIOS: [&str; 8] = [
+    "caching",
+    "sep-2164-resource-not-found",
+    "http-header-validation",
+    "tools-list",
+    "dns-rebinding-protection",
+    "server-sse-multiple-streams",
+    "input-required-result-unsupported-methods",
+    "input-required-result-ignore-extra-params",
+];
+
+/// `server-stateless` checks that call the suite's own fixture tools (`test_missing_capability`,
+/// `test_streaming_elicitation`, `test_logging_tool`), which a skill host does not have: the
+/// suite itself reports them "not testable".
+const NEEDS_FIXTURE_TOOLS: [&str; 4] = [
+    "sep-2575-server-rejects-undeclared-capability",
+    "sep-2575-missing-capability-http-400",
+    "sep-2575-http-server-no-independent-requests-on-stream",
+    "sep-2575-server-no-log-without-loglevel",
+];
+
+#[test]
+fn the_conformance_prerelease_passes_its_2026_scenarios_that_apply_to_a_tools_server() {
+    use limina_guest_build::clients::{CONFORMANCE_NEXT, NODE_22, conformance_cli, node_binary};
+    let node = node_binary(&NODE_22.ensure().expect("installing Node.js 22")).unwrap();
+    let suite = conformance_cli(
+        &CONFORMANCE_NEXT
+            .ensure()
+            .expect("installing the conformance prerelease"),
+    );
+    let host = HttpHost::start(&["--profile", "builder.readWrite"]);
+    let run = |scenario: &str| {
+        let out = std::process::Command::new(&node)
+            .arg(&suite)
+            .args(["server", "--url", &host.url(), "--scenario", scenario])
+            .args(["--spec-version", VERSION])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    for scenario in CONFORMANCE_MODERN_SCENARIOS {
+        let text = run(scenario);
+        assert!(text.contains(" 0 failed"), "{scenario}:\n{text}");
+    }
+    let text = run("server-stateless");
+    let plain = without_colours(&text);
+    let failed: Vec<&str> = plain
+        .lines()
+        .filter(|l| l.contains("] FAILURE"))
+        .filter_map(|l| l.split('[').nth(1)?.split_whitespace().next())
+        .collect();
+    // The summary's count agrees with the failures read, so none was missed.
+    let summary = plain
+        .lines()
+        .find_map(|l| l.split_once("Passed: "))
+        .unwrap_or_else(|| panic!("no summary:\n{text}"))
+        .1;
+    let count: usize = summary
+        .split(", ")
+        .nth(1)
+        .and_then(|f| f.split_whitespace().next()?.parse().ok())
+        .unwrap_or_else(|| panic!("{summary}"));
+    assert_eq!(count, failed.len(), "{summary}: {failed:?}");
+    for check in &failed {
+        assert!(
+            NEEDS_FIXTURE_TOOLS.contains(check),
+            "server-stateless failed {check}:\n{text}"
+        );
+    }
+}
+
+/// `text` without its ANSI colour sequences (`ESC [ … m`).
+fn without_colours(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            for c in chars.by_ref() {
+                if c == 'm' {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }

@@ -262,7 +262,9 @@ async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Response<Bod
             return response;
         }
     };
-    if let Some(version) = header(header::HeaderName::from_static("mcp-protocol-version"))
+    // POSTs answer this themselves, with the request's id.
+    if request.method() != Method::POST
+        && let Some(version) = header(header::HeaderName::from_static("mcp-protocol-version"))
         && !PROTOCOL_VERSIONS.contains(&version.as_str())
         && version != super::modern::VERSION
     {
@@ -456,9 +458,20 @@ async fn post(
     };
     let method = message.get("method").and_then(Value::as_str);
     let id = message.get("id").filter(|_| method.is_some()).cloned();
-    if super::modern_http::speaks_modern(&message) {
+    if super::modern_http::speaks_modern(&headers, &message) {
         let streams = accepts("text/event-stream");
         return stateless::post(shared, grant, &headers, &message, text, id, streams).await;
+    }
+    if let Some(refused) = super::modern_http::unknown_version(&headers) {
+        return json_response(
+            StatusCode::BAD_REQUEST,
+            &jsonrpc::error(
+                id.unwrap_or(Value::Null),
+                refused.code,
+                &refused.message,
+                refused.data,
+            ),
+        );
     }
     let session = match (session_id, method) {
         (None, Some("initialize")) => open_session(&shared, grant),

@@ -121,12 +121,35 @@ fn server_info() -> Value {
     json!({"name": "limina", "version": env!("CARGO_PKG_VERSION")})
 }
 
-/// The server's capabilities in this revision.
+/// The server's capabilities in this revision: tools that change (hot reload), and the
+/// prompt and resource listings, which are always empty.
 pub fn capabilities() -> Value {
     json!({
         "tools": {"listChanged": true},
+        "prompts": {},
+        "resources": {},
         "logging": {},
     })
+}
+
+/// The empty result of `prompts/list`, `resources/list` or `resources/templates/list`.
+pub fn empty_listing(method: &str) -> Value {
+    let key = match method {
+        "prompts/list" => "prompts",
+        "resources/list" => "resources",
+        _ => "resourceTemplates",
+    };
+    json!({ key: [] })
+}
+
+/// `resources/read` of anything: not found (-32602 in this revision, naming the URI).
+pub fn resource_not_found(params: &Value) -> RpcError {
+    let uri = params.get("uri").cloned().unwrap_or(Value::Null);
+    RpcError::new(
+        jsonrpc::INVALID_PARAMS,
+        format!("Resource not found: {uri}; this host serves tools (skills), not resources"),
+    )
+    .with_data(json!({ "uri": uri }))
 }
 
 /// The `server/discover` result.

@@ -22,31 +22,72 @@ pub struct Refusal {
     pub data: Option<Value>,
 }
 
-/// Whether a message speaks 2026-07-28 (its `_meta` names a protocol version).
-pub fn speaks_modern(message: &Value) -> bool {
-    message
+/// Whether a POST speaks 2026-07-28: its `_meta` names a protocol version, or its
+/// `MCP-Protocol-Version` header names this one (then a body without `_meta` is refused).
+pub fn speaks_modern(headers: &HeaderMap, message: &Value) -> bool {
+    let in_body = message
         .get("params")
         .and_then(|p| p.get("_meta"))
         .and_then(|m| m.get(modern::VERSION_KEY))
-        .is_some()
+        .is_some();
+    in_body
+        || headers
+            .get("mcp-protocol-version")
+            .is_some_and(|v| v.as_bytes() == modern::VERSION.as_bytes())
+}
+
+/// The refusal of an `MCP-Protocol-Version` header naming no version this server speaks, in
+/// either era (-32022, which both eras' clients read as a refusal).
+pub fn unknown_version(headers: &HeaderMap) -> Option<Refusal> {
+    let sent = headers.get("mcp-protocol-version")?;
+    let sent = String::from_utf8_lossy(sent.as_bytes()).into_owned();
+    if modern::supported_versions().contains(&sent.as_str()) {
+        return None;
+    }
+    let error = modern::unsupported(&sent);
+    Some(Refusal {
+        code: error.code(),
+        message: format!("unsupported MCP-Protocol-Version: {}", error.message()),
+        data: error.data().cloned(),
+    })
 }
 
 /// Checks a stateless request's headers against its body.
 pub fn check(headers: &HeaderMap, message: &Value) -> Result<(), Refusal> {
     let params = message.get("params").unwrap_or(&Value::Null);
-    if let Some(Err(error)) = modern::envelope(params)
-        && error.code() == UNSUPPORTED_VERSION
-    {
-        return Err(Refusal {
-            code: error.code(),
-            message: error.message().to_string(),
-            data: error.data().cloned(),
-        });
-    }
+    // A header naming another version than the body is a mismatch before it is anything else.
     let body_version = params
         .pointer("/_meta")
         .and_then(|m| m.get(modern::VERSION_KEY))
         .and_then(Value::as_str);
+    if let (Some(sent), Some(body)) = (header(headers, "mcp-protocol-version")?, body_version)
+        && sent != body
+    {
+        return same("MCP-Protocol-Version", Some(sent), Some(body));
+    }
+    match modern::envelope(params) {
+        Some(Ok(_)) => {}
+        Some(Err(error)) => {
+            return Err(Refusal {
+                code: error.code(),
+                message: error.message().to_string(),
+                data: error.data().cloned(),
+            });
+        }
+        None if message.get("id").is_some() => {
+            return Err(Refusal {
+                code: super::jsonrpc::INVALID_PARAMS,
+                message: format!(
+                    "a {} request carries `params._meta` with `{}` and `{}`",
+                    modern::VERSION,
+                    modern::VERSION_KEY,
+                    modern::CAPABILITIES_KEY
+                ),
+                data: None,
+            });
+        }
+        None => {}
+    }
     same(
         "MCP-Protocol-Version",
         header(headers, "mcp-protocol-version")?,
@@ -229,6 +270,19 @@ mod tests {
         let refusal = check(&HeaderMap::new(), &message).unwrap_err();
         assert_eq!(refusal.code, UNSUPPORTED_VERSION);
         assert_eq!(refusal.data.unwrap()["requested"], "1900-01-01");
+    }
+
+    #[test]
+    fn a_header_disagreeing_with_the_body_version_is_a_mismatch_first() {
+        let mut message = call("a");
+        message["params"]["_meta"][modern::VERSION_KEY] = json!("v999.0.0");
+        let sent = headers(&[("mcp-protocol-version", modern::VERSION)]);
+        assert_eq!(check(&sent, &message).unwrap_err().code, HEADER_MISMATCH);
+        let sent = headers(&[("mcp-protocol-version", "v999.0.0")]);
+        assert_eq!(
+            check(&sent, &message).unwrap_err().code,
+            UNSUPPORTED_VERSION
+        );
     }
 
     #[test]

@@ -87,6 +87,15 @@ impl Server {
         match method {
             "server/discover" => Ok(modern::discover(INSTRUCTIONS)),
             "subscriptions/listen" => self.listen(conn, id, &params),
+            // A skill host has no prompts or resources: its listings are empty (and cacheable
+            // like tools), and no resource is found.
+            "prompts/list" | "resources/list" | "resources/templates/list" => {
+                let mut result = modern::empty_listing(method);
+                let generation = self.registry().generation();
+                modern::cache(&mut result, generation, self.reloads.is_some());
+                Ok(result)
+            }
+            "resources/read" => Err(modern::resource_not_found(&params)),
             _ => {
                 let session = self.identity_session(self.request_identity(conn)?)?;
                 // The connection's own session (an older revision's) is set aside, not ended.
