@@ -631,3 +631,47 @@ fn without_colours(text: &str) -> String {
     }
     out
 }
+
+#[test]
+fn log_lines_travel_only_with_requests_that_ask_for_them_in_meta() {
+    let packages = crate::support::guest_packages(&["abuse"]);
+    let mut c = Client::spawn(&[
+        "--profile",
+        "builder.readWrite",
+        "--packages",
+        packages.path().to_str().unwrap(),
+    ]);
+    // `abuse.chatty` logs `lines` info lines and one error.
+    let chatty = |level: Option<&str>| {
+        let mut params = modern(json!({"name": "abuse.chatty", "arguments": {"lines": 1}}));
+        if let Some(level) = level {
+            params["_meta"]["io.modelcontextprotocol/logLevel"] = json!(level);
+        }
+        params
+    };
+    let quiet = c.request("tools/call", chatty(None));
+    assert_eq!(quiet["result"]["isError"], false, "{quiet}");
+    assert!(
+        c.wait_notification("notifications/message", Duration::from_secs(2))
+            .is_none(),
+        "no log lines without `_meta.io.modelcontextprotocol/logLevel`"
+    );
+    let told = c.request("tools/call", chatty(Some("info")));
+    assert_eq!(told["result"]["isError"], false, "{told}");
+    let mut levels = Vec::new();
+    while let Some(line) = c.wait_notification("notifications/message", Duration::from_secs(2)) {
+        assert_eq!(line["params"]["logger"], "abuse", "{line}");
+        levels.push(line["params"]["level"].as_str().unwrap().to_string());
+    }
+    assert_eq!(levels, ["info", "error"]);
+    // At `error`, only the error line.
+    c.request("tools/call", chatty(Some("error")));
+    let line = c
+        .wait_notification("notifications/message", Duration::from_secs(2))
+        .expect("the error line");
+    assert_eq!(line["params"]["data"], "something went wrong");
+    assert!(
+        c.wait_notification("notifications/message", Duration::from_secs(1))
+            .is_none()
+    );
+}
