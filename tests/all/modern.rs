@@ -675,3 +675,60 @@ fn log_lines_travel_only_with_requests_that_ask_for_them_in_meta() {
             .is_none()
     );
 }
+
+#[test]
+fn closing_a_stateless_response_stream_cancels_its_call_and_undoes_it() {
+    use std::io::{Read, Write};
+    let packages = crate::support::guest_packages(&["slow"]);
+    let config = crate::support::long_calls_config();
+    let host = HttpHost::start(&[
+        "--profile",
+        "builder.readWrite",
+        "--packages",
+        packages.path().to_str().unwrap(),
+        "--config",
+        &config,
+    ]);
+    // A call that builds, then spins until stopped, asked with a progress token: its response
+    // is an SSE stream, which the client then closes.
+    let mut params = modern(json!({"name": "slow.buildThenSpin", "arguments": {}}));
+    params["_meta"]["progressToken"] = json!("p");
+    let body = json!({"jsonrpc": "2.0", "id": "long", "method": "tools/call", "params": params})
+        .to_string();
+    let mut stream = std::net::TcpStream::connect(&host.addr).unwrap();
+    write!(
+        stream,
+        "POST /mcp HTTP/1.1\r\nhost: {}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\nmcp-protocol-version: {VERSION}\r\nmcp-method: tools/call\r\nmcp-name: slow.buildThenSpin\r\ncontent-length: {}\r\n\r\n{body}",
+        host.addr,
+        body.len()
+    )
+    .unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    let mut head = [0u8; 512];
+    let n = stream.read(&mut head).unwrap();
+    let head = String::from_utf8_lossy(&head[..n]);
+    assert!(head.contains("text/event-stream"), "{head}");
+    // Give the engine time to start the call (as the session-era cancel test does), so that
+    // closing cancels a running call rather than one not yet begun.
+    std::thread::sleep(Duration::from_millis(500));
+    stream.shutdown(std::net::Shutdown::Both).unwrap();
+    drop(stream);
+
+    // The next request waits for the engine: by then the call was cancelled and undone.
+    let ask = |id: u64, name: &str, arguments: Value| {
+        let message = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                             "params": modern(json!({"name": name, "arguments": arguments}))});
+        post_modern(&host, &message, &[]).json()["result"]["structuredContent"].clone()
+    };
+    let found = ask(1, "scene.queryEntities", json!({}));
+    assert_eq!(found["entities"], json!([]), "rolled back: {found}");
+    let cancelled = ask(2, "trace.tail", json!({"type": "skill.cancelled"}));
+    let events = cancelled["events"].as_array().unwrap();
+    assert_eq!(events.len(), 1, "{cancelled}");
+    assert_eq!(
+        events[0]["payload"]["skill"], "slow.buildThenSpin",
+        "{cancelled}"
+    );
+}
