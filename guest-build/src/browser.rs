@@ -33,9 +33,8 @@ pub fn chromium() -> Result<PathBuf> {
             .status()
             .is_ok_and(|s| s.success())
     };
-    // The package lists may be missing or stale on a fresh machine: update once if needed.
-    let installed = quiet(&["install", "-y", "-qq", "chromium"])
-        || (quiet(&["update", "-qq"]) && quiet(&["install", "-y", "-qq", "chromium"]));
+    let install = || quiet(&["install", "-y", "-qq", "chromium"]);
+    let installed = install() || (quiet(&["update", "-qq"]) && install());
     if !installed {
         bail!("`apt-get install chromium` failed");
     }

@@ -14,6 +14,16 @@ pub const PYTHON_SDK: Tool = Tool {
     with: &["websockets==15.0.1"],
 };
 
+/// The official Python SDK of MCP 2026-07-28, whose `Client` probes `server/discover` first.
+pub const PYTHON_SDK_MODERN: Tool = Tool {
+    package: "mcp",
+    version: "2.3.0",
+    registry: Registry::PyPi,
+    purpose: "the official Python MCP SDK speaking 2026-07-28, for the two-revision tests",
+    size: "15 MB",
+    with: &[],
+};
+
 /// The official TypeScript SDK.
 pub const TYPESCRIPT_SDK: Tool = Tool {
     package: "@modelcontextprotocol/sdk",
@@ -40,6 +50,26 @@ pub const CONFORMANCE: Tool = Tool {
     version: "0.1.16",
     registry: Registry::Npm,
     purpose: "the official MCP conformance suite",
+    size: "20 MB",
+    with: &[],
+};
+
+/// The official TypeScript client SDK v2, which speaks 2026-07-28 when pinned to it.
+pub const TYPESCRIPT_CLIENT: Tool = Tool {
+    package: "@modelcontextprotocol/client",
+    version: "2.4.0",
+    registry: Registry::Npm,
+    purpose: "the official TypeScript MCP client v2 speaking 2026-07-28, for the two-revision tests",
+    size: "5 MB",
+    with: &[],
+};
+
+/// The conformance suite's prerelease with the 2026-07-28 scenarios, beside 0.1.16.
+pub const CONFORMANCE_NEXT: Tool = Tool {
+    package: "@modelcontextprotocol/conformance",
+    version: "0.2.0-alpha.12",
+    registry: Registry::Npm,
+    purpose: "the official MCP conformance suite's 2026-07-28 scenarios",
     size: "20 MB",
     with: &[],
 };

@@ -86,10 +86,13 @@ impl Tool {
             dir.display()
         );
         let started = Instant::now();
+        // One staging folder per install, even for two threads of one process (tests).
+        static INSTALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let staging = parent.join(format!(
-            ".{}.partial-{}",
+            ".{}.partial-{}-{}",
             dir.file_name().expect("named").to_string_lossy(),
-            std::process::id()
+            std::process::id(),
+            INSTALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
         ));
         let _ = fs::remove_dir_all(&staging);
         let installed = match self.registry {
@@ -100,6 +103,12 @@ impl Tool {
             let _ = fs::remove_dir_all(&staging);
             return Err(err);
         }
+        // The marker goes in before the move, so the folder is never seen half-made.
+        fs::write(staging.join(MARKER), format!("{}\n", self.version))?;
+        if dir.join(MARKER).is_file() {
+            let _ = fs::remove_dir_all(&staging);
+            return Ok(()); // another install finished first
+        }
         let _ = fs::remove_dir_all(dir); // a folder without the marker is a leftover
         if let Err(err) = fs::rename(&staging, dir) {
             let _ = fs::remove_dir_all(&staging);
@@ -108,7 +117,6 @@ impl Tool {
             }
             return Err(err).with_context(|| format!("moving the tool to {}", dir.display()));
         }
-        fs::write(dir.join(MARKER), format!("{}\n", self.version))?;
         crate::say!(
             "{} {} ready in {:.1}s",
             self.package,

@@ -109,6 +109,10 @@ pub const STANDARD_TIER_MS: f64 = 1_500.0;
 pub const ERROR_RATE_DEMOTION: f64 = 0.30;
 /// Tools per `tools/list` page.
 pub const TOOLS_PAGE_SIZE: usize = 100;
+/// `ttlMs` on 2026-07-28 listings when packages are not watched for hot reload: how long a
+/// client may reuse a tool list without asking again. Short, because `package.*` skills and
+/// tier changes still alter it; listen streams hear `tools/list_changed` at once.
+pub const MODERN_LIST_TTL_MS: u64 = 5_000;
 /// Fuel one millisecond of guest CPU burns on this kind of machine, used to turn fuel consumed
 /// into the CPU-ms charged to budgets. Measured by `cargo bench -p limina --bench invoke`
 /// (the `fuel per ms` line, a busy guest loop, median of 15 runs): 17.3 million on the

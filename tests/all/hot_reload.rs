@@ -8,7 +8,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// A packages folder holding `counter` at version 1.
-fn counter_v1() -> tempfile::TempDir {
+pub(crate) fn counter_v1() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let pkg = dir.path().join("counter");
     std::fs::create_dir_all(&pkg).unwrap();
@@ -22,7 +22,7 @@ fn counter_v1() -> tempfile::TempDir {
 }
 
 /// Puts build `v` of the counter component in place atomically, as a build tool would.
-fn install(pkg: &Path, v: u32) {
+pub(crate) fn install(pkg: &Path, v: u32) {
     let built = repo().join(format!("target/components/counter_v{v}.wasm"));
     assert!(
         built.exists(),

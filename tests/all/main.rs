@@ -22,6 +22,7 @@ mod install;
 mod languages;
 mod latency_tiers;
 mod local_http;
+mod modern;
 mod otlp;
 mod otlp_collector;
 mod outbound;

@@ -50,6 +50,8 @@ use std::time::{Duration, Instant};
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
+mod stateless;
+
 type Body = BoxBody<Bytes, Infallible>;
 
 /// How long a client may take to send its headers, or its body.
@@ -117,6 +119,9 @@ struct Routes {
     /// Recent stream events, for `Last-Event-ID`.
     replay: VecDeque<(u64, String)>,
     next_event: u64,
+    /// It serves one stateless (2026-07-28) request: that request's notifications go on
+    /// its own response, not to a session stream.
+    stateless: bool,
 }
 
 /// A request waiting for its reply: its progress token, and where its messages go (each
@@ -146,6 +151,13 @@ impl Routes {
             {
                 let _ = tx.try_send((false, text));
             }
+            return;
+        }
+        if self.stateless
+            && self.stream.is_none()
+            && let Some((_, tx)) = self.waiting.values().next()
+        {
+            let _ = tx.try_send((false, text));
             return;
         }
         // Everything else belongs to the session's own stream.
@@ -263,15 +275,24 @@ async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Response<Bod
             return response;
         }
     };
-    if let Some(version) = header(header::HeaderName::from_static("mcp-protocol-version"))
+    // POSTs answer this themselves, with the request's id.
+    if request.method() != Method::POST
+        && let Some(version) = header(header::HeaderName::from_static("mcp-protocol-version"))
         && !PROTOCOL_VERSIONS.contains(&version.as_str())
+        && version != super::modern::VERSION
     {
-        return rpc_error(
+        // The 2026-07-28 error, which both eras' clients recognise as a refusal.
+        let supported = super::modern::supported_versions();
+        return json_response(
             StatusCode::BAD_REQUEST,
-            jsonrpc::INVALID_REQUEST,
-            &format!(
-                "unsupported MCP-Protocol-Version `{version}`; this server speaks {}",
-                PROTOCOL_VERSIONS.join(", ")
+            &jsonrpc::error(
+                Value::Null,
+                super::modern::UNSUPPORTED_VERSION,
+                &format!(
+                    "unsupported MCP-Protocol-Version `{version}`; this server speaks {}",
+                    supported.join(", ")
+                ),
+                Some(serde_json::json!({"supported": supported, "requested": version})),
             ),
         );
     }
@@ -446,6 +467,21 @@ async fn post(
     };
     let method = message.get("method").and_then(Value::as_str);
     let id = message.get("id").filter(|_| method.is_some()).cloned();
+    if super::modern_http::speaks_modern(&headers, &message) {
+        let streams = accepts("text/event-stream");
+        return stateless::post(shared, grant, &headers, &message, text, id, streams).await;
+    }
+    if let Some(refused) = super::modern_http::unknown_version(&headers) {
+        return json_response(
+            StatusCode::BAD_REQUEST,
+            &jsonrpc::error(
+                id.unwrap_or(Value::Null),
+                refused.code,
+                &refused.message,
+                refused.data,
+            ),
+        );
+    }
     let session = match (session_id, method) {
         (None, Some("initialize")) => open_session(&shared, grant),
         (None, _) => {

@@ -70,6 +70,7 @@ impl Server {
                 json!({}),
             ));
         }
+        out.extend(self.listen_notifications(conn));
         out
     }
 

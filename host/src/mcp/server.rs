@@ -4,6 +4,7 @@ use super::aoi::Aoi;
 use super::cancel::CancelBoard;
 use super::clock::Clock;
 use super::jsonrpc::{self, Incoming};
+use super::modern::{self, Envelope};
 use super::observe::Watch;
 use super::session::Session;
 use super::sync::{Subscription, SyncIndex};
@@ -23,13 +24,16 @@ pub struct ServerConfig {
 /// The registry plus what the protocol layer memoizes.
 pub struct Server {
     registry: Registry,
-    config: ServerConfig,
+    pub(super) config: ServerConfig,
     tools: ToolCache,
     pub(super) reloads: Option<super::reload::Reloads>,
     /// The spatial index state sync filters by; built on the first subscription.
     pub(super) sync_index: Option<SyncIndex>,
     /// Where requests are reported when OpenTelemetry export is on.
     telemetry: Option<crate::telemetry::Recorder>,
+    /// The identities stateless (2026-07-28) requests ran under, by agent and profile, each
+    /// admitted once: budgets, quotas and the trace see one caller per identity.
+    pub(super) stateless: std::collections::HashMap<(String, String), Session>,
 }
 
 /// One client's connection: its session once bound, its subscription, and what it is owed.
@@ -56,6 +60,8 @@ pub struct Connection {
     detached: Option<Box<DetachedCall>>,
     /// Its way to send notifications while a call runs (progress).
     notify: Option<Notify>,
+    /// Its open `subscriptions/listen` (2026-07-28), if any.
+    pub listen: Option<Listening>,
     /// What it came over (`network.transport` in telemetry).
     pub transport: crate::telemetry::NetworkTransport,
     /// The session id its transport gave it (`Mcp-Session-Id` over HTTP), which telemetry
@@ -66,6 +72,17 @@ pub struct Connection {
     pub grant: Option<super::edge::Grant>,
     /// Its connection's seat, told once a session is bound.
     pub ticket: Option<std::sync::Arc<super::edge::Ticket>>,
+}
+
+/// An open `subscriptions/listen`: the request it answers, and the registry generation its
+/// client last heard of.
+pub struct Listening {
+    pub id: Value,
+    pub generation: u64,
+    /// It asked for `tools/list_changed`.
+    pub tools: bool,
+    /// It asked for state deltas (the subscription is its).
+    pub deltas: bool,
 }
 
 /// What handling a message gave.
@@ -81,6 +98,8 @@ pub enum Handled {
 pub struct PendingReply {
     id: Value,
     shape: CallShape,
+    /// The request's 2026-07-28 envelope (`None`: an older revision's session).
+    modern: Option<Envelope>,
     /// The request as telemetry watches it (export on).
     watch: Option<Watch>,
 }
@@ -122,7 +141,7 @@ impl Connection {
 /// Sends a notification to a connection from any thread, while a call runs.
 pub type Notify = std::sync::Arc<dyn Fn(Value) + Send + Sync>;
 
-const INSTRUCTIONS: &str = "Limina hosts sandboxed skills acting on a shared 3D world. \
+pub(super) const INSTRUCTIONS: &str = "Limina hosts sandboxed skills acting on a shared 3D world. \
 Call tools/list to see the skills your profile allows; each takes a JSON object matching its inputSchema. \
 Failures come back as isError results whose text starts with the error code \
 (invalid_input, forbidden, handler_error, capacity_exceeded) and says what to change.";
@@ -136,6 +155,7 @@ impl Server {
             reloads: None,
             sync_index: None,
             telemetry: None,
+            stateless: Default::default(),
         }
     }
 
@@ -177,7 +197,15 @@ impl Server {
                     Watch::begin(&method, &params, conn)
                 });
                 conn.current = Some(cancel);
-                let outcome = self.dispatch(conn, &method, params);
+                let envelope = modern::envelope(&params);
+                let modern = envelope.as_ref().and_then(|e| e.as_ref().ok()).cloned();
+                let outcome = match envelope {
+                    None => self.dispatch(conn, &method, params),
+                    Some(Err(refused)) => Err(refused),
+                    Some(Ok(envelope)) => {
+                        self.dispatch_modern(conn, &id, &method, params, &envelope)
+                    }
+                };
                 conn.current = None;
                 if let Some(call) = conn.detached.take() {
                     let shape = if method == "callTool" {
@@ -185,8 +213,21 @@ impl Server {
                     } else {
                         CallShape::Mcp
                     };
-                    return Handled::Detached(call, PendingReply { id, shape, watch });
+                    return Handled::Detached(
+                        call,
+                        PendingReply {
+                            id,
+                            shape,
+                            modern,
+                            watch,
+                        },
+                    );
                 }
+                if outcome.is_ok() && conn.listen.as_ref().is_some_and(|l| l.id == id) {
+                    // A listen stream's reply comes only when it ends.
+                    return Handled::Reply(None);
+                }
+                let outcome = self.in_dialect(conn, modern.as_ref(), outcome);
                 self.conclude(conn, id, || outcome, watch)
             }
         })
@@ -201,12 +242,12 @@ impl Server {
     ) -> Option<Value> {
         let response = self.registry.complete(ran);
         conn.last_events = response.metadata.events_emitted.clone();
-        let shape = pending.shape;
-        let outcome = move || match shape {
+        let outcome = match pending.shape {
             CallShape::Mcp => Ok(mcp_result(response)),
             CallShape::Limina => limina_result(response),
         };
-        self.conclude(conn, pending.id, outcome, pending.watch)
+        let outcome = self.in_dialect(conn, pending.modern.as_ref(), outcome);
+        self.conclude(conn, pending.id, || outcome, pending.watch)
     }
 
     /// The end of every request: no reply when it was cancelled, else its outcome as the
@@ -267,7 +308,7 @@ impl Server {
         self.config.clock.until_next()
     }
 
-    fn dispatch(
+    pub(super) fn dispatch(
         &mut self,
         conn: &mut Connection,
         method: &str,
@@ -279,6 +320,7 @@ impl Server {
             "notifications/cancelled" => {
                 if let Some(id) = params.get("requestId") {
                     conn.cancels.cancel(id);
+                    self.end_listen(conn, id);
                 }
                 Ok(Value::Null)
             }
@@ -533,6 +575,8 @@ pub(super) fn not_initialized() -> RpcError {
     RpcError::new(jsonrpc::NOT_INITIALIZED, "MCP session is not initialized")
 }
 
+/// A JSON-RPC error on its way to the wire.
+#[derive(Debug)]
 pub(super) struct RpcError {
     code: i64,
     message: String,
@@ -546,6 +590,24 @@ impl RpcError {
             message: message.into(),
             data: None,
         }
+    }
+
+    /// The same error carrying `data`.
+    pub(super) fn with_data(mut self, data: Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+
+    pub(super) fn code(&self) -> i64 {
+        self.code
+    }
+
+    pub(super) fn message(&self) -> &str {
+        &self.message
+    }
+
+    pub(super) fn data(&self) -> Option<&Value> {
+        self.data.as_ref()
     }
 }
 

@@ -1,0 +1,202 @@
+//! Serving a 2026-07-28 request without a session: who it runs as, which methods it may call,
+//! and how its result leaves (`resultType`, caching fields, its own log lines). The shapes
+//! are `modern.rs`'s; the methods are the one dispatcher's (`server.rs`).
+//!
+//! Identity is bound by the host, never taken from the payload: a stateless request runs as
+//! the identity its transport gives — over stdio the process's `--profile` (agent `stdio`),
+//! over WebSocket and HTTP what the network edge granted its bearer token (`[[network.tokens]]`
+//! name an agent and a profile; without one, agent `anonymous` under the first profile network
+//! clients may take) — admitted once and kept, so budgets, quotas, revocation, tiers and the trace see one caller per identity,
+//! exactly as they see one per session. [`Server::request_identity`] is the one place that
+//! decides it.
+
+use super::jsonrpc;
+use super::modern::{self, Envelope};
+use super::server::{Connection, INSTRUCTIONS, Listening, RpcError, Server};
+use super::session::Session;
+use crate::telemetry::NetworkTransport;
+use serde_json::{Value, json};
+
+/// Who a stateless request runs as: an agent and a profile.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Identity {
+    pub agent_id: String,
+    pub profile: String,
+}
+
+impl Server {
+    /// The identity a stateless request on `conn` runs as: over stdio the process's
+    /// profile; over the network what the edge granted its bearer token (the token's agent
+    /// and profile, or the first profile network clients may take).
+    pub(super) fn request_identity(&self, conn: &Connection) -> Result<Identity, RpcError> {
+        let mut params = json!({});
+        if let Some(grant) = &conn.grant {
+            grant
+                .apply(&mut params)
+                .map_err(|m| RpcError::new(jsonrpc::NOT_INITIALIZED, m))?;
+        }
+        let default_agent = match conn.transport {
+            NetworkTransport::Pipe => "stdio",
+            NetworkTransport::Tcp => "anonymous",
+        };
+        let text = |key: &str, or: &str| params[key].as_str().unwrap_or(or).to_string();
+        Ok(Identity {
+            agent_id: text("agentId", default_agent),
+            profile: text("profile", &self.config.default_profile),
+        })
+    }
+
+    /// The session standing for `identity`: bound and admitted on its first request.
+    fn identity_session(&mut self, identity: Identity) -> Result<Session, RpcError> {
+        let key = (identity.agent_id.clone(), identity.profile.clone());
+        if let Some(session) = self.stateless.get(&key) {
+            return Ok(session.clone());
+        }
+        let params = json!({
+            "agentId": identity.agent_id,
+            "profile": identity.profile,
+            "sessionId": format!("stateless.{}.{}", identity.agent_id, identity.profile),
+        });
+        let session = Session::bind(
+            &params,
+            self.registry().profiles(),
+            &self.config.default_profile,
+        )
+        .map_err(|m| RpcError::new(jsonrpc::INVALID_PARAMS, m))?;
+        self.registry_mut()
+            .admit_session(&session.caller)
+            .map_err(|m| RpcError::new(jsonrpc::NOT_INITIALIZED, m))?;
+        self.stateless.insert(key, session.clone());
+        Ok(session)
+    }
+
+    /// Dispatches a 2026-07-28 request: the methods this revision removed are refused, the
+    /// ones it added answered here, the rest run through the one dispatcher as the request's
+    /// identity.
+    pub(super) fn dispatch_modern(
+        &mut self,
+        conn: &mut Connection,
+        id: &Value,
+        method: &str,
+        params: Value,
+        _envelope: &Envelope,
+    ) -> Result<Value, RpcError> {
+        if let Some(refused) = modern::removed(method) {
+            return Err(refused);
+        }
+        match method {
+            "server/discover" => Ok(modern::discover(INSTRUCTIONS)),
+            "subscriptions/listen" => self.listen(conn, id, &params),
+            // A skill host has no prompts or resources: its listings are empty (and cacheable
+            // like tools), and no resource is found.
+            "prompts/list" | "resources/list" | "resources/templates/list" => {
+                let mut result = modern::empty_listing(method);
+                let generation = self.registry().generation();
+                modern::cache(&mut result, generation, self.reloads.is_some());
+                Ok(result)
+            }
+            "resources/read" => Err(modern::resource_not_found(&params)),
+            _ => {
+                let session = self.identity_session(self.request_identity(conn)?)?;
+                // The connection's own session (an older revision's) is set aside, not ended.
+                let own = conn.session.replace(session);
+                let outcome = self.dispatch(conn, method, params);
+                conn.session = own;
+                let generation = self.registry().generation();
+                let hot_reload = self.reloads.is_some();
+                outcome.map(|mut result| {
+                    if method == "tools/list" {
+                        modern::cache(&mut result, generation, hot_reload);
+                    }
+                    result
+                })
+            }
+        }
+    }
+
+    /// A 2026-07-28 request's outcome as it leaves: results typed and stamped, and the log
+    /// lines it asked for queued before its reply. Older revisions' outcomes pass unchanged.
+    pub(super) fn in_dialect(
+        &mut self,
+        conn: &mut Connection,
+        envelope: Option<&Envelope>,
+        outcome: Result<Value, RpcError>,
+    ) -> Result<Value, RpcError> {
+        let Some(envelope) = envelope else {
+            return outcome;
+        };
+        if let Some(threshold) = envelope.log_level {
+            let lines = self.registry_mut().take_logs();
+            conn.pending.extend(
+                lines
+                    .into_iter()
+                    .filter(|line| line.level >= threshold)
+                    .map(|line| {
+                        jsonrpc::notification(
+                            "notifications/message",
+                            json!({"level": line.level.mcp_name(), "logger": line.logger, "data": line.message}),
+                        )
+                    }),
+            );
+        }
+        outcome.map(modern::complete)
+    }
+
+    /// `subscriptions/listen`: acknowledges what it honours, then keeps the request open;
+    /// `tools/list_changed` (and, asked for, state deltas) follow on it until it is cancelled
+    /// or its transport closes.
+    fn listen(
+        &mut self,
+        conn: &mut Connection,
+        id: &Value,
+        params: &Value,
+    ) -> Result<Value, RpcError> {
+        let honoured = modern::listen_filter(params)?;
+        if honoured.get(modern::STATE_DELTAS_KEY).is_some() {
+            let session = self.identity_session(self.request_identity(conn)?)?;
+            let own = conn.session.replace(session);
+            let subscribed = self.subscribe(conn, &json!({}));
+            conn.session = own;
+            subscribed?;
+        }
+        if let Some(previous) = conn.listen.take() {
+            conn.cancels.finish(&previous.id);
+        }
+        // The acknowledgement goes first, then whatever the subscription queued (a snapshot).
+        conn.pending.insert(0, modern::acknowledged(id, &honoured));
+        conn.listen = Some(Listening {
+            id: id.clone(),
+            generation: self.registry().generation(),
+            tools: honoured.get("toolsListChanged").is_some(),
+            deltas: honoured.get(modern::STATE_DELTAS_KEY).is_some(),
+        });
+        Ok(Value::Null)
+    }
+
+    /// Ends the listen stream `id` names, if it is the open one.
+    pub(super) fn end_listen(&mut self, conn: &mut Connection, id: &Value) {
+        if conn.listen.as_ref().is_some_and(|l| &l.id == id) {
+            let listen = conn.listen.take().expect("checked above");
+            if listen.deltas {
+                conn.subscription = None;
+            }
+            conn.cancels.finish(id);
+        }
+    }
+
+    /// What a listen stream is owed: `tools/list_changed` once the skill set changed.
+    pub(super) fn listen_notifications(&mut self, conn: &mut Connection) -> Vec<Value> {
+        let generation = self.registry().generation();
+        let Some(listen) = conn.listen.as_mut() else {
+            return Vec::new();
+        };
+        if !listen.tools || listen.generation == generation {
+            return Vec::new();
+        }
+        listen.generation = generation;
+        vec![modern::tagged(
+            jsonrpc::notification("notifications/tools/list_changed", json!({})),
+            &listen.id,
+        )]
+    }
+}
