@@ -14,8 +14,8 @@ mod outside;
 mod precheck;
 mod reach;
 mod wasi;
-mod wasi_files;
 mod wasi_env;
+mod wasi_files;
 mod wasi_sleep;
 
 pub use cache::{CompileCache, content_hash};
