@@ -7,7 +7,9 @@
 //! under the trace's sync rules, synced) before the reply leaves, and they fail closed with
 //! the trace. Real-time steps between calls ride along in the next record. A checkpoint
 //! ([`checkpoint`]) syncs the trace, then writes the world whole, naming the last event it
-//! covers; trace retention keeps every event after the oldest checkpoint kept.
+//! covers; trace retention keeps every event after the newest checkpoint, and when it would
+//! cut into them a checkpoint is written first (older checkpoints are fallbacks only while
+//! their journal is still there).
 //!
 //! At start the host loads the newest checkpoint that reads and applies the journal after it
 //! ([`WorldStore::restore`]): the world is as the last acknowledged call left it, to the bit,
@@ -78,13 +80,13 @@ impl WorldStore {
     }
 
     /// Takes charge of the realm's world: its operations are recorded from now on, and the
-    /// trace keeps what the oldest checkpoint needs.
+    /// trace keeps the journal after the newest checkpoint.
     pub fn adopt(&mut self, realm: &mut Realm) -> Result<()> {
         realm.world.record_ops(true);
         self.instance = realm.world.instance();
         // Without a checkpoint the whole journal is the world: all of it is kept.
-        let oldest = checkpoint::list(&self.dir())?.first().map_or(0, |c| c.seq);
-        realm.tracer.pin_from(oldest + 1);
+        let newest = checkpoint::list(&self.dir())?.last().map_or(0, |c| c.seq);
+        realm.tracer.pin_from(newest + 1);
         Ok(())
     }
 
@@ -99,12 +101,15 @@ impl WorldStore {
         realm.world.instance() != self.instance
     }
 
-    /// Whether the schedule says to checkpoint now: the period passed and the world changed.
+    /// Whether to checkpoint now: the period passed and the world changed, or trace
+    /// retention waits for one (it keeps the journal after the newest checkpoint).
     pub fn due(&self, realm: &Realm) -> bool {
-        self.config
+        let scheduled = self
+            .config
             .every
             .is_some_and(|every| self.last_checkpoint.elapsed() >= every)
-            && (self.dirty || realm.world.has_pending_ops())
+            && (self.dirty || realm.world.has_pending_ops());
+        scheduled || realm.tracer.pin_blocks_retention()
     }
 
     /// Writes a checkpoint of the realm's world: the trace is synced first (the checkpoint
@@ -134,8 +139,8 @@ impl WorldStore {
         self.dirty = false;
         self.last_checkpoint = Instant::now();
         let kept = self.prune(&dir, if replaced { 1 } else { self.config.keep })?;
-        if let Some(oldest) = kept.first() {
-            realm.tracer.pin_from(oldest.seq + 1);
+        if let Some(newest) = kept.last() {
+            realm.tracer.pin_from(newest.seq + 1);
         }
         let summary = json!({
             "file": path.display().to_string(),

@@ -293,6 +293,12 @@ impl Tracer {
         }
     }
 
+    /// Whether retention is holding segments only for the pin (a world checkpoint would let
+    /// it cut them).
+    pub fn pin_blocks_retention(&self) -> bool {
+        self.store.as_ref().is_some_and(|s| s.pin_blocks())
+    }
+
     /// Whether events reach a folder (`false` for an in-memory tracer).
     pub fn is_durable(&self) -> bool {
         self.store.is_some()

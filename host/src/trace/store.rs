@@ -92,6 +92,8 @@ pub(super) struct Store {
     /// Retention keeps every event from this sequence number on (the world journal after
     /// the oldest world checkpoint kept; 0: no pin).
     pinned_from: u64,
+    /// Retention stopped at the pin last time it ran.
+    pin_blocks: bool,
 }
 
 /// The trace's readiness, shared with whoever reports it (`/readyz`): why the trace cannot be
@@ -174,6 +176,7 @@ impl Store {
             memory_only: false,
             health: Health::default(),
             pinned_from: 0,
+            pin_blocks: false,
         };
         if let Err(e) = store.apply_retention() {
             crate::log::warn(&format!("trace retention: {e:#}"));
@@ -429,7 +432,16 @@ impl Store {
 
     /// Keeps every event from `seq` on through retention (see `pinned_from`).
     pub fn pin_from(&mut self, seq: u64) {
+        let moved = seq > self.pinned_from && self.pin_blocks;
         self.pinned_from = seq;
+        if moved && let Err(e) = self.apply_retention() {
+            crate::log::warn(&format!("trace retention: {e:#}"));
+        }
+    }
+
+    /// Whether retention would remove segments it keeps only for the pin.
+    pub fn pin_blocks(&self) -> bool {
+        self.pin_blocks
     }
 
     /// Syncs everything written so far now, whatever `[trace] fsync` says: a world
@@ -478,12 +490,10 @@ impl Store {
         let now = SystemTime::now();
         let mut remove = 0;
         let mut kept_bytes = total;
+        self.pin_blocks = false;
         for (i, segment) in self.sealed.iter().enumerate() {
-            // A segment holding a pinned event stays, and with it every newer one.
             let next_first = self.sealed.get(i + 1).unwrap_or(&self.active).first_seq;
-            if self.pinned_from > 0 && next_first > self.pinned_from {
-                break;
-            }
+            let pinned = self.pinned_from > 0 && next_first > self.pinned_from;
             let too_big = self.retention.max_bytes.is_some_and(|max| kept_bytes > max);
             let too_old = !too_big
                 && self.retention.max_age.is_some_and(|age| {
@@ -492,6 +502,11 @@ impl Store {
                         .is_ok_and(|t| now.duration_since(t).unwrap_or_default() > age)
                 });
             if !(too_big || too_old) {
+                break;
+            }
+            if pinned {
+                // It holds a pinned event: it stays (and every newer one) until the pin moves.
+                self.pin_blocks = true;
                 break;
             }
             kept_bytes -= segment.len;
