@@ -81,7 +81,7 @@ if __name__ == "__main__":
     url = os.environ.get("LIMINA_URL")
     host = None
     if url is None:
-        host = subprocess.Popen([LIMINA, "--mcp-ws", "--port", "0"], stderr=subprocess.PIPE, text=True)
+        host = subprocess.Popen([LIMINA, "--mcp-ws", "--port", "0", "--network-profile", "builder.readWrite"], stderr=subprocess.PIPE, text=True)
         for line in host.stderr:
             found = re.search(r"ws://\S+", line)
             if found:

@@ -75,3 +75,14 @@ pub const INSPECTOR: Tool = Tool {
 pub fn inspector_cli(dir: &std::path::Path) -> std::path::PathBuf {
     dir.join("node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js")
 }
+
+/// Playwright's browser driver without browsers of its own: the viewer tests drive Debian's
+/// Chromium with it (see [`crate::browser`]).
+pub const PLAYWRIGHT_CORE: Tool = Tool {
+    package: "playwright-core",
+    version: "1.65.1",
+    registry: Registry::Npm,
+    purpose: "a browser driver, for the viewer tests",
+    size: "10 MB",
+    with: &[],
+};

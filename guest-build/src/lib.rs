@@ -10,11 +10,13 @@
 //! - [`lang`]: telling a package's language and building the non-Rust ones: [`python`]
 //!   (componentize-py), [`native`] (C and Zig, through Zig), [`js`] (componentize-qjs), each
 //!   tool pinned and installed on demand by [`tools`];
-//! - [`repo`]: building every guest workspace of the Limina repository (`cargo xtask`).
+//! - [`repo`]: building every guest workspace of the Limina repository (`cargo xtask`);
+//! - [`viewer`]: the pinned three.js files the host's browser viewer embeds.
 //!
 //! Progress goes to stderr, each line prefixed with the label set by [`set_label`], so that a
 //! caller's stdout stays its own (an MCP stream, or a command's report).
 
+pub mod browser;
 pub mod cargo;
 pub mod clients;
 pub mod component;
@@ -33,6 +35,7 @@ pub mod repo;
 pub mod toolchain;
 pub mod tools;
 mod unpack;
+pub mod viewer;
 
 pub use layout::GUEST_TARGET;
 pub use toolchain::GuestToolchain;

@@ -149,6 +149,7 @@ pub fn build_all(repo: &Repo, toolchain: &GuestToolchain) -> Result<()> {
     if !failed.is_empty() {
         bail!("guest build failed in {}", failed.join(", "));
     }
+    crate::viewer::assemble(repo)?;
     placement::prune_core(repo, &guests)
 }
 

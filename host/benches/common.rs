@@ -14,6 +14,7 @@ pub fn realm(max_entities: usize) -> Box<Realm> {
         }),
         tracer: Tracer::new(1024),
         rng: Rng::seeded(1),
+        state: limina::state::StateStore::in_memory(),
     })
 }
 

@@ -45,6 +45,7 @@ fn info(grants: Permissions, limits: &PackageLimits) -> CallInfo {
         cancel: Default::default(),
         progress: None,
         reach: None,
+        state_quota: None,
     }
 }
 

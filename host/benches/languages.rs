@@ -75,6 +75,7 @@ fn main() {
                 cancel: Default::default(),
                 progress: None,
                 reach: None,
+                state_quota: None,
             };
             let (back, outcome) = instance.invoke(lent.take().unwrap(), info, input);
             assert!(

@@ -3,7 +3,10 @@
 //! latency and pipelined throughput, each against `ping` (transport and JSON-RPC only) measured
 //! in the same run; plus start-up to the first `tools/list` and resident memory. With
 //! `LIMINA_BASELINE=/path/to/an/older/limina`, the same calls also run against that binary,
-//! alternating, and each line gains the ratio to it.
+//! alternating, and each line gains the ratio to it. Then `[trace] fsync` (`never`,
+//! `interval`, `always`): `scene.createEntity` sequential and pipelined under each, alternating
+//! rounds, medians and ratios to `never` — and to the baseline binary (today's behaviour, run
+//! with its defaults) when one is given.
 
 mod spawn;
 
@@ -21,7 +24,12 @@ type Host = spawn::Spawned;
 
 /// The release binary (or `binary`) serving stdio, with room for many entities.
 fn start_at(binary: &str) -> Host {
-    let args = [
+    start_with(binary, &[])
+}
+
+/// [`start_at`] with more arguments.
+fn start_with(binary: &str, more: &[&str]) -> Host {
+    let mut args = vec![
         "--mcp-stdio",
         "--manual-clock",
         "--log-level",
@@ -29,7 +37,67 @@ fn start_at(binary: &str) -> Host {
         "--max-entities",
         "1000000",
     ];
+    args.extend_from_slice(more);
     spawn::limina_at(binary, &args, None, None)
+}
+
+fn initialized_with(binary: &str, more: &[&str]) -> Host {
+    let mut host = start_with(binary, more);
+    host.send(&request(
+        0,
+        "initialize",
+        &json!({"profile": "builder.readWrite", "agentId": "bench"}),
+    ));
+    host.recv();
+    host
+}
+
+/// `scene.createEntity` under each `[trace] fsync` mode (and the baseline binary, if any):
+/// sequential and pipelined rates, medians of alternating rounds.
+fn fsync_modes(baseline: Option<&str>) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut hosts: Vec<(String, Host)> = Vec::new();
+    if let Some(binary) = baseline {
+        hosts.push(("baseline (today)".into(), initialized(binary)));
+    }
+    for mode in ["never", "interval", "always"] {
+        let config = dir.path().join(format!("{mode}.toml"));
+        std::fs::write(&config, format!("[trace]\nfsync = \"{mode}\"\n")).unwrap();
+        let config = config.to_str().unwrap().to_string();
+        let host = initialized_with(env!("CARGO_BIN_EXE_limina"), &["--config", &config]);
+        hosts.push((format!("fsync = {mode}"), host));
+    }
+    let params = json!({"name": "scene.createEntity", "arguments": {"position": [1, 2, 3]}});
+    let mut seq: Vec<Vec<f64>> = vec![Vec::new(); hosts.len()];
+    let mut piped: Vec<Vec<f64>> = vec![Vec::new(); hosts.len()];
+    for round in 0..ROUNDS {
+        for k in 0..hosts.len() {
+            // Each round starts with another host, so no mode always goes first.
+            let i = (k + round) % hosts.len();
+            seq[i].push(sequential(&mut hosts[i].1, "tools/call", &params).0);
+            piped[i].push(pipelined(&mut hosts[i].1, "tools/call", &params));
+        }
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let rates: Vec<(f64, f64)> = (0..hosts.len())
+        .map(|i| (median(&mut seq[i]), median(&mut piped[i])))
+        .collect();
+    // Ratios to the baseline when there is one, else to `never`.
+    let reference = rates[0];
+    println!(
+        "scene.createEntity by [trace] fsync, medians of {ROUNDS} alternating rounds ({SEQUENTIAL} sequential, {PIPELINED} pipelined), ratios to {}:",
+        hosts[0].0
+    );
+    for ((label, _), (s, p)) in hosts.iter().zip(&rates) {
+        println!(
+            "  {label:<18} sequential {s:>7.0}/s ({:.2}x)   pipelined {p:>7.0}/s ({:.2}x)",
+            s / reference.0,
+            p / reference.1
+        );
+    }
 }
 
 fn request(id: usize, method: &str, params: &Value) -> String {
@@ -96,8 +164,12 @@ fn initialized(binary: &str) -> Host {
 }
 
 fn main() {
-    let mut host = initialized(env!("CARGO_BIN_EXE_limina"));
     let baseline_bin = std::env::var("LIMINA_BASELINE").ok();
+    if std::env::var_os("LIMINA_BENCH_FSYNC_ONLY").is_some() {
+        fsync_modes(baseline_bin.as_deref());
+        return;
+    }
+    let mut host = initialized(env!("CARGO_BIN_EXE_limina"));
     let mut old = baseline_bin.as_deref().map(initialized);
     let cases = [
         ("ping", "ping", json!({})),
@@ -157,6 +229,7 @@ fn main() {
     drop(old);
     println!("resident memory after the run: {} KiB", host.rss_kib());
     drop(host);
+    fsync_modes(baseline_bin.as_deref());
 
     let mut starts: Vec<f64> = (0..STARTS)
         .map(|_| {

@@ -24,8 +24,16 @@ pub struct Config {
     pub package_limits: BTreeMap<String, PackageLimits>,
     /// Segment size and retention of the durable trace (`[trace]`).
     pub trace: Retention,
+    /// When the trace syncs and what a write failure does (`[trace] fsync`, `onWriteFailure`).
+    pub trace_durability: crate::trace::Durability,
     /// Volumes, secrets and what each package is given to reach outside the world.
     pub grants: HostGrants,
+    /// The host's ceilings on package limits and the engine's call deadline (`[limits]`).
+    pub ceilings: crate::ceilings::Ceilings,
+    /// How much each package may write into its volumes (`[files]`, `crate::files`).
+    pub files: crate::files::FilesConfig,
+    /// What network clients may take and the connection limits (`[network]`).
+    pub network: crate::mcp::edge::NetworkSettings,
 }
 
 #[derive(Deserialize)]
@@ -45,10 +53,13 @@ struct Raw {
     packages: BTreeMap<String, Spanned<RawPackage>>,
     latency: Option<Spanned<RawLatency>>,
     trace: Option<RawTrace>,
+    files: Option<crate::files::RawFiles>,
     #[serde(default)]
     volumes: BTreeMap<String, Spanned<String>>,
     #[serde(default)]
     secrets: BTreeMap<String, Spanned<RawSecret>>,
+    limits: Option<Spanned<crate::ceilings::RawCeilings>>,
+    network: Option<crate::mcp::edge::settings::RawNetwork>,
 }
 
 #[derive(Deserialize)]
@@ -57,6 +68,8 @@ struct RawTrace {
     segment_bytes: Option<Spanned<i64>>,
     max_bytes: Option<Spanned<i64>>,
     max_age_days: Option<Spanned<f64>>,
+    fsync: Option<Spanned<String>>,
+    on_write_failure: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -113,11 +126,16 @@ impl Config {
     pub fn load(path: &Path) -> Result<Config, String> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("{}: cannot read the configuration: {e}", path.display()))?;
-        Config::parse(&text).map_err(|e| format!("{}:{e}", path.display()))
+        Config::parse_in(&text, path.parent()).map_err(|e| format!("{}:{e}", path.display()))
     }
 
     /// Parses configuration text; errors start with `line:`.
     pub fn parse(text: &str) -> Result<Config, String> {
+        Config::parse_in(text, None)
+    }
+
+    /// Parses configuration text whose relative paths start at `base`.
+    fn parse_in(text: &str, base: Option<&Path>) -> Result<Config, String> {
         let raw: Raw = toml::from_str(text).map_err(|e| {
             let line = e.span().map_or(1, |s| line_of(text, s.start));
             format!("{line}: {}", e.message())
@@ -275,14 +293,39 @@ impl Config {
         let grants = HostGrants::parse(raw.volumes, raw.secrets, package_grants)
             .map_err(|(span, msg)| at(span, msg))?;
 
-        let trace = match raw.trace {
-            Some(t) => trace_retention(t).map_err(|(span, msg)| at(span, msg))?,
-            None => Retention::default(),
+        let (trace, trace_durability) = match raw.trace {
+            Some(mut t) => {
+                let durability = trace_durability(&mut t).map_err(|(span, msg)| at(span, msg))?;
+                let retention = trace_retention(t).map_err(|(span, msg)| at(span, msg))?;
+                (retention, durability)
+            }
+            None => Default::default(),
+        };
+
+        let ceilings = match raw.limits {
+            Some(l) => {
+                let span = l.span();
+                crate::ceilings::Ceilings::parse(l.into_inner()).map_err(|e| at(span, e))?
+            }
+            None => Default::default(),
+        };
+
+        let files =
+            crate::files::FilesConfig::parse(raw.files).map_err(|(span, msg)| at(span, msg))?;
+
+        let network = match raw.network {
+            Some(n) => crate::mcp::edge::settings::parse(n, &profiles, base)
+                .map_err(|(span, msg)| at(span, msg))?,
+            None => Default::default(),
         };
 
         Ok(Config {
+            network,
             trace,
+            trace_durability,
             grants,
+            ceilings,
+            files,
             policy: PolicyConfig {
                 profiles,
                 quotas,
@@ -295,6 +338,19 @@ impl Config {
             package_limits,
         })
     }
+}
+
+/// `[trace] fsync` and `onWriteFailure` (parsed in `trace/durability.rs`).
+fn trace_durability(t: &mut RawTrace) -> Result<crate::trace::Durability, (Range<usize>, String)> {
+    use crate::trace::{Fsync, OnWriteFailure};
+    let mut d = crate::trace::Durability::default();
+    if let Some(v) = t.fsync.take() {
+        d.fsync = Fsync::parse(v.get_ref()).map_err(|e| (v.span(), e))?;
+    }
+    if let Some(v) = t.on_write_failure.take() {
+        d.on_write_failure = OnWriteFailure::parse(v.get_ref()).map_err(|e| (v.span(), e))?;
+    }
+    Ok(d)
 }
 
 /// `[trace]`: each value checked, the error naming its key.

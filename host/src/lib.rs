@@ -4,7 +4,9 @@
 //! `registry` (the call pipeline) → `policy`, `trace`, `sandbox`, `world`. `telemetry`
 //! (OpenTelemetry export) sits beside `mcp`, which feeds it.
 
+pub mod ceilings;
 pub mod config;
+pub mod files;
 pub mod grants;
 pub mod limits;
 pub mod log;
@@ -15,6 +17,8 @@ pub mod policy;
 pub mod realm;
 pub mod registry;
 pub mod sandbox;
+pub mod state;
 pub mod telemetry;
 pub mod trace;
+pub mod viewer;
 pub mod world;

@@ -21,6 +21,20 @@ impl Default for PackageLimits {
     }
 }
 
+/// Most fuel a package may ask for per call unless `[limits] fuelPerCall` says otherwise: what
+/// the longest timeout allowed could burn (more could never be spent).
+pub const CEILING_FUEL_PER_CALL: u64 = CEILING_TIMEOUT_MS * FUEL_PER_MS;
+/// Longest per-call timeout a package may ask for unless `[limits] timeoutMs` says otherwise.
+/// It holds for calls off the engine; calls on it get `ENGINE_CALL_MS`.
+pub const CEILING_TIMEOUT_MS: u64 = 30_000;
+/// Deadline of a call that runs on the engine (its package can touch the world), unless
+/// `[limits] engineCallMs` says otherwise: six ticks of the default 16 ms world clock. While it
+/// runs every client and the physics tick wait, so a guest may hold them this long at most;
+/// core skills answer in microseconds, and slow work belongs in packages without world
+/// capabilities, which run off the engine. Tighter (10 ms) cut ordinary calls of debug builds
+/// on a loaded 2-core machine, where a first call instantiates its package and the engine
+/// thread may wait for a core.
+pub const ENGINE_CALL_MS: u64 = 100;
 /// Largest memory any package may ask for; also the pooling allocator's slot size.
 pub const MAX_PACKAGE_MEMORY_BYTES: u64 = 256 << 20;
 /// Most table elements an instance may hold.
@@ -49,6 +63,13 @@ pub const MAX_WASM_STACK_BYTES: usize = 1 << 20;
 pub const POOLED_INSTANCES: u32 = 256;
 /// How often the epoch advances; call deadlines are counted in these.
 pub const EPOCH_TICK_MS: u64 = 2;
+/// Bytes a package may write into its volumes over the host's run, unless `[files]
+/// writeBytes` says otherwise: enough for notes and caches, not for filling the host's disk.
+pub const FILES_WRITE_BYTES: u64 = 64 << 20;
+/// Bytes of one state key.
+pub const MAX_STATE_KEY_BYTES: usize = 1 << 10;
+/// Bytes of one state value: a memory or a note, not a file (files are for that).
+pub const MAX_STATE_VALUE_BYTES: usize = 1 << 20;
 /// Entities the world may hold at once.
 pub const MAX_ENTITIES: usize = 10_000;
 /// Simulation step length by default (60 Hz).
@@ -60,6 +81,16 @@ pub const TRACE_SEGMENT_BYTES: u64 = 64 << 20;
 /// Bytes of segments kept by default (`[trace] maxBytes`; 0 keeps everything): at a few
 /// thousand calls a second an hour of history, and a disk that never fills.
 pub const TRACE_MAX_BYTES: u64 = 1 << 30;
+/// How often a host whose trace cannot be written tries again (an outage refuses recorded
+/// calls until a try succeeds): soon enough that freeing space resumes service at once, rare
+/// enough that a full disk costs nothing.
+pub const TRACE_RETRY_MS: u64 = 200;
+/// Bytes a try reserves after the newest segment's end before an outage is declared over, so
+/// the calls it lets through can be written.
+pub const TRACE_RESERVE_BYTES: u64 = 64 << 10;
+/// How often `[trace] fsync = "interval"` syncs the newest segment: what a power loss may take
+/// (a crash of the process alone loses nothing written).
+pub const TRACE_FSYNC_INTERVAL_MS: u64 = 1_000;
 /// Smallest `[trace] segmentBytes` accepted.
 pub const MIN_TRACE_SEGMENT_BYTES: u64 = 4 << 10;
 /// Longest a query waits for the trace index to reach the in-memory window before it reads what
@@ -154,3 +185,34 @@ pub const MAX_NET_REQUESTS_PER_CALL: u32 = 16;
 /// Outbound HTTP: longest a connection may take to open when the guest sets no shorter
 /// timeout (the call's own deadline cuts sooner when it is nearer).
 pub const NET_CONNECT_TIMEOUT_MS: u64 = 10_000;
+/// Open WebSocket and HTTP connections at once (`[network] maxConnections`): each holds a task,
+/// a socket and small buffers; past it a new connection gets a 503 and is closed, so a flood
+/// of sockets cannot exhaust file descriptors or memory.
+pub const MAX_NETWORK_CONNECTIONS: usize = 512;
+/// Open connections from one peer address (`[network] maxConnectionsPerAddress`), so one
+/// client cannot take every seat. On loopback every local client shares 127.0.0.1.
+pub const MAX_CONNECTIONS_PER_ADDRESS: usize = 128;
+/// WebSocket connections that have not (yet) initialized a session
+/// (`[network] maxUninitialized`): a client that connects and says nothing costs a seat
+/// without being anyone; real clients initialize within a round trip.
+pub const MAX_UNINITIALIZED_CONNECTIONS: usize = 64;
+/// How long a WebSocket client may take after the handshake to send its first message
+/// (`[network] firstMessageMs`); a silent connection is closed (1008).
+pub const FIRST_MESSAGE_MS: u64 = 10_000;
+/// How long one inbound WebSocket message may take to arrive once its first byte has
+/// (`[network] frameReadMs`), as HTTP bodies have a read timeout: a half-sent message holds
+/// memory, so it cannot be held open forever (closed with 1008).
+pub const FRAME_READ_MS: u64 = 30_000;
+/// Bytes held in unfinished inbound WebSocket messages across all connections
+/// (`[network] maxPendingFrameBytes`). A message's announced length is counted when its frame
+/// header arrives; one that does not fit is refused (1009) instead of being buffered, so
+/// half-sent messages cannot take memory without bound. Room for four messages of the
+/// largest size at once.
+pub const MAX_PENDING_FRAME_BYTES: usize = 16 << 20;
+/// A message up to this size is always read without counting against
+/// [`MAX_PENDING_FRAME_BYTES`], so ordinary JSON-RPC traffic (and pings) keeps flowing while
+/// large messages wait; at most one per connection, so bounded by the connection caps.
+pub const UNMETERED_MESSAGE_BYTES: usize = 16 << 10;
+/// Read buffer of one WebSocket connection: small, since a connection that holds a large
+/// message is counted against [`MAX_PENDING_FRAME_BYTES`] anyway.
+pub const WS_READ_BUFFER_BYTES: usize = 16 << 10;

@@ -11,10 +11,15 @@ use std::process::ExitCode;
 /// A WASM-sandboxed skill host: agents connect over MCP, discover skills and call them.
 /// Every skill is a WebAssembly component run with fuel, memory and time limits.
 #[derive(Parser, Debug)]
-#[command(name = "limina", version, about, long_about = None)]
+#[command(name = "limina", about, long_about = None, disable_version_flag = true)]
 pub struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+
+    /// Print the host version, the WIT contract and each built-in core package (name,
+    /// version, content hash), then exit.
+    #[arg(short = 'V', long)]
+    version: bool,
 
     /// Serve MCP as newline-delimited JSON-RPC on stdin/stdout (logs go to stderr).
     #[arg(long)]
@@ -50,9 +55,16 @@ pub struct Cli {
     auth_token_file: Option<PathBuf>,
 
     /// A browser Origin allowed to connect besides loopback pages (e.g. https://app.example).
-    /// Repeatable.
+    /// Repeatable. `null` (sandboxed iframes on any site, pages opened from files) is refused
+    /// unless given here — which lets any such page drive this host.
     #[arg(long, value_name = "ORIGIN")]
     allow_origin: Vec<String>,
+
+    /// A profile WebSocket and HTTP clients may take at `initialize` besides --profile
+    /// (also `[network] profiles` in --config). Repeatable. Without it a network client gets
+    /// at most --profile; a token listed in `[[network.tokens]]` decides its own.
+    #[arg(long, value_name = "PROFILE")]
+    network_profile: Vec<String>,
 
     /// Configuration file (TOML): profiles and tool allow-lists, quotas, budgets, maxSessions,
     /// per-package limits. Without it, built-in defaults apply.
@@ -63,7 +75,8 @@ pub struct Cli {
     #[arg(long, default_value = DEFAULT_PROFILE)]
     profile: String,
 
-    /// Folder of core packages [default: $LIMINA_CORE_DIR, else the build's target/core].
+    /// Folder of core packages to use instead of those built into this binary, e.g. target/core
+    /// while working on one [default: $LIMINA_CORE_DIR, else the built-in core].
     #[arg(long, value_name = "DIR")]
     core_dir: Option<PathBuf>,
 
@@ -99,6 +112,10 @@ pub struct Cli {
     #[arg(long, value_name = "NAME=IP")]
     resolve: Vec<String>,
 
+    /// Profile of the browser viewer's session (`GET /` with --mcp-http); keep it read-only.
+    #[arg(long, value_name = "PROFILE", default_value = "system.readonly")]
+    viewer_profile: String,
+
     /// Folder `three.loadGLTF` reads glTF/GLB assets from; asset ids are paths inside it.
     #[arg(long, value_name = "DIR", default_value = "./assets")]
     assets_dir: PathBuf,
@@ -112,6 +129,11 @@ pub struct Cli {
     /// [default: $XDG_STATE_HOME/limina/traces or ~/.local/state/limina/traces].
     #[arg(long, value_name = "DIR")]
     trace_dir: Option<PathBuf>,
+
+    /// Keep this run's trace in memory only: nothing is recorded on disk and the history is
+    /// lost when the host stops (for a second host beside one that holds the trace folder).
+    #[arg(long, conflicts_with = "trace_dir")]
+    ephemeral_trace: bool,
 
     /// Folder for compiled components [default: $LIMINA_CACHE_DIR/compiled or ~/.cache/limina/compiled].
     #[arg(long, value_name = "DIR")]
@@ -184,6 +206,10 @@ enum TraceAction {
 
 fn main() -> ExitCode {
     let mut cli = Cli::parse();
+    if cli.version {
+        print!("{}", cli::version::text());
+        return ExitCode::SUCCESS;
+    }
     let result = match cli.command.take() {
         Some(Command::Trace {
             action:

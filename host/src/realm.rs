@@ -1,15 +1,18 @@
-//! The realm: the mutable state a call reaches through host imports — the world, the trace
-//! and the host's randomness. The registry owns it; during a guest call it is lent to the
+//! The realm: the mutable state a call reaches through host imports — the world, the trace,
+//! the host's randomness and the packages' state. The registry owns it; during a guest call it is lent to the
 //! guest's store and handed back afterwards, so no lock is held across wasm.
 
+use crate::state::StateStore;
 use crate::trace::Tracer;
 use crate::world::World;
 
-/// World, trace and randomness, owned together.
+/// World, trace, randomness and state, owned together.
 pub struct Realm {
     pub world: World,
     pub tracer: Tracer,
     pub rng: Rng,
+    /// Every package's key-value state; committed and rolled back with the world.
+    pub state: StateStore,
 }
 
 /// Seedable randomness (splitmix64): a seeded host replays the same rolls.

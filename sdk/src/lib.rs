@@ -23,6 +23,7 @@
 
 mod package;
 mod schema;
+pub mod state;
 
 /// Bindings generated from `wit/skill.wit`; the host interfaces live under `host`.
 pub mod bindings {
@@ -40,6 +41,8 @@ pub mod host {
     pub use crate::bindings::limina::skill::{
         agents, assets, audio, ecs, log, physics, progress, random, render, scene, trace, ui,
     };
+    /// The package's own key-value state (raw bytes; [`crate::state`] reads and writes JSON).
+    pub use crate::bindings::limina::skill::state;
 }
 
 pub use bindings::limina::skill::types::{

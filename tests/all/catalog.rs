@@ -10,6 +10,11 @@ use std::collections::BTreeSet;
 mod table;
 use table::{ADDITIONS, Entry, Field, Ty, additions_for, catalog, profile};
 
+/// The names of the catalog's skills, for suites that check what a host lists.
+pub(crate) fn catalog_names() -> Vec<&'static str> {
+    catalog().iter().map(|e| e.name).collect()
+}
+
 /// Equal JSON, with numbers compared as numbers (`1` and `1.0` are the same default).
 fn same(a: &Value, b: &Value) -> bool {
     match (a, b) {

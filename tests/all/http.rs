@@ -79,7 +79,12 @@ fn a_session_is_issued_at_initialize_required_after_and_ended_by_delete() {
 
 #[test]
 fn bad_requests_get_a_clear_status_and_json_rpc_error_and_the_host_keeps_serving() {
-    let host = HttpHost::start(&[]);
+    let host = HttpHost::start(&[
+        "--network-profile",
+        "builder.readWrite",
+        "--network-profile",
+        "player.limited",
+    ]);
     let session = host.session("system.readonly");
     let sid = session.as_str();
     let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}).to_string();
@@ -192,7 +197,14 @@ fn a_token_is_required_when_configured() {
     let dir = tempfile::tempdir().unwrap();
     let token = dir.path().join("token");
     std::fs::write(&token, "http-token-0123456789abcdef\n").unwrap();
-    let host = HttpHost::start(&["--auth-token-file", token.to_str().unwrap()]);
+    let host = HttpHost::start(&[
+        "--network-profile",
+        "builder.readWrite",
+        "--network-profile",
+        "player.limited",
+        "--auth-token-file",
+        token.to_str().unwrap(),
+    ]);
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25"}}).to_string();
     let base = [
         ("content-type", "application/json"),
@@ -260,7 +272,12 @@ fn open_stream(host: &HttpHost, session: &str, last_event: Option<u64>) -> TcpSt
 
 #[test]
 fn the_session_stream_carries_notifications_with_ids_and_resumes_after_a_drop() {
-    let host = HttpHost::start(&[]);
+    let host = HttpHost::start(&[
+        "--network-profile",
+        "builder.readWrite",
+        "--network-profile",
+        "player.limited",
+    ]);
     let watcher = host.session("system.readonly");
     let builder = host.session("builder.readWrite");
     let mut stream = open_stream(&host, &watcher, None);
@@ -313,7 +330,17 @@ fn the_session_stream_carries_notifications_with_ids_and_resumes_after_a_drop() 
 #[test]
 fn a_long_call_streams_its_progress_then_its_reply() {
     let packages = guest_packages(&["slow"]);
-    let host = HttpHost::start(&["--packages", packages.path().to_str().unwrap()]);
+    let config = crate::support::long_calls_config();
+    let host = HttpHost::start(&[
+        "--network-profile",
+        "builder.readWrite",
+        "--network-profile",
+        "player.limited",
+        "--packages",
+        packages.path().to_str().unwrap(),
+        "--config",
+        &config,
+    ]);
     let session = host.session("builder.readWrite");
     let reply = host.post(
         Some(&session),
@@ -338,7 +365,12 @@ fn a_long_call_streams_its_progress_then_its_reply() {
 
 #[test]
 fn a_slow_loris_client_is_cut_off_and_others_are_served() {
-    let host = HttpHost::start(&[]);
+    let host = HttpHost::start(&[
+        "--network-profile",
+        "builder.readWrite",
+        "--network-profile",
+        "player.limited",
+    ]);
     let mut slow = TcpStream::connect(&host.addr).unwrap();
     slow.write_all(b"POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\n")
         .unwrap();
@@ -366,11 +398,18 @@ fn a_slow_loris_client_is_cut_off_and_others_are_served() {
 fn the_official_python_sdk_speaks_streamable_http_with_progress() {
     let sdk = PYTHON_SDK.ensure().expect("installing the Python MCP SDK");
     let packages = guest_packages(&["slow"]);
+    let config = crate::support::long_calls_config();
     let host = HttpHost::start(&[
+        "--network-profile",
+        "builder.readWrite",
+        "--network-profile",
+        "player.limited",
         "--profile",
         "builder.readWrite",
         "--packages",
         packages.path().to_str().unwrap(),
+        "--config",
+        &config,
     ]);
     let out = Command::new(venv_python(&sdk))
         .arg(repo().join("tests/clients/http_python.py"))
@@ -395,11 +434,18 @@ fn the_official_typescript_sdk_speaks_streamable_http() {
         .ensure()
         .expect("installing the TypeScript MCP SDK");
     let packages = guest_packages(&["slow"]);
+    let config = crate::support::long_calls_config();
     let host = HttpHost::start(&[
+        "--network-profile",
+        "builder.readWrite",
+        "--network-profile",
+        "player.limited",
         "--profile",
         "builder.readWrite",
         "--packages",
         packages.path().to_str().unwrap(),
+        "--config",
+        &config,
     ]);
     let dir = tempfile::tempdir().unwrap();
     std::os::unix::fs::symlink(sdk.join("node_modules"), dir.path().join("node_modules")).unwrap();
@@ -543,7 +589,17 @@ fn mcp_inspectors_cli_lists_and_calls_over_http() {
 #[test]
 fn a_cancelled_call_gets_no_reply_changes_nothing_and_a_reload_reaches_the_stream() {
     let packages = guest_packages(&["slow"]);
-    let host = HttpHost::start(&["--packages", packages.path().to_str().unwrap()]);
+    let config = crate::support::long_calls_config();
+    let host = HttpHost::start(&[
+        "--network-profile",
+        "builder.readWrite",
+        "--network-profile",
+        "player.limited",
+        "--packages",
+        packages.path().to_str().unwrap(),
+        "--config",
+        &config,
+    ]);
     let session = host.session("builder.readWrite");
     let mut stream = open_stream(&host, &session, None);
     read_stream(&mut stream, Duration::from_secs(10), |t| {

@@ -27,6 +27,11 @@ impl HttpHost {
         }
     }
 
+    /// The host's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     pub fn url(&self) -> String {
         format!("http://{}/mcp", self.addr)
     }

@@ -448,7 +448,8 @@ fn over_http_the_session_and_trace_context_come_from_headers_and_sigterm_sends_t
     let traces = tempfile::tempdir().unwrap();
     let args = ["--otlp-endpoint", &collector.endpoint()];
     let mut child = Command::new(env!("CARGO_BIN_EXE_limina"))
-        .args(["--mcp-http", "--port", "0", "--manual-clock", "--trace-dir"])
+        .args(["--mcp-http", "--port", "0", "--manual-clock"])
+        .args(["--network-profile", "builder.readWrite", "--trace-dir"])
         .arg(traces.path())
         .args(args)
         .args(own_calibration(&args))

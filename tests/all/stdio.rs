@@ -240,9 +240,15 @@ fn the_host_exits_cleanly_on_stdin_eof() {
 #[test]
 fn progress_and_cancellation_work_over_stdio_too() {
     let packages = crate::support::guest_packages(&["slow"]);
+    let config = crate::support::long_calls_config();
     let mut c = Client::session(
         "builder.readWrite",
-        &["--packages", packages.path().to_str().unwrap()],
+        &[
+            "--packages",
+            packages.path().to_str().unwrap(),
+            "--config",
+            &config,
+        ],
     );
     let reply = c.request(
         "tools/call",

@@ -35,7 +35,13 @@ pub struct Client {
 impl Client {
     /// Spawns `limina --mcp-stdio --manual-clock` with extra arguments.
     pub fn spawn(args: &[&str]) -> Client {
-        let traces = (!args.contains(&"--trace-dir")).then(|| tempfile::tempdir().unwrap());
+        Client::spawn_with(args, |_| {})
+    }
+
+    /// [`Client::spawn`], with the command prepared further by `prepare` (limits, environment).
+    pub fn spawn_with(args: &[&str], prepare: impl FnOnce(&mut Command)) -> Client {
+        let own_trace = !args.contains(&"--trace-dir") && !args.contains(&"--ephemeral-trace");
+        let traces = own_trace.then(|| tempfile::tempdir().unwrap());
         let mut command = Command::new(env!("CARGO_BIN_EXE_limina"));
         command.arg("--mcp-stdio").arg("--manual-clock").args(args);
         // A host under test that tries to connect anywhere but loopback aborts (net/connect.rs).
@@ -44,12 +50,12 @@ impl Client {
             command.arg("--trace-dir").arg(dir.path());
         }
         command.args(own_calibration(args));
-        let mut child = command
+        command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("spawning limina");
+            .stderr(Stdio::inherit());
+        prepare(&mut command);
+        let mut child = command.spawn().expect("spawning limina");
         let stdout = child.stdout.take().unwrap();
         let (tx, rx) = channel();
         std::thread::spawn(move || {
@@ -179,6 +185,11 @@ impl Client {
         result["structuredContent"].clone()
     }
 
+    /// The host's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Closes stdin and waits for the host to exit; returns its exit status code.
     pub fn close(mut self) -> Option<i32> {
         drop(self.stdin.take());
@@ -241,6 +252,7 @@ pub fn in_process_registry(core: &[&str]) -> limina::registry::Registry {
         }),
         tracer: limina::trace::Tracer::new(limina::limits::TRACE_WINDOW),
         rng: limina::realm::Rng::seeded(7),
+        state: limina::state::StateStore::in_memory(),
     };
     let mut registry =
         limina::registry::Registry::new(sandbox, limina::policy::PolicyConfig::default(), realm);
@@ -379,4 +391,19 @@ pub fn serving_host(
         .recv_timeout(REPLY_TIMEOUT)
         .expect("the host logs its address");
     (child, address, traces)
+}
+
+/// A configuration that lets calls run long on the engine (`[limits]` raised), for tests whose
+/// guest must still be running when they cancel it or read its progress (the `slow` guest).
+pub fn long_calls_config() -> String {
+    let path = std::env::temp_dir().join(format!(
+        "limina-test-long-calls-{}.toml",
+        std::process::id()
+    ));
+    std::fs::write(
+        &path,
+        "[limits]\nengineCallMs = 60000\ntimeoutMs = 60000\nfuelPerCall = 1000000000000\n",
+    )
+    .unwrap();
+    path.to_str().unwrap().to_string()
 }

@@ -240,7 +240,12 @@ fn a_query_over_a_history_not_indexed_yet_holds_up_no_other_client() {
         .iter()
         .filter(|e| e.kind == "policy.denied")
         .count();
-    let host = WsHost::start(&["--trace-dir", dir.path().to_str().unwrap()]);
+    let host = WsHost::start(&[
+        "--network-profile",
+        "builder.readWrite",
+        "--trace-dir",
+        dir.path().to_str().unwrap(),
+    ]);
     let mut auditor = host.client("system.readonly", "auditor");
     let mut builder = host.client("builder.readWrite", "builder");
     // Asked at once: the index is being rebuilt, so most of the history is read from the

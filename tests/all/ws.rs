@@ -25,7 +25,12 @@ fn entity_count(c: &mut WsClient) -> usize {
 
 #[test]
 fn two_builders_and_a_player_see_one_world_change_live() {
-    let host = WsHost::start(&[]);
+    let host = WsHost::start(&[
+        "--network-profile",
+        "builder.readWrite",
+        "--network-profile",
+        "player.limited",
+    ]);
     let mut a = host.client("builder.readWrite", "builder-a");
     let mut b = host.client("builder.readWrite", "builder-b");
     let mut p = host.client("player.limited", "player");
@@ -96,7 +101,12 @@ fn two_builders_and_a_player_see_one_world_change_live() {
 
 #[test]
 fn an_area_of_interest_filters_deltas_and_reports_entering_and_leaving() {
-    let host = WsHost::start(&[]);
+    let host = WsHost::start(&[
+        "--network-profile",
+        "builder.readWrite",
+        "--network-profile",
+        "player.limited",
+    ]);
     let mut a = host.client("builder.readWrite", "builder");
     let (far, _) = create(&mut a, [100.0, 0.0, 0.0]);
     let mut watcher = host.client("system.readonly", "watcher");
@@ -152,7 +162,17 @@ fn an_area_of_interest_filters_deltas_and_reports_entering_and_leaving() {
 #[test]
 fn a_cancelled_guest_call_stops_at_once_changes_nothing_and_the_session_goes_on() {
     let packages = guest_packages(&["slow"]);
-    let host = WsHost::start(&["--packages", packages.path().to_str().unwrap()]);
+    let config = crate::support::long_calls_config();
+    let host = WsHost::start(&[
+        "--network-profile",
+        "builder.readWrite",
+        "--network-profile",
+        "player.limited",
+        "--packages",
+        packages.path().to_str().unwrap(),
+        "--config",
+        &config,
+    ]);
     let mut a = host.client("builder.readWrite", "canceller");
     let mut watcher = host.client("system.readonly", "watcher");
     watcher.subscribe(None);
@@ -207,7 +227,14 @@ fn a_guest_sleeping_in_wasi_is_cut_at_its_deadline_while_others_are_served() {
         &repo().join("tests/guests-python/sleepy"),
         &repo().join("target/components/sleepy.wasm"),
     );
-    let host = WsHost::start(&["--packages", packages.path().to_str().unwrap()]);
+    let host = WsHost::start(&[
+        "--network-profile",
+        "builder.readWrite",
+        "--network-profile",
+        "player.limited",
+        "--packages",
+        packages.path().to_str().unwrap(),
+    ]);
     let mut sleeper = host.client("builder.readWrite", "sleeper");
     let mut other = host.client("builder.readWrite", "other");
     let started = Instant::now();
@@ -241,7 +268,12 @@ fn a_guest_sleeping_in_wasi_is_cut_at_its_deadline_while_others_are_served() {
 
 #[test]
 fn a_stalled_subscriber_neither_stalls_others_nor_grows_memory_and_resyncs() {
-    let host = WsHost::start(&[]);
+    let host = WsHost::start(&[
+        "--network-profile",
+        "builder.readWrite",
+        "--network-profile",
+        "player.limited",
+    ]);
     let mut a = host.client("builder.readWrite", "mover");
     let mut b = host.client("system.readonly", "reader");
     let mut stalled = host.client("system.readonly", "stalled");
@@ -297,7 +329,14 @@ fn disconnecting_releases_the_session_seat() {
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("limina.toml");
     std::fs::write(&config, "maxSessions = 1\n").unwrap();
-    let host = WsHost::start(&["--config", config.to_str().unwrap()]);
+    let host = WsHost::start(&[
+        "--network-profile",
+        "builder.readWrite",
+        "--network-profile",
+        "player.limited",
+        "--config",
+        config.to_str().unwrap(),
+    ]);
     let first = host.client("builder.readWrite", "first");
     let mut second = WsClient::connect(&host.url);
     let refused = second.request(
@@ -331,7 +370,12 @@ fn disconnecting_releases_the_session_seat() {
 
 #[test]
 fn bad_frames_get_clear_errors_or_close_codes_and_the_host_keeps_serving() {
-    let host = WsHost::start(&[]);
+    let host = WsHost::start(&[
+        "--network-profile",
+        "builder.readWrite",
+        "--network-profile",
+        "player.limited",
+    ]);
     let mut good = host.client("builder.readWrite", "good");
 
     let mut c = host.client("builder.readWrite", "malformed");
@@ -373,7 +417,17 @@ fn bad_frames_get_clear_errors_or_close_codes_and_the_host_keeps_serving() {
 #[test]
 fn a_flood_past_the_in_flight_cap_is_refused_at_once() {
     let packages = guest_packages(&["slow"]);
-    let host = WsHost::start(&["--packages", packages.path().to_str().unwrap()]);
+    let config = crate::support::long_calls_config();
+    let host = WsHost::start(&[
+        "--network-profile",
+        "builder.readWrite",
+        "--network-profile",
+        "player.limited",
+        "--packages",
+        packages.path().to_str().unwrap(),
+        "--config",
+        &config,
+    ]);
     let mut c = host.client("builder.readWrite", "flooder");
     let slow = c.send_request(
         "tools/call",
@@ -409,7 +463,14 @@ fn the_mcp_subprotocol_tokens_and_origins_are_checked() {
     let dir = tempfile::tempdir().unwrap();
     let token_file = dir.path().join("token");
     std::fs::write(&token_file, "s3cret-token-0123456789\n").unwrap();
-    let host = WsHost::start(&["--auth-token-file", token_file.to_str().unwrap()]);
+    let host = WsHost::start(&[
+        "--network-profile",
+        "builder.readWrite",
+        "--network-profile",
+        "player.limited",
+        "--auth-token-file",
+        token_file.to_str().unwrap(),
+    ]);
     use tungstenite::client::IntoClientRequest;
 
     let request = |auth: Option<&str>, origin: Option<&str>| {
@@ -464,7 +525,12 @@ fn stdio_and_websocket_clients_share_one_world() {
     use std::io::{BufRead, BufReader, Write};
     let (host, stdin, stdout) = WsHost::start_with(
         &["--mcp-stdio", "--mcp-ws"],
-        &["--profile", "builder.readWrite"],
+        &[
+            "--profile",
+            "builder.readWrite",
+            "--network-profile",
+            "system.readonly",
+        ],
     );
     let mut watcher = host.client("system.readonly", "watcher");
     watcher.subscribe(None);
@@ -501,7 +567,17 @@ fn stdio_and_websocket_clients_share_one_world() {
 #[test]
 fn a_guest_reports_progress_to_a_caller_that_asked_for_it() {
     let packages = guest_packages(&["slow"]);
-    let host = WsHost::start(&["--packages", packages.path().to_str().unwrap()]);
+    let config = crate::support::long_calls_config();
+    let host = WsHost::start(&[
+        "--network-profile",
+        "builder.readWrite",
+        "--network-profile",
+        "player.limited",
+        "--packages",
+        packages.path().to_str().unwrap(),
+        "--config",
+        &config,
+    ]);
     let mut c = host.client("builder.readWrite", "progress");
     let reply = c.request(
         "tools/call",

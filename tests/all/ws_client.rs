@@ -59,6 +59,17 @@ impl WsHost {
         c
     }
 
+    /// A connected client that has initialized naming no profile; the initialize reply.
+    pub fn client_default(&self, agent: &str) -> (WsClient, Value) {
+        let mut c = WsClient::connect(&self.url);
+        let reply = c.request(
+            "initialize",
+            json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "ws-test", "version": "0"}, "agentId": agent}),
+        );
+        assert!(reply.get("result").is_some(), "initialize failed: {reply}");
+        (c, reply)
+    }
+
     /// The host's resident memory, in KiB.
     pub fn rss_kib(&self) -> u64 {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();

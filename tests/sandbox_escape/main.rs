@@ -10,9 +10,11 @@ mod local_http;
 
 mod admission;
 mod boundaries;
+mod files;
 mod identity;
 mod limits;
 mod outbound;
 mod read_only;
+mod state;
 mod wat_cases;
 mod wat_guest;

@@ -4,6 +4,7 @@
 //! run and bench commands so that they always see fresh guests. Everything xtask prints goes to
 //! stderr: `cargo xtask run -- --mcp-stdio` must leave stdout to the host's MCP stream.
 
+mod dist;
 mod layout;
 mod tasks;
 
@@ -28,6 +29,8 @@ Commands:
                             (no --workspace when the args pick packages with -p)
   run [-- <limina args>]    setup, build-guests, then `cargo run --quiet -p limina -- <args>`
   bench [-- <cargo args>]   setup, build-guests, then `cargo bench -p limina <cargo args>`
+  dist [-- <cargo args>]    setup, build-guests, then the release host with the core packages
+                            built in, copied to target/dist/limina: one file to install
   encode <module> <out>     encode one core wasm module as a component
   inspect <component.wasm>  print the WIT world a component imports and exports
   help, --help, -h          this text
@@ -79,6 +82,7 @@ fn dispatch(args: Vec<String>) -> Result<ExitCode> {
         "test" => tasks::test(rest),
         "bench" => tasks::bench(rest),
         "run" => tasks::run(rest),
+        "dist" => dist::dist(rest),
         "encode" => match rest {
             [module, output] => {
                 component::encode_if_stale(module.as_ref(), output.as_ref())?;

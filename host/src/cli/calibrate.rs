@@ -7,7 +7,9 @@ use std::process::ExitCode;
 
 /// Builds the registry the flags describe, calibrates it and reports.
 pub fn run(cli: &Cli, runs: usize) -> Result<ExitCode> {
-    let mut registry = super::serve::build_registry(cli)?;
+    // Calibration runs on a scratch world: its trace need not outlive it (and a host serving
+    // the same trace folder may be running).
+    let mut registry = super::serve::build_registry(cli, false)?;
     let (found, skipped) = registry.calibrate(runs);
     println!(
         "{:<32} {:>5} {:>7} {:>10}  tier",

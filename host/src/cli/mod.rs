@@ -4,3 +4,4 @@ pub mod calibrate;
 pub mod pkg;
 pub mod serve;
 pub mod trace;
+pub mod version;

@@ -6,16 +6,19 @@ use anyhow::{Context, Result, bail};
 use limina::config::Config;
 use limina::limits::TRACE_WINDOW;
 use limina::limits::{DEFAULT_HTTP_PORT, DEFAULT_WS_PORT};
+use limina::mcp::edge::{Admission, EdgeLimits, NetworkSettings};
 use limina::mcp::{Clock, Engine, Guard, Listen, Server, ServerConfig, http, ws};
-use limina::packages::{PackageSource, package_dirs};
+use limina::packages::{PackageSource, embedded, package_dirs};
 use limina::realm::{Realm, Rng};
 use limina::registry::Registry;
 use limina::sandbox::{CompileCache, Sandbox};
+use limina::state::StateStore;
 use limina::telemetry::OtlpConfig;
 use limina::trace::Tracer;
 use limina::world::{World, WorldSettings};
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// Starts the host as the flags say and serves until the transport closes.
 pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
@@ -26,12 +29,18 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
         )
     })?;
     limina::log::set_level(level);
+    // A file-size limit (`ulimit -f`) makes a write fail with EFBIG, which the trace handles
+    // (it refuses calls until it can write again), instead of killing the host.
+    // SAFETY: setting a signal's disposition to ignore, before any thread starts.
+    unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
     if !cli.mcp_stdio && !cli.mcp_ws && !cli.mcp_http {
         bail!(
             "choose a transport: `limina --mcp-stdio`, `--mcp-ws`, `--mcp-http`, or several (see `limina --help`)"
         );
     }
     let guard = guard(&cli)?;
+    let config = load_config(&cli)?;
+    let network = config.network.clone();
     let otlp = OtlpConfig::from_env(cli.otlp_endpoint.as_deref()).map_err(anyhow::Error::msg)?;
     if otlp.is_some() {
         // Before any thread starts, so that all of them hold the signals (see telemetry/signals.rs).
@@ -42,8 +51,9 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
         .http_port
         .or(cli.port.filter(|_| !cli.mcp_ws))
         .unwrap_or(DEFAULT_HTTP_PORT);
-    let registry = build_registry(&cli)?;
+    let registry = build_registry_from(&cli, config, true)?;
     let default_profile = cli.profile.clone();
+    let (admission, limits) = admission(&cli, &registry, network, shared_token(&cli)?)?;
 
     let clock = if cli.manual_clock {
         Clock::Manual
@@ -82,6 +92,8 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
         let config = Listen {
             bind,
             guard: guard.clone(),
+            admission: admission.clone(),
+            limits,
         };
         let local = ws::start(config, engine.handle())
             .with_context(|| format!("listening for WebSocket clients on {bind}"))?;
@@ -90,12 +102,24 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
     }
     if cli.mcp_http {
         let bind = SocketAddr::new(cli.bind, http_port);
-        let config = Listen { bind, guard };
-        let local = http::start(config, engine.handle())
+        let config = Listen {
+            bind,
+            guard,
+            admission,
+            limits,
+        };
+        let viewer = limina::viewer::Viewer {
+            profile: cli.viewer_profile.clone(),
+            assets_dir: cli.assets_dir.clone(),
+        };
+        let local = http::start(config, viewer, engine.handle())
             .with_context(|| format!("listening for HTTP clients on {bind}"))?;
         engine.add_listener();
         limina::log::info(&format!(
             "serving MCP Streamable HTTP on http://{local}/mcp"
+        ));
+        limina::log::info(&format!(
+            "the world viewer: open http://{local}/ in a browser"
         ));
     }
     engine.run().context("serving")?;
@@ -107,12 +131,47 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
 }
 
 /// The registry the flags describe: configuration, sandbox, realm, core and extra packages,
-/// the scene, and any stored calibration.
-pub fn build_registry(cli: &Cli) -> Result<Registry> {
-    let config = match &cli.config {
-        Some(path) => Config::load(path).map_err(anyhow::Error::msg)?,
-        None => Config::default(),
-    };
+/// the scene, and any stored calibration. Without `durable_trace` the trace stays in memory.
+pub fn build_registry(cli: &Cli, durable_trace: bool) -> Result<Registry> {
+    build_registry_from(cli, load_config(cli)?, durable_trace)
+}
+
+/// The configuration --config names, or the defaults.
+fn load_config(cli: &Cli) -> Result<Config> {
+    match &cli.config {
+        Some(path) => Config::load(path).map_err(anyhow::Error::msg),
+        None => Ok(Config::default()),
+    }
+}
+
+/// What network clients may take: `--profile`, plus `--network-profile`, `[network]
+/// profiles` and (with --mcp-http) `--viewer-profile`, or what their token names; and the
+/// connection limits.
+fn admission(
+    cli: &Cli,
+    registry: &Registry,
+    network: NetworkSettings,
+    shared_token: Option<String>,
+) -> Result<(Arc<Admission>, EdgeLimits)> {
+    for name in &cli.network_profile {
+        registry
+            .profiles()
+            .get(name)
+            .map_err(anyhow::Error::msg)
+            .context("--network-profile")?;
+    }
+    let mut also = network.profiles;
+    also.extend(cli.network_profile.iter().cloned());
+    if cli.mcp_http {
+        // The browser viewer's own session (read-only unless the operator says otherwise).
+        also.push(cli.viewer_profile.clone());
+    }
+    let admission = Admission::new(&cli.profile, &also, shared_token, network.tokens);
+    Ok((Arc::new(admission), network.limits))
+}
+
+/// The registry the flags and `config` describe.
+fn build_registry_from(cli: &Cli, config: Config, durable_trace: bool) -> Result<Registry> {
     config
         .policy
         .profiles
@@ -134,8 +193,13 @@ pub fn build_registry(cli: &Cli) -> Result<Registry> {
     world.set_assets_dir(cli.assets_dir.clone());
     let realm = Realm {
         world,
-        tracer: open_trace(&trace_dir, cli.trace_dir.is_some(), config.trace)?,
+        tracer: if durable_trace {
+            open_trace(&trace_dir, cli, config.trace, config.trace_durability)?
+        } else {
+            Tracer::new(TRACE_WINDOW)
+        },
         rng: cli.seed.map(Rng::seeded).unwrap_or_else(Rng::from_time),
+        state: StateStore::open(&trace_dir.join("state.sqlite")).map_err(anyhow::Error::msg)?,
     };
     let mut registry = Registry::new(sandbox, config.policy, realm);
     registry.set_limit_overrides(config.package_limits);
@@ -145,21 +209,13 @@ pub fn build_registry(cli: &Cli) -> Result<Registry> {
             .map_err(anyhow::Error::msg)?
             .into_shared(),
     );
+    registry.set_ceilings(config.ceilings);
+    registry.set_files(config.files);
     registry.set_traces_dir(trace_dir);
 
-    let core_dir = cli.core_dir.clone().unwrap_or_else(default_core_dir);
-    let core = package_dirs(&core_dir).with_context(|| {
-        format!(
-            "the core packages were not found in {} — build them with `cargo xtask build-guests` or point --core-dir at them",
-            core_dir.display()
-        )
-    })?;
     // The core must load; a third-party package that cannot is refused (and traced) while
     // the host starts without it.
-    let core = core
-        .iter()
-        .map(|d| PackageSource::read(d))
-        .collect::<Result<Vec<_>>>()?;
+    let core = core_sources(cli.core_dir.clone())?;
     for source in newest_versions(core) {
         let dir = source.dir.clone();
         registry
@@ -233,6 +289,35 @@ fn calibration_file(cache_dir: &std::path::Path) -> Option<PathBuf> {
 /// Who may connect to the socket transports. Binding beyond loopback without a token is
 /// refused: anyone who can reach the port could otherwise act on the world.
 fn guard(cli: &Cli) -> Result<Guard> {
+    if !cli.bind.is_loopback() && cli.auth_token_file.is_none() && !has_tokens(cli) {
+        bail!(
+            "--bind {} is not a loopback address: also pass --auth-token-file FILE (or list `[[network.tokens]]` in --config) so only clients with a token can connect",
+            cli.bind
+        );
+    }
+    if !cli.bind.is_loopback() && cli.mcp_http && cli.allow_origin.is_empty() {
+        bail!(
+            "--bind {} with --mcp-http: also list the browser origins allowed to call it with --allow-origin (e.g. --allow-origin https://app.example); requests from other origins are refused",
+            cli.bind
+        );
+    }
+    if cli.allow_origin.iter().any(|o| o == "null") {
+        limina::log::warn(
+            "--allow-origin null: pages in sandboxed iframes on any website, and pages opened from files, may now connect",
+        );
+    }
+    Ok(Guard {
+        allowed_origins: cli.allow_origin.clone(),
+    })
+}
+
+/// Whether --config lists tokens (read again only when binding beyond loopback).
+fn has_tokens(cli: &Cli) -> bool {
+    load_config(cli).is_ok_and(|c| !c.network.tokens.is_empty())
+}
+
+/// `--auth-token-file`'s token: one every client shares.
+fn shared_token(cli: &Cli) -> Result<Option<String>> {
     let token = match &cli.auth_token_file {
         Some(path) => {
             let text = std::fs::read_to_string(path)
@@ -249,22 +334,7 @@ fn guard(cli: &Cli) -> Result<Guard> {
         }
         None => None,
     };
-    if !cli.bind.is_loopback() && token.is_none() {
-        bail!(
-            "--bind {} is not a loopback address: also pass --auth-token-file FILE so only clients with the token can connect",
-            cli.bind
-        );
-    }
-    if !cli.bind.is_loopback() && cli.mcp_http && cli.allow_origin.is_empty() {
-        bail!(
-            "--bind {} with --mcp-http: also list the browser origins allowed to call it with --allow-origin (e.g. --allow-origin https://app.example); requests from other origins are refused",
-            cli.bind
-        );
-    }
-    Ok(Guard {
-        token,
-        allowed_origins: cli.allow_origin.clone(),
-    })
+    Ok(token)
 }
 
 /// The packages, keeping only the highest version of each name.
@@ -283,22 +353,22 @@ fn newest_versions(sources: impl IntoIterator<Item = PackageSource>) -> Vec<Pack
     newest.into_values().collect()
 }
 
-/// The durable trace in `dir`. When the default folder is already used by another host, the
-/// trace stays in memory (with a warning) rather than refusing to start; an explicit
-/// `--trace-dir` that cannot be used is an error.
+/// The durable trace in `dir`, or with `--ephemeral-trace` one in memory only. A folder that
+/// cannot be used (another host holds it) stops the start: there is no silent memory-only mode.
 fn open_trace(
     dir: &std::path::Path,
-    explicit: bool,
+    cli: &Cli,
     retention: limina::trace::Retention,
+    durability: limina::trace::Durability,
 ) -> Result<Tracer> {
-    match Tracer::open_with(dir, TRACE_WINDOW, retention) {
-        Ok(tracer) => Ok(tracer),
-        Err(e) if !explicit => {
-            limina::log::warn(&format!("{e:#}; keeping this run's trace in memory only"));
-            Ok(Tracer::new(TRACE_WINDOW))
-        }
-        Err(e) => Err(e),
+    if cli.ephemeral_trace {
+        limina::log::warn(
+            "--ephemeral-trace: this run's trace is kept in memory only and is lost when the \
+             host stops",
+        );
+        return Ok(Tracer::new(TRACE_WINDOW));
     }
+    Tracer::open_durable(dir, TRACE_WINDOW, retention, durability)
 }
 
 fn default_trace_dir() -> PathBuf {
@@ -310,9 +380,25 @@ fn default_trace_dir() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("limina-traces"))
 }
 
-/// `$LIMINA_CORE_DIR`, else the folder `cargo xtask build-guests` fills in this checkout.
-fn default_core_dir() -> PathBuf {
-    std::env::var_os("LIMINA_CORE_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../target/core")))
+/// The core packages: read from `--core-dir` or `$LIMINA_CORE_DIR` when one is given (for
+/// working on them), else those built into this binary.
+fn core_sources(flag: Option<PathBuf>) -> Result<Vec<PackageSource>> {
+    let Some(core_dir) = flag.or_else(|| std::env::var_os("LIMINA_CORE_DIR").map(PathBuf::from))
+    else {
+        if let Some(note) = embedded::stale_note() {
+            limina::log::warn(&note);
+        }
+        return embedded::sources();
+    };
+    let core = package_dirs(&core_dir).with_context(|| {
+        format!(
+            "the core packages were not found in {} — build them with `cargo xtask build-guests` or point --core-dir at them",
+            core_dir.display()
+        )
+    })?;
+    limina::log::info(&format!(
+        "core packages from {} (not the ones built in)",
+        core_dir.display()
+    ));
+    core.iter().map(|d| PackageSource::read(d)).collect()
 }

@@ -68,6 +68,10 @@ pub enum Inbound {
         notify: Notify,
         /// The session id its transport gave it (`Mcp-Session-Id` over HTTP).
         transport_session: Option<String>,
+        /// What the edge admitted it with: the profiles and agent it may take at `initialize`.
+        grant: super::edge::Grant,
+        /// Its connection's seat, told when it initializes (WebSocket).
+        ticket: Option<Arc<super::edge::Ticket>>,
     },
     /// One JSON-RPC message from it.
     Message { id: PeerId, text: String },
@@ -82,6 +86,8 @@ pub enum Inbound {
 pub struct EngineHandle {
     tx: Sender<Inbound>,
     wake: Arc<Wake>,
+    /// Why the trace cannot be written, while it cannot (`/readyz`).
+    trace_health: crate::trace::Health,
 }
 
 impl EngineHandle {
@@ -90,6 +96,14 @@ impl EngineHandle {
         let sent = self.tx.send(message).is_ok();
         self.wake.signal();
         sent
+    }
+
+    /// Why the host should not be sent traffic now (the trace cannot be written), if so.
+    pub fn not_ready(&self) -> Option<String> {
+        self.trace_health
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 }
 
@@ -126,6 +140,9 @@ pub struct Engine {
     handle: EngineHandle,
     stdio: Option<StdioSide>,
     workers: Workers,
+    /// `[trace] fsync = "always"`: messages wait here until the batch's events are synced.
+    holding: bool,
+    held: Vec<(PeerId, Value, Kind)>,
 }
 
 /// stdin (read by the engine thread) and stdout (written by it, and by a call's progress
@@ -145,8 +162,10 @@ impl Engine {
         let handle = EngineHandle {
             tx,
             wake: Arc::new(Wake::new()?),
+            trace_health: server.registry().realm().tracer.health(),
         };
         let workers = Workers::start(DETACHED_WORKERS, handle.clone())?;
+        let holding = server.replies_wait_for_sync();
         let mut engine = Engine {
             server,
             peers: HashMap::new(),
@@ -154,6 +173,8 @@ impl Engine {
             handle,
             stdio: None,
             workers,
+            holding,
+            held: Vec::new(),
         };
         if stdio {
             let input = Arc::new(Mutex::new(StdioInput::new(libc::STDIN_FILENO)));
@@ -264,9 +285,13 @@ impl Engine {
                 in_flight,
                 notify,
                 transport_session,
+                grant,
+                ticket,
             } => {
                 let mut conn = Connection::new(cancels, Some(notify));
                 conn.transport_session = transport_session;
+                conn.grant = Some(grant);
+                conn.ticket = ticket;
                 self.peers.insert(id, Peer::new(conn, outbox, in_flight));
             }
             Inbound::Message { id, text } => {
@@ -448,9 +473,41 @@ impl Engine {
         }
     }
 
-    /// Queues `message` for `id`. A full outbox drops a delta (the subscriber resyncs later)
-    /// and disconnects a client that is not reading its replies.
+    /// Queues `message` for `id` — with `[trace] fsync = "always"`, once the batch's events
+    /// are synced ([`Engine::flush`]).
     fn send(&mut self, id: PeerId, message: Value, kind: Kind) {
+        if self.holding {
+            self.held.push((id, message, kind));
+            return;
+        }
+        self.deliver(id, message, kind);
+    }
+
+    /// Lets the held messages go once their events are synced. When the sync failed they
+    /// are not acknowledged: a reply becomes an error saying so, the rest is dropped.
+    fn release_held(&mut self, durable: bool) {
+        for (id, message, kind) in std::mem::take(&mut self.held) {
+            if durable {
+                self.deliver(id, message, kind);
+            } else if let Kind::Reply = kind
+                && let Some(request) = message.get("id")
+            {
+                let error = super::jsonrpc::error(
+                    request.clone(),
+                    -32002,
+                    "capacity_exceeded: the call ran but the trace could not be synced, so it is \
+                     not acknowledged and its effects may not survive a power loss; the host \
+                     refuses recorded calls until the trace can be written again",
+                    None,
+                );
+                self.deliver(id, error, kind);
+            }
+        }
+    }
+
+    /// Queues `message` for `id` now. A full outbox drops a delta (the subscriber resyncs
+    /// later) and disconnects a client that is not reading its replies.
+    fn deliver(&mut self, id: PeerId, message: Value, kind: Kind) {
         let Some(peer) = self.peers.get_mut(&id) else {
             return;
         };
@@ -472,9 +529,13 @@ impl Engine {
         }
     }
 
-    /// Writes stdio's queued messages and the trace's buffered events.
+    /// Writes the trace's unwritten events (synced as `[trace] fsync` says), then lets the
+    /// batch's messages go: held ones to their outboxes, stdio's to stdout.
     fn flush(&mut self) -> io::Result<()> {
-        self.server.flush();
+        let durable = self.server.flush();
+        if !self.held.is_empty() {
+            self.release_held(durable);
+        }
         let Some(stdio) = &self.stdio else {
             return Ok(());
         };

@@ -12,11 +12,15 @@
 //!   state deltas); events carry ids, the stream starts with a priming event and a `retry`
 //!   hint, and `Last-Event-ID` replays what a broken stream missed (the last 256 events).
 //! - `DELETE /mcp` ends the session; an idle session ends by itself.
-//! - Host and Origin are checked against loopback names (403: DNS-rebinding protection) and
-//!   the bearer token when one is configured (401); bodies are capped, header and body reads
-//!   time out, and each session has an in-flight cap.
+//! - Host and Origin are checked against loopback names (403: DNS-rebinding protection;
+//!   `Origin: null` only when allowed) and the bearer token when one is configured (401),
+//!   which with the profiles network clients may take decides what `initialize` may ask for;
+//!   open connections are capped in all and per address (503); bodies are capped, header and
+//!   body reads time out, and each session has an in-flight cap.
 
 use super::cancel::{CancelBoard, cancelled_request};
+use super::edge::gate::{self, Gate};
+use super::edge::{Grant, Transport};
 use super::engine::{EngineHandle, Inbound, PeerId, next_peer_id};
 use super::guard::is_loopback_name;
 use super::jsonrpc;
@@ -26,6 +30,7 @@ use super::session::PROTOCOL_VERSIONS;
 use crate::limits::{
     HTTP_IDLE_SESSION_SECS, MAX_HTTP_BODY_BYTES, MAX_IN_FLIGHT_PER_CONNECTION, SSE_REPLAY_EVENTS,
 };
+use crate::viewer::{self, Viewer};
 use bytes::Bytes;
 use futures_util::{StreamExt, stream};
 use http_body_util::combinators::BoxBody;
@@ -55,10 +60,13 @@ const REPLY_TIMEOUT: Duration = Duration::from_secs(600);
 const RETRY_MS: u64 = 1_000;
 
 /// Binds and serves on a thread of its own; returns the address bound (port 0 picks one).
-pub fn start(config: Listen, engine: EngineHandle) -> std::io::Result<SocketAddr> {
+pub fn start(config: Listen, viewer: Viewer, engine: EngineHandle) -> std::io::Result<SocketAddr> {
     let shared = Arc::new(Shared {
         loopback_only: config.bind.ip().is_loopback(),
+        gate: Gate::new(config.limits),
+        refusing: AtomicUsize::new(0),
         config,
+        viewer,
         engine,
         sessions: Mutex::default(),
     });
@@ -71,6 +79,12 @@ pub fn start(config: Listen, engine: EngineHandle) -> std::io::Result<SocketAddr
 /// What every connection shares.
 struct Shared {
     config: Listen,
+    /// Connection caps (in all and per peer address).
+    gate: Arc<Gate>,
+    /// Refused connections being answered now.
+    refusing: AtomicUsize,
+    /// The browser viewer served at `/`.
+    viewer: Viewer,
     /// Bound to loopback: the Host header must name loopback too.
     loopback_only: bool,
     engine: EngineHandle,
@@ -81,6 +95,9 @@ struct Shared {
 struct HttpSession {
     /// Its `Mcp-Session-Id`, sent once `initialize` is answered.
     id: String,
+    /// What its `initialize` was admitted with: later requests must come with the same
+    /// (another token's holder cannot use it).
+    grant: Grant,
     peer: PeerId,
     cancels: Arc<CancelBoard>,
     in_flight: Arc<AtomicUsize>,
@@ -148,7 +165,7 @@ impl Routes {
 
 async fn accept(listener: TcpListener, shared: Arc<Shared>) {
     loop {
-        let (stream, _) = match listener.accept().await {
+        let (stream, from) = match listener.accept().await {
             Ok(accepted) => accepted,
             Err(e) => {
                 crate::log::warn(&format!("accepting an HTTP connection failed: {e}"));
@@ -157,8 +174,24 @@ async fn accept(listener: TcpListener, shared: Arc<Shared>) {
             }
         };
         let _ = stream.set_nodelay(true);
+        let ticket = match shared.gate.enter(from.ip(), false) {
+            Ok(ticket) => ticket,
+            // A flood past the cap is answered a few at a time; the rest just closed.
+            Err(message) if shared.refusing.load(Ordering::Acquire) < gate::MAX_REFUSING => {
+                let shared = shared.clone();
+                shared.refusing.fetch_add(1, Ordering::AcqRel);
+                tokio::spawn(async move {
+                    gate::refuse(stream, &message).await;
+                    shared.refusing.fetch_sub(1, Ordering::AcqRel);
+                });
+                continue;
+            }
+            Err(_) => continue,
+        };
         let shared = shared.clone();
         tokio::spawn(async move {
+            // The seat is held for as long as the connection is open.
+            let _ticket = ticket;
             let service = service_fn(move |request| {
                 let shared = shared.clone();
                 async move { Ok::<_, Infallible>(handle(shared, request).await) }
@@ -176,8 +209,17 @@ async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Response<Bod
     let path = request.uri().path().to_string();
     match path.as_str() {
         "/healthz" => return text(StatusCode::OK, "ok"),
-        "/readyz" => return text(StatusCode::OK, "ready"),
+        "/readyz" => {
+            return match shared.engine.not_ready() {
+                None => text(StatusCode::OK, "ready"),
+                Some(why) => text(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    &format!("not ready: {why}"),
+                ),
+            };
+        }
         "/mcp" => {}
+        _ if Viewer::serves(&path) => return view(&shared, &request, &path),
         _ => return text(StatusCode::NOT_FOUND, "not found: MCP is served at /mcp"),
     }
     let header = |name: header::HeaderName| {
@@ -202,25 +244,25 @@ async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Response<Bod
         return rpc_error(
             StatusCode::FORBIDDEN,
             -32000,
-            "this Origin is not allowed: pages on loopback may connect; allow others with --allow-origin",
+            "this Origin is not allowed: pages on loopback may connect; allow others with --allow-origin (`null` only with --allow-origin null)",
         );
     }
-    if !shared
+    let grant = match shared
         .config
-        .guard
-        .authorized(header(header::AUTHORIZATION).as_deref())
+        .admission
+        .admit(Transport::Http, header(header::AUTHORIZATION).as_deref())
     {
-        let mut response = rpc_error(
-            StatusCode::UNAUTHORIZED,
-            -32000,
-            "a bearer token is required: send `Authorization: Bearer <token>`",
-        );
-        response.headers_mut().insert(
-            header::WWW_AUTHENTICATE,
-            HeaderValue::from_static("Bearer realm=\"limina\""),
-        );
-        return response;
-    }
+        Ok(Some(grant)) => grant,
+        Ok(None) => unreachable!("HTTP clients always get a grant"),
+        Err(refusal) => {
+            let mut response = rpc_error(StatusCode::UNAUTHORIZED, -32000, refusal.message());
+            response.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Bearer realm=\"limina\""),
+            );
+            return response;
+        }
+    };
     if let Some(version) = header(header::HeaderName::from_static("mcp-protocol-version"))
         && !PROTOCOL_VERSIONS.contains(&version.as_str())
     {
@@ -235,9 +277,9 @@ async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Response<Bod
     }
     let session_id = header(header::HeaderName::from_static("mcp-session-id"));
     match *request.method() {
-        Method::POST => post(shared, request, session_id).await,
-        Method::GET => get(shared, &request, session_id),
-        Method::DELETE => delete(shared, session_id),
+        Method::POST => post(shared, request, session_id, grant).await,
+        Method::GET => get(shared, &request, session_id, &grant),
+        Method::DELETE => delete(shared, session_id, &grant),
         _ => {
             let mut r = text(
                 StatusCode::METHOD_NOT_ALLOWED,
@@ -250,10 +292,81 @@ async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Response<Bod
     }
 }
 
+/// The browser viewer's page and files: the same Host and Origin checks as `/mcp`; glTF
+/// assets (world data) also need the bearer token when one is configured. The page and its
+/// scripts hold no data, so a browser can load them before the user gives it the token.
+fn view(shared: &Shared, request: &Request<Incoming>, path: &str) -> Response<Body> {
+    let header = |name: header::HeaderName| {
+        request
+            .headers()
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+    };
+    if request.method() != Method::GET && request.method() != Method::HEAD {
+        return text(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "the viewer is read with GET",
+        );
+    }
+    if shared.loopback_only && !header(header::HOST).is_some_and(|h| is_loopback_name(&h)) {
+        return text(
+            StatusCode::FORBIDDEN,
+            "the Host header must name this machine's loopback (localhost, 127.0.0.1 or [::1])",
+        );
+    }
+    if !shared
+        .config
+        .guard
+        .origin_allowed(header(header::ORIGIN).as_deref())
+    {
+        return text(StatusCode::FORBIDDEN, "this Origin is not allowed");
+    }
+    if Viewer::is_asset(path)
+        && let Err(refusal) = shared
+            .config
+            .admission
+            .admit(Transport::Http, header(header::AUTHORIZATION).as_deref())
+    {
+        return text(StatusCode::UNAUTHORIZED, refusal.message());
+    }
+    match shared.viewer.file(path) {
+        Ok(file) => {
+            let mut response =
+                Response::new(Full::new(Bytes::from(file.bytes.into_owned())).boxed());
+            let headers = response.headers_mut();
+            headers.insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static(file.content_type),
+            );
+            // The page runs only what this binary serves, and talks only to this server.
+            headers.insert(
+                header::CONTENT_SECURITY_POLICY,
+                HeaderValue::from_static(
+                    "default-src 'self'; img-src 'self' data: blob:; connect-src 'self'; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'",
+                ),
+            );
+            headers.insert(
+                header::X_CONTENT_TYPE_OPTIONS,
+                HeaderValue::from_static("nosniff"),
+            );
+            response
+        }
+        Err(viewer::Missing::NoThree) => text(
+            StatusCode::NOT_FOUND,
+            "three.js was not embedded in this build: run `cargo xtask build-guests` (it installs the pinned npm `three`), then rebuild the host",
+        ),
+        Err(viewer::Missing::NotFound(what)) => {
+            text(StatusCode::NOT_FOUND, &format!("not found: {what}"))
+        }
+    }
+}
+
 async fn post(
     shared: Arc<Shared>,
     request: Request<Incoming>,
     session_id: Option<String>,
+    grant: Grant,
 ) -> Response<Body> {
     let headers = request.headers().clone();
     let content_type = headers
@@ -334,7 +447,7 @@ async fn post(
     let method = message.get("method").and_then(Value::as_str);
     let id = message.get("id").filter(|_| method.is_some()).cloned();
     let session = match (session_id, method) {
-        (None, Some("initialize")) => open_session(&shared),
+        (None, Some("initialize")) => open_session(&shared, grant),
         (None, _) => {
             return rpc_error(
                 StatusCode::BAD_REQUEST,
@@ -342,7 +455,7 @@ async fn post(
                 "missing Mcp-Session-Id: send `initialize` first and echo the id it returns",
             );
         }
-        (Some(sid), _) => match session(&shared, &sid) {
+        (Some(sid), _) => match session(&shared, &sid, &grant) {
             Some(s) => s,
             None => {
                 return rpc_error(
@@ -451,6 +564,7 @@ fn get(
     shared: Arc<Shared>,
     request: &Request<Incoming>,
     session_id: Option<String>,
+    grant: &Grant,
 ) -> Response<Body> {
     let accept = request
         .headers()
@@ -464,7 +578,7 @@ fn get(
             "GET /mcp opens an event stream: send `Accept: text/event-stream`",
         );
     }
-    let Some(session) = session_id.and_then(|sid| session(&shared, &sid)) else {
+    let Some(session) = session_id.and_then(|sid| session(&shared, &sid, grant)) else {
         return rpc_error(
             StatusCode::BAD_REQUEST,
             -32000,
@@ -504,7 +618,7 @@ fn get(
     response
 }
 
-fn delete(shared: Arc<Shared>, session_id: Option<String>) -> Response<Body> {
+fn delete(shared: Arc<Shared>, session_id: Option<String>, grant: &Grant) -> Response<Body> {
     let Some(sid) = session_id else {
         return rpc_error(
             StatusCode::BAD_REQUEST,
@@ -512,7 +626,7 @@ fn delete(shared: Arc<Shared>, session_id: Option<String>) -> Response<Body> {
             "DELETE /mcp needs the Mcp-Session-Id of the session to end",
         );
     };
-    match session(&shared, &sid) {
+    match session(&shared, &sid, grant) {
         Some(session) => {
             end_session(&shared, &session);
             empty(StatusCode::NO_CONTENT)
@@ -522,7 +636,7 @@ fn delete(shared: Arc<Shared>, session_id: Option<String>) -> Response<Body> {
 }
 
 /// A new session: an engine connection whose outbox a router task drains.
-fn open_session(shared: &Arc<Shared>) -> Arc<HttpSession> {
+fn open_session(shared: &Arc<Shared>, grant: Grant) -> Arc<HttpSession> {
     let peer = next_peer_id();
     let (outbox, own, mut queue, close) = outbox::socket();
     let cancels = Arc::new(CancelBoard::default());
@@ -530,6 +644,7 @@ fn open_session(shared: &Arc<Shared>) -> Arc<HttpSession> {
     let id = format!("{:032x}", random_u128());
     let session = Arc::new(HttpSession {
         id: id.clone(),
+        grant: grant.clone(),
         peer,
         cancels: cancels.clone(),
         in_flight: in_flight.clone(),
@@ -545,6 +660,8 @@ fn open_session(shared: &Arc<Shared>) -> Arc<HttpSession> {
             let _ = own.try_send(message.to_string());
         }),
         transport_session: Some(id),
+        grant,
+        ticket: None,
     });
     let router = session.clone();
     let shared_for_close = shared.clone();
@@ -566,12 +683,14 @@ fn open_session(shared: &Arc<Shared>) -> Arc<HttpSession> {
     session
 }
 
-fn session(shared: &Shared, id: &str) -> Option<Arc<HttpSession>> {
+/// The session `id` names, if the request was admitted as it was.
+fn session(shared: &Shared, id: &str, grant: &Grant) -> Option<Arc<HttpSession>> {
     shared
         .sessions
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .get(id)
+        .filter(|s| s.grant == *grant)
         .cloned()
 }
 

@@ -2,6 +2,7 @@
 //! served on a thread of its own by a single-threaded tokio runtime (sockets are I/O-bound;
 //! the engine does the work).
 
+use super::edge::{Admission, EdgeLimits};
 use super::guard::Guard;
 use std::future::Future;
 use std::net::SocketAddr;
@@ -12,6 +13,10 @@ use tokio::net::TcpListener;
 pub struct Listen {
     pub bind: SocketAddr,
     pub guard: Guard,
+    /// Tokens, identities and the profiles network clients may take.
+    pub admission: std::sync::Arc<Admission>,
+    /// Connection caps, deadlines and the budget for unfinished messages.
+    pub limits: EdgeLimits,
 }
 
 /// Binds `bind` and runs `serve` on the listener on a thread named `name`; returns the

@@ -6,6 +6,7 @@
 mod aoi;
 mod cancel;
 mod clock;
+pub mod edge;
 pub mod engine;
 mod guard;
 pub mod http;

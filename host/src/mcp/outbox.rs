@@ -36,12 +36,17 @@ pub struct CloseSignal {
 }
 
 impl CloseSignal {
-    /// Requests the close (the first reason wins).
+    /// Requests the close (the first reason wins). The log gets the whole reason; the close
+    /// frame at most 123 bytes of it (a control frame's limit).
     pub fn close(&self, code: u16, reason: &str) {
         let mut slot = self.reason.lock().unwrap_or_else(|e| e.into_inner());
         if slot.is_none() {
             crate::log::warn(&format!("closing a connection ({code}): {reason}"));
-            *slot = Some((code, reason.to_string()));
+            let mut end = reason.len().min(123);
+            while !reason.is_char_boundary(end) {
+                end -= 1;
+            }
+            *slot = Some((code, reason[..end].to_string()));
         }
         self.notify.notify_one();
     }

@@ -61,6 +61,11 @@ pub struct Connection {
     /// The session id its transport gave it (`Mcp-Session-Id` over HTTP), which telemetry
     /// reports as `mcp.session.id` in place of the MCP session's own.
     pub transport_session: Option<String>,
+    /// Over the network: the profiles and agent the edge lets it take (`None`: stdio, no
+    /// ceiling).
+    pub grant: Option<super::edge::Grant>,
+    /// Its connection's seat, told once a session is bound.
+    pub ticket: Option<std::sync::Arc<super::edge::Ticket>>,
 }
 
 /// What handling a message gave.
@@ -228,11 +233,19 @@ impl Server {
         }
     }
 
-    /// Writes buffered trace events out; transports call it when no input is waiting.
-    pub fn flush(&mut self) {
-        if let Err(e) = self.registry.realm_mut().tracer.flush() {
-            crate::log::error(&format!("writing the trace failed: {e:#}"));
-        }
+    /// Writes what the trace has not written yet and syncs as `[trace] fsync` says;
+    /// transports call it when no input is waiting, before the batch's replies leave. While
+    /// the trace cannot be written it also tries whether it can again (traffic or not). False
+    /// when the batch's events are not durable (the trace logs why, once).
+    pub fn flush(&mut self) -> bool {
+        let tracer = &mut self.registry.realm_mut().tracer;
+        let _ = tracer.accepting();
+        tracer.flush().is_ok()
+    }
+
+    /// Whether replies must wait for [`Server::flush`] (`[trace] fsync = "always"`).
+    pub fn replies_wait_for_sync(&self) -> bool {
+        self.registry.realm().tracer.syncs_every_batch()
     }
 
     /// Ends a connection's session (transport closed).
@@ -305,6 +318,14 @@ impl Server {
     }
 
     fn initialize(&mut self, conn: &mut Connection, params: &Value) -> Result<Value, RpcError> {
+        let mut params = params.clone();
+        if let Some(grant) = &conn.grant
+            && let Err(reason) = grant.apply(&mut params)
+        {
+            self.registry.refuse_admission(&params, &reason);
+            return Err(RpcError::new(jsonrpc::NOT_INITIALIZED, reason));
+        }
+        let params = &params;
         let session = Session::bind(
             params,
             self.registry.profiles(),
@@ -334,6 +355,9 @@ impl Server {
         ));
         conn.seen_generation = self.registry.generation();
         conn.session = Some(session);
+        if let Some(ticket) = &conn.ticket {
+            ticket.initialized();
+        }
         Ok(reply)
     }
 

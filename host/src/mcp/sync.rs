@@ -7,7 +7,7 @@
 use super::aoi::{Aoi, SpatialGrid, inside};
 use super::jsonrpc;
 use super::server::{Connection, RpcError, Server, not_initialized};
-use crate::world::{ChangeSet, EntityState, entity_id};
+use crate::world::{ChangeSet, EntityState, World, entity_id};
 use serde_json::{Value, json};
 use std::collections::HashSet;
 use std::time::Instant;
@@ -16,6 +16,9 @@ use std::time::Instant;
 #[derive(Debug, Default)]
 pub struct Subscription {
     pub aoi: Option<Aoi>,
+    /// Asked for `detail`: entities as a renderer draws them (shape, size, material, tags)
+    /// and the scene-wide parts (lighting, panels, agents), for the browser viewer.
+    pub detail: bool,
     /// Entities this subscriber has been told about and not told are gone.
     visible: HashSet<u64>,
     /// Since when deltas could not be queued (the client is behind); it gets a fresh snapshot
@@ -44,6 +47,17 @@ fn entity_json(state: &EntityState) -> Value {
     json!({"id": state.id, "pos": t.position, "rot": t.rotation, "scale": t.scale})
 }
 
+/// An entity as `subscription` asked to see it.
+fn entity_for(world: &World, subscription: &Subscription, state: &EntityState) -> Value {
+    if subscription.detail {
+        world
+            .entity_view(state.number)
+            .unwrap_or_else(|| entity_json(state))
+    } else {
+        entity_json(state)
+    }
+}
+
 impl Server {
     /// `state/subscribe {aoi?}`: queues the snapshot, answers `{ok, tick}`.
     pub(super) fn subscribe(
@@ -57,8 +71,19 @@ impl Server {
             None => conn.declared_aoi,
         };
         self.build_index();
+        let detail = match params.get("detail") {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(b)) => *b,
+            Some(other) => {
+                return Err(RpcError::new(
+                    jsonrpc::INVALID_PARAMS,
+                    format!("`detail` must be a boolean, got {other}"),
+                ));
+            }
+        };
         let mut subscription = Subscription {
             aoi,
+            detail,
             ..Subscription::default()
         };
         let snapshot = self.snapshot(&mut subscription);
@@ -91,7 +116,7 @@ impl Server {
         let changes: Vec<Value> = entered
             .iter()
             .filter_map(|n| world.entity_state(*n))
-            .map(|s| entity_json(&s))
+            .map(|s| entity_for(world, subscription, &s))
             .collect();
         let removed: Vec<String> = left.iter().map(|&n| entity_id(n)).collect();
         subscription.visible = now;
@@ -143,12 +168,13 @@ impl Server {
             WorldUpdate::Replaced => return Some(self.snapshot(subscription)),
             WorldUpdate::Changes(changes) => changes,
         };
+        let world = &self.registry().realm().world;
         let mut out = Vec::new();
         let mut removed = Vec::new();
         for state in &changes.changed {
             if inside(subscription.aoi.as_ref(), state.transform.position) {
                 subscription.visible.insert(state.number);
-                out.push(entity_json(state));
+                out.push(entity_for(world, subscription, state));
             } else if subscription.visible.remove(&state.number) {
                 removed.push(state.id.clone());
             }
@@ -158,18 +184,20 @@ impl Server {
                 removed.push(entity_id(*number));
             }
         }
-        if out.is_empty() && removed.is_empty() {
+        let scene = changes.scene && subscription.detail;
+        if out.is_empty() && removed.is_empty() && !scene {
             return None;
         }
-        Some(jsonrpc::notification(
-            "state/delta",
-            json!({
-                "tick": self.registry().realm().world.tick(),
-                "causedBy": caused_by,
-                "changes": out,
-                "removed": removed,
-            }),
-        ))
+        let mut delta = json!({
+            "tick": world.tick(),
+            "causedBy": caused_by,
+            "changes": out,
+            "removed": removed,
+        });
+        if scene {
+            delta["scene"] = world.scene_view();
+        }
+        Some(jsonrpc::notification("state/delta", delta))
     }
 
     /// A `state/snapshot` of what `subscription` may see; it now sees exactly that.
@@ -187,13 +215,14 @@ impl Server {
         let entities: Vec<Value> = numbers
             .iter()
             .filter_map(|n| world.entity_state(*n))
-            .map(|s| entity_json(&s))
+            .map(|s| entity_for(world, subscription, &s))
             .collect();
         subscription.visible = numbers.into_iter().collect();
-        jsonrpc::notification(
-            "state/snapshot",
-            json!({"tick": world.tick(), "entities": entities}),
-        )
+        let mut snapshot = json!({"tick": world.tick(), "entities": entities});
+        if subscription.detail {
+            snapshot["scene"] = world.scene_view();
+        }
+        jsonrpc::notification("state/snapshot", snapshot)
     }
 
     /// Builds the index from the world when it is missing or describes another world value.

@@ -44,6 +44,10 @@ fn work(rx: &Mutex<Receiver<(PeerId, Box<DetachedCall>)>>, engine: &EngineHandle
         }),
         tracer: Tracer::new(16),
         rng: Rng::seeded(0),
+        // Packages holding a state grant never run here (see `crate::state`).
+        state: crate::state::StateStore::unavailable(
+            "a package's state is only reachable from calls that run on the engine",
+        ),
     });
     loop {
         let job = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();

@@ -1,21 +1,26 @@
 //! `limina --mcp-ws`: MCP over WebSocket, one JSON-RPC message per text frame, one session
 //! per connection, many connections on the engine's one world. A connection is a small state
-//! machine: handshake (subprotocol `mcp`, bearer token when configured, Origin check), then a
-//! reader that hands text frames to the engine and a writer that drains the bounded outbox.
-//! It never touches the registry.
+//! machine: a seat at the edge's gate (connection caps), the handshake (subprotocol `mcp`,
+//! Origin check, bearer token when configured, which decides what the client may take), then a
+//! reader that hands text messages to the engine — its bytes metered on the way (see
+//! `edge::meter`), its first message and every unfinished one on a deadline — and a writer that
+//! drains the bounded outbox. It never touches the registry.
 
 use super::cancel::{CancelBoard, cancelled_request};
+use super::edge::gate::{self, Gate, Ticket};
+use super::edge::meter::{Metered, Pool, Signals};
+use super::edge::{EdgeLimits, Grant, Transport};
 use super::engine::{EngineHandle, Inbound, PeerId, next_peer_id};
 use super::jsonrpc;
 use super::listener::{self, Listen};
 use super::outbox::{self, CloseSignal};
-use crate::limits::{MAX_IN_FLIGHT_PER_CONNECTION, MAX_WS_MESSAGE_BYTES};
+use crate::limits::{MAX_IN_FLIGHT_PER_CONNECTION, MAX_WS_MESSAGE_BYTES, WS_READ_BUFFER_BYTES};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::Value;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::handshake::server::{ErrorResponse, Request, Response};
@@ -30,16 +35,53 @@ const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// Binds and serves on a thread of its own; returns the address bound (port 0 picks one).
 pub fn start(config: Listen, engine: EngineHandle) -> std::io::Result<SocketAddr> {
     let bind = config.bind;
-    listener::spawn("ws", bind, move |l| accept(l, Arc::new(config), engine))
+    let edge = Arc::new(Edge {
+        gate: Gate::new(config.limits),
+        pool: Pool::new(config.limits.max_pending_frame_bytes),
+        refusing: AtomicUsize::new(0),
+        config,
+    });
+    listener::spawn("ws", bind, move |l| accept(l, edge, engine))
 }
 
-async fn accept(listener: TcpListener, config: Arc<Listen>, engine: EngineHandle) {
+/// What every connection of the listener shares.
+struct Edge {
+    config: Listen,
+    gate: Arc<Gate>,
+    /// Bytes held in unfinished messages, all connections together.
+    pool: Arc<Pool>,
+    /// Refused connections being answered now.
+    refusing: AtomicUsize,
+}
+
+async fn accept(listener: TcpListener, edge: Arc<Edge>, engine: EngineHandle) {
     loop {
         match listener.accept().await {
             Ok((stream, from)) => {
                 let _ = stream.set_nodelay(true);
-                let id = next_peer_id();
-                tokio::spawn(connection(stream, from, id, config.clone(), engine.clone()));
+                match edge.gate.enter(from.ip(), true) {
+                    Ok(ticket) => {
+                        let id = next_peer_id();
+                        tokio::spawn(connection(
+                            stream,
+                            from,
+                            id,
+                            ticket,
+                            edge.clone(),
+                            engine.clone(),
+                        ));
+                    }
+                    // A flood past the cap is answered a few at a time; the rest just closed.
+                    Err(message) if edge.refusing.load(Ordering::Acquire) < gate::MAX_REFUSING => {
+                        let edge = edge.clone();
+                        edge.refusing.fetch_add(1, Ordering::AcqRel);
+                        tokio::spawn(async move {
+                            gate::refuse(stream, &message).await;
+                            edge.refusing.fetch_sub(1, Ordering::AcqRel);
+                        });
+                    }
+                    Err(_) => drop(stream),
+                }
             }
             Err(e) => {
                 // Out of file descriptors and the like: back off instead of spinning.
@@ -54,14 +96,20 @@ async fn connection(
     stream: TcpStream,
     from: SocketAddr,
     id: PeerId,
-    config: Arc<Listen>,
+    ticket: Ticket,
+    edge: Arc<Edge>,
     engine: EngineHandle,
 ) {
     let ws_config = WebSocketConfig::default()
         .max_message_size(Some(MAX_WS_MESSAGE_BYTES))
-        .max_frame_size(Some(MAX_WS_MESSAGE_BYTES));
+        .max_frame_size(Some(MAX_WS_MESSAGE_BYTES))
+        .read_buffer_size(WS_READ_BUFFER_BYTES);
+    let (stream, meter) = Metered::new(stream, edge.pool.clone());
+    let mut grant = None;
     #[allow(clippy::result_large_err)] // the handshake's own error type
-    let check = |request: &Request, response: Response| handshake(&config, request, response);
+    let check = |request: &Request, response: Response| {
+        handshake(&edge.config, request, response, &mut grant)
+    };
     let ws = match tokio::time::timeout(
         HANDSHAKE_TIMEOUT,
         tokio_tungstenite::accept_hdr_async_with_config(stream, check, Some(ws_config)),
@@ -78,6 +126,10 @@ async fn connection(
             return;
         }
     };
+    let Some(grant) = grant else { return };
+    let opened = Instant::now();
+    let limits = edge.config.limits;
+    let ticket = Arc::new(ticket);
     crate::log::debug(&format!("WebSocket connection {id} from {from}"));
     let (mut sink, mut frames) = ws.split();
     let (outbox, own, mut queue, close) = outbox::socket();
@@ -94,6 +146,8 @@ async fn connection(
             let _ = progress.try_send(message.to_string());
         }),
         transport_session: None,
+        grant,
+        ticket: Some(ticket.clone()),
     });
 
     let closing = close.clone();
@@ -114,9 +168,31 @@ async fn connection(
         }
     });
 
-    while let Some(frame) = frames.next().await {
+    let mut spoken = false;
+    loop {
+        let wait = next_check(&limits, spoken, opened, &meter);
+        let frame = tokio::select! {
+            biased;
+            (code, reason) = meter.refused() => {
+                close.close(code, &reason);
+                break;
+            }
+            frame = tokio::time::timeout(wait, frames.next()) => frame,
+        };
+        let frame = match frame {
+            Ok(Some(frame)) => frame,
+            Ok(None) => break,
+            Err(_) => {
+                if let Some(reason) = overdue(&limits, spoken, opened, &meter) {
+                    close.close(1008, &reason);
+                    break;
+                }
+                continue;
+            }
+        };
         match frame {
             Ok(Message::Text(text)) => {
+                spoken = true;
                 read_text(
                     text.as_str(),
                     id,
@@ -139,10 +215,12 @@ async fn connection(
             Err(WsError::Capacity(e)) => {
                 close.close(
                     1009,
-                    &format!(
-                        "message too big ({e}); at most {MAX_WS_MESSAGE_BYTES} bytes per message"
-                    ),
+                    &format!("message too big ({e}); at most {MAX_WS_MESSAGE_BYTES} bytes"),
                 );
+                break;
+            }
+            Err(WsError::Utf8(e)) => {
+                close.close(1007, &format!("a text frame is not valid UTF-8 ({e})"));
                 break;
             }
             Err(e) => {
@@ -155,6 +233,40 @@ async fn connection(
     engine.send(Inbound::Close { id });
     // Let the writer send a close frame it was asked for; it ends once the engine lets go.
     let _ = tokio::time::timeout(Duration::from_secs(2), writer).await;
+}
+
+/// How long the reader may wait for a frame before looking at its deadlines again.
+fn next_check(limits: &EdgeLimits, spoken: bool, opened: Instant, meter: &Signals) -> Duration {
+    // A message may start arriving while the reader waits: look again often enough.
+    let mut wait = (limits.frame_read / 4).min(Duration::from_secs(1));
+    if !spoken {
+        wait = wait.min(limits.first_message.saturating_sub(opened.elapsed()));
+    }
+    if let Some(age) = meter.message_age() {
+        wait = wait.min(limits.frame_read.saturating_sub(age));
+    }
+    wait.max(Duration::from_millis(5))
+}
+
+/// Why the connection is closed now, if a deadline passed: no first message in time, or a
+/// message that stopped arriving.
+fn overdue(limits: &EdgeLimits, spoken: bool, opened: Instant, meter: &Signals) -> Option<String> {
+    if meter
+        .message_age()
+        .is_some_and(|age| age >= limits.frame_read)
+    {
+        return Some(format!(
+            "a message did not finish arriving within {} ms (`[network] frameReadMs`)",
+            limits.frame_read.as_millis()
+        ));
+    }
+    if !spoken && opened.elapsed() >= limits.first_message {
+        return Some(format!(
+            "no message within {} ms of connecting (`[network] firstMessageMs`)",
+            limits.first_message.as_millis()
+        ));
+    }
+    None
 }
 
 /// One text frame: cancellations take effect at once; past the in-flight cap a request is
@@ -202,33 +314,38 @@ fn read_text(
     }
 }
 
-/// Accepts the `mcp` subprotocol, checks the bearer token and the Origin.
+/// Accepts the `mcp` subprotocol, checks the Origin and the bearer token; `grant` is what
+/// the client was admitted with.
 #[allow(clippy::result_large_err)] // the handshake's own error type
 fn handshake(
     config: &Listen,
     request: &Request,
     mut response: Response,
+    grant: &mut Option<Grant>,
 ) -> Result<Response, ErrorResponse> {
     let header = |name: &str| request.headers().get(name).and_then(|v| v.to_str().ok());
-    if !config.guard.authorized(header("authorization")) {
-        let mut refusal = refuse(
-            http::StatusCode::UNAUTHORIZED,
-            "a bearer token is required: send `Authorization: Bearer <token>`",
-        );
-        refusal.headers_mut().insert(
-            "www-authenticate",
-            HeaderValue::from_static("Bearer realm=\"limina\""),
-        );
-        return Err(refusal);
-    }
     if !config.guard.origin_allowed(header("origin")) {
         return Err(refuse(
             http::StatusCode::FORBIDDEN,
             &format!(
-                "origin `{}` is not allowed: pages on loopback may connect; allow others with --allow-origin",
+                "origin `{}` is not allowed: pages on loopback may connect; allow others with --allow-origin (`null` only with --allow-origin null)",
                 header("origin").unwrap_or_default()
             ),
         ));
+    }
+    match config
+        .admission
+        .admit(Transport::WebSocket, header("authorization"))
+    {
+        Ok(admitted) => *grant = admitted,
+        Err(refusal) => {
+            let mut response = refuse(http::StatusCode::UNAUTHORIZED, refusal.message());
+            response.headers_mut().insert(
+                "www-authenticate",
+                HeaderValue::from_static("Bearer realm=\"limina\""),
+            );
+            return Err(response);
+        }
     }
     let offers_mcp =
         header("sec-websocket-protocol").is_some_and(|v| v.split(',').any(|p| p.trim() == "mcp"));

@@ -2,6 +2,7 @@
 //! third-party packages load through the same path.
 
 mod attestation;
+pub mod embedded;
 mod manifest;
 pub mod watch;
 
@@ -14,9 +15,12 @@ use std::path::{Path, PathBuf};
 /// A package read from disk, not yet compiled or admitted.
 #[derive(Debug, Clone)]
 pub struct PackageSource {
+    /// The folder it was read from (`<embedded>/<folder>` for a core package built in).
     pub dir: PathBuf,
     pub manifest: Manifest,
     pub component: Vec<u8>,
+    /// Built into the binary ([`embedded`]): there is no folder to read it again from.
+    pub embedded: bool,
 }
 
 impl PackageSource {
@@ -39,6 +43,7 @@ impl PackageSource {
             dir: dir.to_path_buf(),
             manifest,
             component,
+            embedded: false,
         })
     }
 }

@@ -10,7 +10,9 @@ mod quota;
 mod tier;
 
 pub use budget::{Budget, BudgetDimension, BudgetLimits, BudgetUsage};
-pub use engine::{CallRequest, PackageFacts, PolicyConfig, PolicyEngine, Tally, Verdict};
+pub use engine::{
+    CallRequest, PackageFacts, PolicyConfig, PolicyEngine, PolicyMark, Tally, Verdict,
+};
 pub use permissions::{Permission, Permissions};
 pub use profiles::{DEFAULT_PROFILE, Profile, Profiles};
 pub use quota::{QuotaRule, QuotaSnapshot};

@@ -45,6 +45,10 @@ pub struct QuotaSnapshot {
 pub struct Quotas {
     rules: Vec<QuotaRule>,
     windows: HashMap<String, VecDeque<u64>>,
+    /// Calls counted so far, and the quota the last one was counted against: what
+    /// [`Quotas::unhit_since`] takes back.
+    hits: u64,
+    last_hit: Option<String>,
 }
 
 impl Quotas {
@@ -52,7 +56,25 @@ impl Quotas {
         Quotas {
             rules,
             windows: HashMap::new(),
+            hits: 0,
+            last_hit: None,
         }
+    }
+
+    /// Calls counted so far (a mark for [`Quotas::unhit_since`]).
+    pub fn hits(&self) -> u64 {
+        self.hits
+    }
+
+    /// Takes back the call counted since `mark` (a call decides once, so at most one).
+    pub fn unhit_since(&mut self, mark: u64) {
+        if self.hits > mark
+            && let Some(key) = &self.last_hit
+            && let Some(window) = self.windows.get_mut(key)
+        {
+            window.pop_back();
+        }
+        self.hits = mark;
     }
 
     /// The first rule matching `skill`, with its current state at `now_ms`.
@@ -86,6 +108,10 @@ impl Quotas {
             .entry(snapshot.key.clone())
             .or_default()
             .push_back(now_ms);
+        self.hits += 1;
+        if self.last_hit.as_deref() != Some(snapshot.key.as_str()) {
+            self.last_hit = Some(snapshot.key.clone());
+        }
         snapshot.used += 1;
         snapshot.remaining = snapshot.remaining.saturating_sub(1);
     }

@@ -42,6 +42,8 @@ impl Registry {
             world: live.world.emptied(),
             tracer: Tracer::new(TRACE_WINDOW),
             rng: Rng::seeded(0),
+            // Calibration's calls must not touch the packages' real state.
+            state: crate::state::StateStore::in_memory(),
         }));
         let mut guests: Vec<(String, Handler, Value)> = Vec::new();
         let mut skipped = Vec::new();

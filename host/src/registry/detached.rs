@@ -1,6 +1,6 @@
-//! Calls that run away from the engine. A package that declares no capability (dice, rules,
-//! names, terrain) cannot touch the world: every world import it reaches is refused by its
-//! grants. So the engine decides its call (resolve, validate, policy — traced in arrival
+//! Calls that run away from the engine. A package that declares no capability and holds no
+//! state (dice, rules, names, terrain) cannot touch the world: every world import it reaches
+//! is refused by its grants. So the engine decides its call (resolve, validate, policy — traced in arrival
 //! order, as always), hands its instance to a worker thread, and goes on serving others. The
 //! worker runs it in a scratch realm: an empty world, a random stream seeded from the host's
 //! (so seeded hosts replay the same rolls) and a scratch trace. The engine completes the call
@@ -141,15 +141,21 @@ impl Registry {
         input: Value,
         control: CallControl,
     ) -> Invocation {
-        if !self.detachable(name) {
+        // While the trace cannot be written, the engine answers what it may (reads) itself.
+        if !self.detachable(name) || !self.trace_accepting() {
             return Invocation::Done(self.invoke_with(caller, name, input, control));
         }
         let started = Instant::now();
         let mut events = Vec::new();
+        let mark = self.policy.mark(&caller.session_id, name);
         let prepared = self.under(control, |r| {
             r.decide(caller, name, input, Authority::Session, &mut events)
                 .and_then(|decided| r.detach(caller, name, decided))
         });
+        // The decision is written before the call leaves: it is what a reply will name.
+        if let Err(refused) = self.record_detaching(mark) {
+            return Invocation::Done(Response::of(Err(refused), started, Vec::new()));
+        }
         match prepared {
             Ok((decided, work)) => {
                 let (package, ran) = match &work {
@@ -177,8 +183,22 @@ impl Registry {
         }
     }
 
-    /// Finishes a detached call on the engine: charge, output check, trace.
+    /// Finishes a detached call on the engine: charge, output check, trace — kept only once
+    /// its events are written, else undone and refused.
     pub fn complete(&mut self, ran: RanCall) -> Response {
+        let started = ran.call.started;
+        let mark = self
+            .policy
+            .mark(&ran.call.caller.session_id, &ran.call.name);
+        let response = self.complete_unrecorded(ran);
+        match self.record_detaching(mark) {
+            Ok(()) => response,
+            Err(refused) => Response::of(Err(refused), started, Vec::new()),
+        }
+    }
+
+    /// [`Registry::complete`] before its events are written.
+    fn complete_unrecorded(&mut self, ran: RanCall) -> Response {
         let RanCall {
             call,
             outcome,
@@ -271,19 +291,18 @@ impl Registry {
         self.finish(*call, output, cpu_before)
     }
 
-    /// A guest skill whose package declares no capability, or a built-in that only reads the
-    /// history; and that no hook wraps.
+    /// A guest skill whose package declares no capability and holds no state, or a built-in
+    /// that only reads the history; and that no hook wraps.
     fn detachable(&self, name: &str) -> bool {
         let Some(skill) = self.skills.get(name) else {
             return false;
         };
         let away = match skill.handler {
-            Handler::Guest(package) => self.packages[package]
-                .manifest
-                .capabilities
-                .iter()
-                .next()
-                .is_none(),
+            // State commits and rolls back with the world, on the engine (`crate::state`).
+            Handler::Guest(package) => {
+                let manifest = &self.packages[package].manifest;
+                manifest.capabilities.iter().next().is_none() && manifest.grants.state.is_none()
+            }
             Handler::Builtin(builtin) => builtin.reads_history_only(),
         };
         away && !self.host_hooks.iter().any(|h| covers(&h.skills, name))
@@ -301,7 +320,10 @@ impl Registry {
     ) -> Result<(Decided, Work), Failure> {
         let work = match decided.handler {
             Handler::Guest(package) => {
-                let prep = self.prepare_guest(caller, package, name, &decided.decision_id)?;
+                let mut prep = self.prepare_guest(caller, package, name, &decided.decision_id)?;
+                // Off the engine nobody waits for it: its package's own deadline holds.
+                prep.info.timeout_ms = self.packages[package].limits.timeout_ms;
+                prep.deadline_by_engine = false;
                 Work::Guest {
                     prep,
                     text: decided.input.to_string(),

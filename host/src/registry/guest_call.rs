@@ -4,11 +4,14 @@
 
 use super::load::HOST_SESSION;
 use super::{Caller, ErrorCode, Failure, Registry};
+use crate::files::{FileAccess, WriteQuota};
 use crate::limits::FUEL_PER_MS;
 use crate::policy::Budget;
 use crate::realm::Realm;
 use crate::sandbox::bindings::SkillError;
 use crate::sandbox::{CallFailure, CallInfo, CallOutcome, GuestInstance};
+use crate::state::Usage;
+use std::path::Path;
 use std::sync::Arc;
 
 /// What to run inside the instance.
@@ -23,6 +26,8 @@ pub(crate) struct GuestPrep {
     pub(crate) info: CallInfo,
     fuel_cut_by_budget: bool,
     memory_cut_by_budget: bool,
+    /// Its deadline is the engine's (`[limits] engineCallMs`), shorter than its package's.
+    pub(super) deadline_by_engine: bool,
     /// The host's own call: charged to no session.
     hosted: bool,
     cpu_ms_left: Option<f64>,
@@ -62,9 +67,10 @@ impl Registry {
         let instance = match self.instances.remove(&key) {
             Some(instance) => instance,
             None => {
+                let files = self.file_access(package, caller);
                 let p = &self.packages[package];
                 p.compiled
-                    .instantiate(&p.manifest.name, &limits)
+                    .instantiate_with(&p.manifest.name, &limits, files)
                     .map_err(|e| {
                         Failure::new(
                             ErrorCode::HandlerError,
@@ -101,21 +107,70 @@ impl Registry {
             grants,
             fuel,
             memory_limit_bytes: memory,
-            timeout_ms: limits.timeout_ms,
+            // Calls on the engine hold everyone: the engine's short deadline (a detached call
+            // gets its package's own back, see `detach`).
+            timeout_ms: self.ceilings.engine_deadline(limits.timeout_ms),
             tick: self.realm().world.tick(),
             cancel: self.control.cancel.clone(),
             progress: self.control.progress.clone(),
             reach,
+            state_quota: self.state_quota(package),
         };
         Ok(GuestPrep {
             key,
             instance,
             info,
+            deadline_by_engine: self.ceilings.engine_deadline(limits.timeout_ms)
+                < limits.timeout_ms,
             fuel_cut_by_budget: budget_fuel.is_some_and(|b| b < limits.fuel_per_call),
             memory_cut_by_budget: memory < limits.memory_bytes,
             hosted,
             cpu_ms_left,
             memory,
+        })
+    }
+
+    /// The volumes `caller`'s instance of `package` mounts: each declared volume the host
+    /// gives now (writable only where both say so), as far as the session's permissions allow,
+    /// under the package's write quota (one per package, shared by its instances).
+    fn file_access(&mut self, package: usize, caller: &Caller) -> FileAccess {
+        let manifest = &self.packages[package].manifest;
+        if manifest.grants.files.is_empty() {
+            return FileAccess::default();
+        }
+        let given = self.host_grants.given(&manifest.name);
+        let granted: Vec<(String, bool)> = manifest
+            .grants
+            .files
+            .iter()
+            .filter_map(|d| {
+                let g = given.volume(&d.volume)?;
+                Some((d.volume.clone(), d.write && g.write))
+            })
+            .collect();
+        let limit = self.files.write_bytes;
+        let quota = self
+            .file_quotas
+            .entry(manifest.name.clone())
+            .or_insert_with(|| WriteQuota::new(limit))
+            .clone();
+        let host = &self.host_grants;
+        FileAccess::new(
+            &granted,
+            |volume| host.volume_dir(volume).map(Path::to_path_buf),
+            caller.permissions,
+            quota,
+        )
+    }
+
+    /// The state quota of `package`: what it declares, within what the host gives now.
+    fn state_quota(&self, package: usize) -> Option<Usage> {
+        let manifest = &self.packages[package].manifest;
+        let declared = manifest.grants.state?;
+        let given = self.host_grants.given(&manifest.name).state?;
+        Some(Usage {
+            keys: declared.keys.min(given.keys),
+            bytes: declared.bytes.min(given.bytes),
         })
     }
 
@@ -171,6 +226,7 @@ impl Registry {
             // A trapped instance may be inconsistent: never run it again.
             Err(failure) => Err(from_sandbox(
                 failure,
+                prep.deadline_by_engine,
                 prep.fuel_cut_by_budget,
                 prep.memory_cut_by_budget,
             )),
@@ -225,7 +281,12 @@ fn from_guest(e: SkillError) -> Failure {
     }
 }
 
-fn from_sandbox(failure: CallFailure, fuel_by_budget: bool, memory_by_budget: bool) -> Failure {
+fn from_sandbox(
+    failure: CallFailure,
+    deadline_by_engine: bool,
+    fuel_by_budget: bool,
+    memory_by_budget: bool,
+) -> Failure {
     let undone = "nothing it did to the world was kept";
     let message = match failure {
         CallFailure::OutOfFuel { fuel } if fuel_by_budget => format!(
@@ -234,6 +295,12 @@ fn from_sandbox(failure: CallFailure, fuel_by_budget: bool, memory_by_budget: bo
         CallFailure::OutOfFuel { fuel } => {
             format!("the call used up its fuel allotment ({fuel} units) and was stopped; {undone}")
         }
+        CallFailure::Timeout { timeout_ms } if deadline_by_engine => format!(
+            "the call ran past the {timeout_ms} ms the host gives a call that can touch the \
+             world (it runs on the engine, where every client and the physics tick wait for it; \
+             `[limits] engineCallMs`) and was stopped; {undone}. Slow work belongs in a package \
+             without world capabilities, which runs off the engine"
+        ),
         CallFailure::Timeout { timeout_ms } => {
             format!("the call ran past its {timeout_ms} ms deadline and was stopped; {undone}")
         }

@@ -119,6 +119,9 @@ impl Registry {
             .get(&name)
             .copied()
             .unwrap_or(source.manifest.limits);
+        self.ceilings
+            .check(&name, &limits)
+            .map_err(anyhow::Error::msg)?;
         let compiled = match precompiled {
             Some(c) => c,
             None => self.sandbox.compile_for(
@@ -145,6 +148,7 @@ impl Registry {
         let package = Package {
             content_hash: content_hash(&source.component),
             dir: source.dir,
+            embedded: source.embedded,
             manifest: source.manifest,
             limits,
             compiled,

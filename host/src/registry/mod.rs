@@ -7,6 +7,7 @@ mod calibrate;
 mod calibration_store;
 mod decision;
 mod detached;
+mod durable;
 mod guest_call;
 mod hooks;
 pub(crate) mod latency;
@@ -99,6 +100,8 @@ pub struct Package {
     pub limits: PackageLimits,
     /// The folder it was loaded from (reloads read it again).
     pub dir: std::path::PathBuf,
+    /// Built into the binary: it cannot be reloaded from a folder.
+    pub embedded: bool,
     compiled: CompiledPackage,
     hooks: Vec<hooks::GuestHook>,
 }
@@ -122,6 +125,12 @@ pub struct Registry {
     host_grants: Arc<crate::grants::HostGrants>,
     /// How outbound names are resolved (`--resolve` pins, then the system).
     resolver: Arc<dyn crate::net::Resolver>,
+    /// What no package's limits may exceed, and the engine's call deadline.
+    ceilings: crate::ceilings::Ceilings,
+    /// How much each package may write into its volumes (`[files]`).
+    files: crate::files::FilesConfig,
+    /// Each package's write quota, shared by its instances, by package name.
+    file_quotas: HashMap<String, crate::files::WriteQuota>,
     /// Where `trace.export` may write.
     traces_dir: Option<std::path::PathBuf>,
     /// What `dev.reload data` re-reads.
@@ -183,6 +192,9 @@ impl Registry {
             limit_overrides: BTreeMap::new(),
             host_grants: Default::default(),
             resolver: crate::net::HostResolver::default().into_shared(),
+            ceilings: Default::default(),
+            files: Default::default(),
+            file_quotas: HashMap::new(),
             traces_dir: None,
             config_path: None,
             scene_file: None,
@@ -218,6 +230,14 @@ impl Registry {
     /// loaded later that declares more is refused (`package.overclaim`).
     pub fn set_host_grants(&mut self, grants: crate::grants::HostGrants) {
         self.host_grants = Arc::new(grants);
+        // An instance's volumes are mounted when it is made: the next call makes a new one.
+        self.instances.clear();
+    }
+
+    /// How much each package may write into its volumes (`[files]`); quotas already counting
+    /// keep what they counted.
+    pub fn set_files(&mut self, files: crate::files::FilesConfig) {
+        self.files = files;
     }
 
     /// How the names of outbound requests are resolved (the seam tests fill).
@@ -228,6 +248,12 @@ impl Registry {
     /// What the host gives each package.
     pub fn host_grants(&self) -> &Arc<crate::grants::HostGrants> {
         &self.host_grants
+    }
+
+    /// The ceilings on package limits and the engine's call deadline (`[limits]`); packages
+    /// loaded from now on are held to them.
+    pub fn set_ceilings(&mut self, ceilings: crate::ceilings::Ceilings) {
+        self.ceilings = ceilings;
     }
 
     /// The folder `trace.export` writes into.
@@ -389,6 +415,34 @@ impl Registry {
                 verdict.rule, verdict.reason
             ))
         }
+    }
+
+    /// A session the network edge refused at `initialize` (a profile or agent beyond what the
+    /// client was admitted with), traced as `session.admission.denied` with what it asked for.
+    pub fn refuse_admission(&mut self, params: &serde_json::Value, reason: &str) {
+        let asked = |key: &str| params.get(key).and_then(serde_json::Value::as_str);
+        let actor = asked("agentId")
+            .unwrap_or("anonymous")
+            .chars()
+            .take(128)
+            .collect();
+        let thread = asked("sessionId")
+            .unwrap_or("unbound")
+            .chars()
+            .take(128)
+            .collect();
+        self.realm_mut().tracer.emit(crate::trace::NewEvent {
+            kind: "session.admission.denied".into(),
+            actor_id: actor,
+            thread_id: thread,
+            parent_event_id: None,
+            caused_by: vec![],
+            payload: serde_json::json!({
+                "profile": asked("profile"),
+                "agentId": asked("agentId"),
+                "reason": reason,
+            }),
+        });
     }
 
     /// Revokes a package: its skills are denied (`revoked`) from the next call on and it cannot

@@ -60,11 +60,15 @@ impl Registry {
         authority: Authority,
     ) -> Response {
         let started = Instant::now();
+        let recording = match self.open_record(caller, name) {
+            Ok(recording) => recording,
+            Err(refused) => return Response::of(Err(refused), started, Vec::new()),
+        };
         let mut events = Vec::new();
         let result = self.under(control, |r| {
             r.run(caller, name, input, authority, &mut events, started)
         });
-        Response::of(result, started, events)
+        self.close_record(recording, result, started, events)
     }
 
     /// Runs `f` as one call under `control`: its cancel and progress in reach of the
@@ -89,8 +93,10 @@ impl Registry {
         started: Instant,
     ) -> Result<Value, Failure> {
         let decided = self.decide(caller, name, input, authority, events)?;
-        // 4. hooks and handler, as one transaction on the world
-        self.realm_mut().world.begin();
+        // 4. hooks and handler, as one transaction on the world and the packages' state
+        let realm = self.realm_mut();
+        realm.world.begin();
+        realm.state.begin();
         let cpu_before = self.guest_cpu_ms;
         let result = self.hooks_and_handler(
             caller,
@@ -102,9 +108,20 @@ impl Registry {
         );
         self.record_latency(name, started, cpu_before, &result);
         let realm = self.realm_mut();
-        match &result {
-            Ok(_) => realm.world.commit(),
-            Err(_) => realm.world.rollback(),
+        // State is written first, durably: if that fails, the call fails and the world's
+        // changes go with it. A success's world changes are kept once its events are written
+        // (`close_record`).
+        let result = match result {
+            Ok(done) => realm.state.commit().map(|()| done).map_err(|e| {
+                Failure::new(ErrorCode::HandlerError, format!("{e}; the call was undone"))
+            }),
+            Err(failure) => {
+                realm.state.rollback();
+                Err(failure)
+            }
+        };
+        if result.is_err() {
+            realm.world.rollback();
         }
         self.record_outcome(
             caller,

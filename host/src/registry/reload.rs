@@ -47,12 +47,17 @@ impl Registry {
 
     /// Re-reads and reloads the named package from its folder (compiled on this thread).
     pub fn reload_package(&mut self, caller: &Caller, package: &str) -> Result<Vec<String>> {
-        let dir = self
+        let (dir, embedded) = self
             .packages
             .iter()
             .find(|p| p.manifest.name == package)
-            .map(|p| p.dir.clone())
+            .map(|p| (p.dir.clone(), p.embedded))
             .ok_or_else(|| anyhow!("no package named `{package}` is loaded"))?;
+        if embedded {
+            bail!(
+                "package `{package}` is built into this binary, so there is no folder to reload it from; to work on a core package, start the host with --core-dir target/core and rebuild with `cargo xtask build-guests`"
+            );
+        }
         let source = PackageSource::read(&dir)?;
         if source.manifest.name != package {
             bail!(
@@ -82,6 +87,8 @@ impl Registry {
         self.policy.reconfigure(config.policy);
         self.set_limit_overrides(config.package_limits);
         self.set_host_grants(config.grants);
+        self.set_ceilings(config.ceilings);
+        self.set_files(config.files);
         // The tier thresholds may have moved.
         self.refresh_tiers();
         self.generation += 1;

@@ -118,5 +118,6 @@ fn add_imports(linker: &mut Linker<GuestState>) -> Result<()> {
     wit::agents::add_to_linker::<GuestState, D>(linker, |s| s)?;
     wit::ui::add_to_linker::<GuestState, D>(linker, |s| s)?;
     wit::audio::add_to_linker::<GuestState, D>(linker, |s| s)?;
+    wit::state::add_to_linker::<GuestState, D>(linker, |s| s)?;
     Ok(())
 }

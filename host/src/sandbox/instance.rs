@@ -7,6 +7,8 @@ use super::bindings::{
 use super::interrupt::{Cancel, Cut, Interrupt};
 use super::limiter::{MemoryLimiter, Refused};
 use super::wasi::GuestWasi;
+use super::wasi_files::FileGuard;
+use crate::files::FileAccess;
 use crate::limits::PackageLimits;
 use crate::policy::Permissions;
 use crate::realm::Realm;
@@ -23,6 +25,8 @@ pub struct GuestState {
     pub(super) call: Option<ActiveCall>,
     /// Made on the guest's first WASI call; Rust guests never make one.
     pub(super) wasi: Option<Box<GuestWasi>>,
+    /// The package's volumes as this instance may reach them, and what it wrote.
+    pub(super) files: FileGuard,
     /// The deadline and cancellation of what runs now (a call, or start-up and describe).
     pub(super) interrupt: Interrupt,
     /// Outbound HTTP of the call in progress (packages with network grants).
@@ -67,6 +71,8 @@ pub struct CallInfo {
     pub progress: Option<ProgressSink>,
     /// What the package may reach outside the world (`None`: it declares no grants).
     pub reach: Option<Arc<super::Reach>>,
+    /// The package's state quota, when it holds a `state` grant.
+    pub state_quota: Option<crate::state::Usage>,
 }
 
 /// Why a call was cut short by the sandbox. The instance is discarded after any of them.
@@ -131,8 +137,19 @@ impl CompiledPackage {
         instance.compiled == self.id
     }
 
-    /// A fresh instance under `limits`. A start function that runs away is stopped by fuel.
+    /// A fresh instance under `limits`, with no volumes. A start function that runs away is
+    /// stopped by fuel.
     pub fn instantiate(&self, package: &str, limits: &PackageLimits) -> Result<GuestInstance> {
+        self.instantiate_with(package, limits, FileAccess::default())
+    }
+
+    /// [`CompiledPackage::instantiate`] with the volumes `files` mounts.
+    pub fn instantiate_with(
+        &self,
+        package: &str,
+        limits: &PackageLimits,
+        files: FileAccess,
+    ) -> Result<GuestInstance> {
         let engine = self.pre.engine();
         let mut store = Store::new(
             engine,
@@ -141,6 +158,7 @@ impl CompiledPackage {
                 package: package.into(),
                 call: None,
                 wasi: None,
+                files: FileGuard::new(files),
                 interrupt: Interrupt::new(limits.timeout_ms, Cancel::default()),
                 net: Default::default(),
             },
@@ -279,6 +297,7 @@ impl GuestInstance {
             secrets_refused: false,
         });
         let raw = call(&self.bindings, &mut self.store, &ctx, &skill);
+        self.store.data_mut().record_file_writes();
         let active = self
             .store
             .data_mut()

@@ -15,6 +15,7 @@ mod precheck;
 mod reach;
 mod wasi;
 mod wasi_env;
+mod wasi_files;
 mod wasi_sleep;
 
 pub use cache::{CompileCache, content_hash};

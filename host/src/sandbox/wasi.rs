@@ -1,6 +1,7 @@
 //! WASI preview 2 for guests that other languages' toolchains build (componentize-py, C
-//! through wasi-libc, …): every interface is linked, nothing is granted. No preopened
-//! directories, no environment variables, no arguments, stdin closed, sockets refused; the
+//! through wasi-libc, …): every interface is linked, nothing is granted but the package's
+//! volumes (`crate::files`, guarded by `wasi_files.rs`). No other directories, no environment
+//! variables, no arguments, stdin closed, sockets refused; the
 //! wall and monotonic clocks and randomness work. What the guest writes to stdout and stderr
 //! is captured and handed out after each call as log lines, on the host's stderr and to the
 //! calling client.
@@ -10,6 +11,7 @@
 
 use super::instance::GuestState;
 use super::wasi_sleep::GuestClock;
+use crate::files::FileAccess;
 use crate::limits::{
     MAX_GUEST_LOG_LINE_CHARS, MAX_GUEST_LOG_LINES_PER_CALL, MAX_GUEST_STDIO_BYTES,
 };
@@ -22,14 +24,15 @@ use wasmtime::component::{Linker, ResourceTable};
 use wasmtime_wasi::cli::{IsTerminal, StdoutStream};
 use wasmtime_wasi::p2::bindings::sync::LinkOptions;
 use wasmtime_wasi::p2::{OutputStream, Pollable, StreamResult};
-use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
+use wasmtime_wasi::{FsPerms, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
 /// Links every WASI preview 2 interface (synchronous bindings). What a guest may actually do
 /// through them is decided by the context [`GuestWasi::new`] builds.
 pub(super) fn add_to_linker(linker: &mut Linker<GuestState>) -> Result<()> {
     wasmtime_wasi::p2::add_to_linker_with_options_sync(linker, &LinkOptions::default())?;
     super::wasi_sleep::shadow_clock_subscriptions(linker)?;
-    super::wasi_env::shadow_environment(linker)
+    super::wasi_env::shadow_environment(linker)?;
+    super::wasi_files::shadow_files(linker)
 }
 
 /// Adds `wasi:http` (types and the outgoing handler) for packages with network grants; every
@@ -41,10 +44,25 @@ pub(super) fn add_http_to_linker(linker: &mut Linker<GuestState>) -> Result<()> 
 impl GuestState {
     /// The guest's monotonic clock (making its WASI context if it has none yet).
     pub(super) fn guest_clock(&mut self) -> GuestClock {
-        self.wasi
-            .get_or_insert_with(|| Box::new(GuestWasi::new()))
-            .clock
+        self.wasi_parts();
+        self.wasi.as_ref().expect("made just now").clock
     }
+
+    /// The WASI context and resource table (making them on first use, with the instance's
+    /// volumes mounted).
+    pub(super) fn wasi_parts(&mut self) -> (&mut WasiCtx, &mut ResourceTable) {
+        parts(&mut self.wasi, &self.files.access)
+    }
+}
+
+/// The context and table of `wasi`, made with `files`' volumes if there is none yet (apart
+/// from [`GuestState`], so its other fields stay free to borrow).
+pub(super) fn parts<'a>(
+    wasi: &'a mut Option<Box<GuestWasi>>,
+    files: &FileAccess,
+) -> (&'a mut WasiCtx, &'a mut ResourceTable) {
+    let wasi = wasi.get_or_insert_with(|| Box::new(GuestWasi::new(files)));
+    (&mut wasi.ctx, &mut wasi.table)
 }
 
 /// One instance's WASI state: the context that grants nothing, its resource table, and the
@@ -59,15 +77,36 @@ pub(super) struct GuestWasi {
 }
 
 impl GuestWasi {
-    /// A context with no directories, environment, arguments or network, stdin closed, and
-    /// stdout and stderr captured.
-    fn new() -> Self {
+    /// A context with the instance's volumes and nothing else: no other directories, no
+    /// environment, arguments or network, stdin closed, and stdout and stderr captured.
+    fn new(files: &FileAccess) -> Self {
         let stdout = CapturedOutput::default();
         let stderr = CapturedOutput::default();
         let clock = GuestClock {
             base: std::time::Instant::now(),
         };
-        let ctx = WasiCtxBuilder::new()
+        let mut builder = WasiCtxBuilder::new();
+        // File operations run on the calling thread (the engine's or a worker's): there is no
+        // async runtime to hand them to, and a call's deadline bounds them like any other.
+        builder.allow_blocking_current_thread(true);
+        for mount in &files.mounts {
+            let perms = if mount.writable {
+                FsPerms::ReadWrite
+            } else {
+                FsPerms::ReadOnly
+            };
+            if let Err(e) = builder.preopened_dir(&mount.dir, format!("/{}", mount.volume), perms) {
+                crate::log::write(
+                    Level::Warn,
+                    &format!(
+                        "volume `{}` ({}) could not be opened and is not mounted: {e:#}",
+                        mount.volume,
+                        mount.dir.display()
+                    ),
+                );
+            }
+        }
+        let ctx = builder
             .monotonic_clock(clock)
             .stdout(stdout.clone())
             .stderr(stderr.clone())
@@ -122,17 +161,16 @@ impl GuestWasi {
 
 impl WasiView for GuestState {
     fn ctx(&mut self) -> WasiCtxView<'_> {
-        let wasi = self.wasi.get_or_insert_with(|| Box::new(GuestWasi::new()));
-        WasiCtxView {
-            ctx: &mut wasi.ctx,
-            table: &mut wasi.table,
-        }
+        let (ctx, table) = self.wasi_parts();
+        WasiCtxView { ctx, table }
     }
 }
 
 impl wasmtime_wasi_http::WasiHttpView for GuestState {
     fn http(&mut self) -> wasmtime_wasi_http::WasiHttpCtxView<'_> {
-        let wasi = self.wasi.get_or_insert_with(|| Box::new(GuestWasi::new()));
+        let wasi = self
+            .wasi
+            .get_or_insert_with(|| Box::new(GuestWasi::new(&self.files.access)));
         wasmtime_wasi_http::WasiHttpCtxView {
             ctx: &mut wasi.http,
             table: &mut wasi.table,
@@ -238,7 +276,7 @@ mod tests {
         use wasmtime_wasi::p2::bindings::sockets::tcp_create_socket::Host as _;
         use wasmtime_wasi::p2::bindings::sync::sockets::udp_create_socket::Host as _;
 
-        let mut wasi = GuestWasi::new();
+        let mut wasi = GuestWasi::new(&FileAccess::default());
         let GuestWasi { ctx, table, .. } = &mut wasi;
         let mut sockets = wasmtime_wasi::sockets::WasiSocketsCtxView {
             ctx: ctx.sockets(),
@@ -264,7 +302,7 @@ mod tests {
 
     #[test]
     fn captured_output_keeps_lines_up_to_the_bound_and_counts_the_rest() {
-        let wasi = GuestWasi::new();
+        let wasi = GuestWasi::new(&FileAccess::default());
         wasi.stdout.append(b"first\nsecond\n\n");
         wasi.stderr.append(b"oops");
         let mut lines = Vec::new();

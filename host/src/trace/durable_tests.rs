@@ -154,16 +154,23 @@ fn damage_before_a_torn_line_refuses_to_open_and_keeps_the_file() {
 }
 
 #[test]
-fn a_locked_trace_file_is_refused_with_its_name_and_the_flag_to_change() {
+fn a_locked_trace_folder_is_refused_naming_it_the_holder_and_the_flags_to_change() {
     let dir = tempfile::tempdir().unwrap();
     let path = trace_path(&dir);
     let _holder = Tracer::open(&path, 4).unwrap();
     let err = Tracer::open(&path, 4).err().unwrap().to_string();
     assert!(
-        err.contains(&path.join(SEGMENTS_DIR).display().to_string()),
+        err.contains(&format!("trace folder {} is in use", path.display())),
         "{err}"
     );
-    assert!(err.contains("pass a different --trace-dir"), "{err}");
+    assert!(
+        err.contains(&format!("process {}", std::process::id())),
+        "{err}"
+    );
+    assert!(
+        err.contains("pass a different --trace-dir") && err.contains("--ephemeral-trace"),
+        "{err}"
+    );
 }
 
 #[test]

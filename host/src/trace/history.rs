@@ -73,11 +73,9 @@ impl Tracer {
     /// The history as it stands, to export on any thread: the segments as they are (flushed),
     /// or a copy of the window of an in-memory trace; up to the newest event so far.
     pub fn export_snapshot(&mut self) -> Export {
-        let source = match &mut self.store {
-            Some(store) => {
-                let _ = store.flush();
-                Source::Segments(store.segments())
-            }
+        let _ = self.commit();
+        let source = match &self.store {
+            Some(store) => Source::Segments(store.segments()),
             None => Source::Window(self.window.iter().cloned().collect()),
         };
         Export {

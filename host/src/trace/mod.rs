@@ -3,6 +3,8 @@
 //! hot queries and, when opened on a folder, appends every event to durable JSONL segments
 //! that an index beside them makes quick to query.
 
+pub mod disk;
+mod durability;
 mod event;
 mod history;
 mod index;
@@ -12,12 +14,13 @@ mod store;
 pub mod synthetic;
 mod verify;
 
+pub use durability::{Durability, Fsync, OnWriteFailure};
 pub use event::{Event, Integrity, canonical_json, seq_of_id};
 pub use history::{ExportNameError, ExportRange, check_export_name};
 pub use index::{DECISION_KINDS, DecisionQuery, DecisionSummary};
 pub use reading::{History, HistorySnapshot};
 pub use segments::SEGMENTS_DIR;
-pub use store::Retention;
+pub use store::{Health, Retention};
 pub use verify::{ChainBreak, VerifyError, VerifyReport, verify_dir, verify_file, verify_reader};
 
 use index::Index;
@@ -55,7 +58,14 @@ pub struct Tracer {
     index: Option<Index>,
     /// The newest event the indexer was told about, and when.
     notified: (u64, Instant),
+    /// The newest event written to the store, and its hash: where the chain goes back to when
+    /// a write fails (events never written are never chained).
+    written: (u64, Option<String>),
 }
+
+/// An id handed out for an event that was not recorded because the trace cannot be written
+/// (only reads are served then, and they record nothing).
+pub const UNRECORDED: &str = "evt_unrecorded";
 
 impl Tracer {
     /// A tracer keeping at most `window_cap` recent events in memory, and nothing on disk.
@@ -73,6 +83,7 @@ impl Tracer {
                     .checked_sub(NOTIFY_EVERY)
                     .unwrap_or_else(Instant::now),
             ),
+            written: (0, None),
         }
     }
 
@@ -91,21 +102,43 @@ impl Tracer {
         window_cap: usize,
         retention: Retention,
     ) -> anyhow::Result<Tracer> {
-        Tracer::open_inner(dir, window_cap, retention, true)
+        Tracer::open_durable(dir, window_cap, retention, Durability::default())
     }
 
-    fn open_inner(
+    /// [`Tracer::open_with`] with the given sync and write-failure settings.
+    pub fn open_durable(
         dir: &Path,
         window_cap: usize,
         retention: Retention,
+        durability: Durability,
+    ) -> anyhow::Result<Tracer> {
+        Tracer::open_on(
+            dir,
+            window_cap,
+            retention,
+            durability,
+            std::sync::Arc::new(disk::RealDisk),
+            true,
+        )
+    }
+
+    /// A durable tracer whose writes go through `disk` (tests pass one that fails); without
+    /// `indexed`, no index is kept beside it.
+    pub fn open_on(
+        dir: &Path,
+        window_cap: usize,
+        retention: Retention,
+        durability: Durability,
+        disk: std::sync::Arc<dyn disk::Disk>,
         indexed: bool,
     ) -> anyhow::Result<Tracer> {
         let segments = dir.join(SEGMENTS_DIR);
-        let (store, resume) = Store::open(&segments, retention)?;
+        let (store, resume) = Store::open(&segments, retention, durability, disk)?;
         let mut tracer = Tracer::new(window_cap);
         if let Some(resume) = resume {
             tracer.seq = resume.seq;
             tracer.last_hash = Some(resume.hash);
+            tracer.written = (tracer.seq, tracer.last_hash.clone());
         }
         if indexed {
             tracer.index = match Index::open(dir, &segments, store.first_kept()) {
@@ -123,11 +156,16 @@ impl Tracer {
         Ok(tracer)
     }
 
-    /// Appends an event and returns its id. Durable writes are buffered until [`flush`];
-    /// a write failure is logged and reported by the next flush.
+    /// Appends an event and returns its id. It is written by the next [`commit`] (at the end
+    /// of the call) or [`flush`]. While the trace cannot be written nothing is chained and the
+    /// id is [`UNRECORDED`].
     ///
+    /// [`commit`]: Tracer::commit
     /// [`flush`]: Tracer::flush
     pub fn emit(&mut self, new: NewEvent) -> String {
+        if self.store.as_ref().is_some_and(|s| s.outage().is_some()) {
+            return UNRECORDED.to_string();
+        }
         self.seq += 1;
         let event = Event::seal(self.seq, new, self.last_hash.take());
         self.last_hash = Some(event.integrity.hash.clone());
@@ -145,22 +183,92 @@ impl Tracer {
         id
     }
 
-    /// Writes buffered events to the file; called once per message batch so writes are
-    /// batched. Does nothing for an in-memory tracer.
-    pub fn flush(&mut self) -> anyhow::Result<()> {
-        let flushed = match &mut self.store {
-            Some(store) => store.flush(),
-            None => Ok(()),
+    /// Writes the events emitted since the last write to the file: a call's, before it is
+    /// answered. On a failure none of them is kept — the chain goes back to the last written
+    /// event — and the cause is returned (the trace is then in an outage until
+    /// [`Tracer::accepting`] finds writing works again). Always Ok for an in-memory tracer.
+    pub fn commit(&mut self) -> Result<(), String> {
+        let Some(store) = &mut self.store else {
+            return Ok(());
         };
+        match store.write() {
+            Ok(()) => {
+                self.written = (self.seq, self.last_hash.clone());
+                Ok(())
+            }
+            Err((cause, written)) => {
+                if let Some(written) = written {
+                    self.written = (written.seq, Some(written.hash));
+                }
+                self.forget_unwritten();
+                Err(cause)
+            }
+        }
+    }
+
+    /// Ok when events can be recorded; in an outage, tries whether writing works again (at
+    /// most every `TRACE_RETRY_MS`) and gives the cause while it does not.
+    pub fn accepting(&mut self) -> Result<(), String> {
+        match &mut self.store {
+            Some(store) => store.try_resume(),
+            None => Ok(()),
+        }
+    }
+
+    /// Lets the next [`Tracer::accepting`] try at once (tests; the host waits
+    /// `TRACE_RETRY_MS` between tries).
+    pub fn retry_now(&mut self) {
+        if let Some(store) = &mut self.store {
+            store.retry_now();
+        }
+    }
+
+    /// Why the trace cannot be written, shared for `/readyz` (never set for an in-memory
+    /// tracer).
+    pub fn health(&self) -> Health {
+        self.store.as_ref().map(|s| s.health()).unwrap_or_default()
+    }
+
+    /// Whether replies must wait for [`Tracer::flush`] to sync the events they name
+    /// (`[trace] fsync = "always"`).
+    pub fn syncs_every_batch(&self) -> bool {
+        self.store.as_ref().is_some_and(|s| s.syncs_every_batch())
+    }
+
+    /// The chain back to the last written event: what was emitted since is forgotten.
+    fn forget_unwritten(&mut self) {
+        let (seq, hash) = self.written.clone();
+        while self
+            .window
+            .back()
+            .is_some_and(|e| e.seq().is_none_or(|s| s > seq))
+        {
+            self.window.pop_back();
+        }
+        self.seq = seq;
+        self.last_hash = hash;
+    }
+
+    /// Writes what is still unwritten (events emitted outside calls) and syncs as `[trace]
+    /// fsync` says; called once per message batch, before its replies leave. Does nothing for
+    /// an in-memory tracer.
+    pub fn flush(&mut self) -> anyhow::Result<()> {
+        let mut flushed = self.commit().map_err(anyhow::Error::msg);
+        if let Some(store) = &mut self.store {
+            if flushed.is_ok() {
+                flushed = store.sync_due().map_err(anyhow::Error::msg);
+            }
+            store.housekeeping();
+        }
         self.forget_removed();
         // Wake the indexer only when there is something new for it (a batch of pings writes
         // nothing), and at most once a millisecond under load; it also looks on its own.
         if let Some(index) = &self.index
-            && self.notified.0 != self.seq
+            && self.notified.0 != self.written.0
             && self.notified.1.elapsed() >= NOTIFY_EVERY
         {
             index.reader.notify();
-            self.notified = (self.seq, Instant::now());
+            self.notified = (self.written.0, Instant::now());
         }
         flushed
     }
@@ -197,6 +305,8 @@ impl Tracer {
 
 #[cfg(test)]
 mod durable_tests;
+#[cfg(test)]
+mod faults_tests;
 #[cfg(test)]
 mod history_tests;
 #[cfg(test)]

@@ -60,12 +60,10 @@ impl HistorySnapshot {
 impl Tracer {
     /// The history as this tracer holds it, for reading on the engine.
     pub fn history(&mut self) -> History<'_> {
-        let (segments, kept) = match &mut self.store {
-            Some(store) => {
-                // What is older than the window may still sit in the write buffer.
-                let _ = store.flush();
-                (store.segments(), store.first_kept_seq())
-            }
+        // Events emitted outside calls may not be written yet.
+        let _ = self.commit();
+        let (segments, kept) = match &self.store {
+            Some(store) => (store.segments(), store.first_kept_seq()),
             None => (Vec::new(), 1),
         };
         let window_start = self.first_kept();

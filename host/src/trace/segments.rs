@@ -5,8 +5,8 @@
 
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
-use std::fs::{self, File, OpenOptions};
-use std::io::{BufRead, BufReader, Write};
+use std::fs::{self, File};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 /// The folder inside `--trace-dir` that holds the segments.
@@ -128,24 +128,34 @@ pub fn last_cut(dir: &Path) -> Result<Option<Cut>> {
     Ok(last)
 }
 
-/// Appends `cut` to the record and syncs it, before any segment is removed.
-pub fn record_cut(dir: &Path, cut: &Cut) -> Result<()> {
+/// Appends `cut` to the record and syncs it, before any segment is removed. A line torn by
+/// an earlier failed write is ended first, so it cannot swallow this one.
+pub fn record_cut(disk: &dyn super::disk::Disk, dir: &Path, cut: &Cut) -> Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
     let path = dir.join(CUT_FILE);
-    let mut file = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    let mut line = serde_json::to_vec(cut)?;
+    let mut line = Vec::new();
+    if let Ok(mut file) = File::open(&path)
+        && file.metadata()?.len() > 0
+    {
+        let mut last = [0u8];
+        file.seek(SeekFrom::End(-1))?;
+        file.read_exact(&mut last)?;
+        if last[0] != b'\n' {
+            line.push(b'\n');
+        }
+    }
+    serde_json::to_writer(&mut line, cut)?;
     line.push(b'\n');
-    file.write_all(&line)?;
-    file.sync_all()?;
+    disk.append_synced(&path, &line)
+        .with_context(|| format!("cannot write the retention record {}", path.display()))?;
     Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs::OpenOptions;
+    use std::io::Write;
 
     #[test]
     fn segment_names_sort_by_sequence_and_round_trip() {
@@ -167,8 +177,8 @@ mod tests {
             removed_segments: 1,
             removed_bytes: 10,
         };
-        record_cut(dir.path(), &cut(5)).unwrap();
-        record_cut(dir.path(), &cut(9)).unwrap();
+        record_cut(&super::super::disk::RealDisk, dir.path(), &cut(5)).unwrap();
+        record_cut(&super::super::disk::RealDisk, dir.path(), &cut(9)).unwrap();
         let mut f = OpenOptions::new()
             .append(true)
             .open(dir.path().join(CUT_FILE))

@@ -1,19 +1,25 @@
 //! The durable trace: a folder of append-only JSONL segments, one event per line, held under
-//! an exclusive lock. Writes are buffered and flushed once per message batch, so a crash can
-//! leave at most a torn final line in the newest segment; opening the folder again cuts that
-//! line off and continues the chain in a fresh segment. A segment is sealed once it passes the
+//! an exclusive lock. A call's events are written when it ends, before it is answered; a
+//! failed write leaves nothing of them (a torn line is cut off), starts an outage in which
+//! recorded calls are refused, and is retried until writing works again. A crash can leave at
+//! most a torn final line in the newest segment; opening the folder again cuts that line off
+//! and continues the chain in a fresh segment. Every write goes through a [`Disk`], the seam
+//! tests fail. A segment is sealed once it passes the
 //! configured size, and retention removes the oldest sealed segments, recording the cut first.
 
 use super::Event;
+use super::disk::{self, Disk, SegmentFile};
+use super::durability::{Durability, Fsync, OnWriteFailure};
 use super::segments::{self, Cut, LEGACY_FILE, LOCK_FILE, Segment, segment_name};
+use crate::limits::{TRACE_FSYNC_INTERVAL_MS, TRACE_RESERVE_BYTES, TRACE_RETRY_MS};
 use anyhow::{Context, Result, bail};
 use std::collections::VecDeque;
 use std::fs::{File, OpenOptions, TryLockError};
-use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
-use std::os::unix::fs::FileExt;
+use std::io::{self, Read, Seek, SeekFrom};
+use std::os::unix::fs::FileExt as _;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
 /// How far back recovery reads at a time while looking for the previous line break.
@@ -51,34 +57,61 @@ pub(super) struct Resume {
     pub hash: String,
 }
 
-/// The open, locked segments folder and the write buffer of its newest segment.
+/// The open, locked segments folder, the lines not yet written, and whether writing works.
 pub(super) struct Store {
     dir: PathBuf,
     /// Held for the store's life: a second host on the same folder is refused.
     _lock: File,
-    writer: BufWriter<File>,
-    /// The segment being written; its `len` counts buffered bytes too.
+    disk: Arc<dyn Disk>,
+    file: Box<dyn SegmentFile>,
+    /// The segment being written; its `len` counts the bytes written to it.
     active: Segment,
     /// Older segments, oldest first.
     sealed: VecDeque<Segment>,
     retention: Retention,
+    durability: Durability,
     /// The hash the active segment's first event chains from, while it has none yet.
     head_hash: Option<String>,
     /// The first sequence number still kept, shared with the indexer so it drops the rest.
     first_kept: Arc<AtomicU64>,
     last_age_check: Instant,
-    /// Set by the first failed write: later events stay in memory only, since a file with a
-    /// missing event can no longer be chained onto.
-    failed: Option<String>,
-    /// The line being written, reused.
-    line: Vec<u8>,
+    /// Lines appended since the last write, and where each starts with its sequence number.
+    pending: Vec<u8>,
+    pending_lines: Vec<(u64, usize)>,
+    /// Written since the last sync.
+    unsynced: bool,
+    last_sync: Instant,
+    /// Why writing failed, while it does (refusing mode).
+    outage: Option<Outage>,
+    /// A failed write may have left bytes past `active.len` that could not be cut yet.
+    torn: bool,
+    /// `onWriteFailure = "memory"` after a failure: nothing more is written.
+    memory_only: bool,
+    /// The outage as `/readyz` reports it.
+    health: Health,
+}
+
+/// The trace's readiness, shared with whoever reports it (`/readyz`): why the trace cannot be
+/// written, while it cannot.
+pub type Health = Arc<Mutex<Option<String>>>;
+
+/// A write failure that has not been resolved yet.
+struct Outage {
+    cause: String,
+    since: Instant,
+    next_try: Instant,
 }
 
 impl Store {
     /// Opens (or creates) the segments folder `dir`, takes the lock, recovers from a torn
     /// final line, applies retention and starts a fresh segment. Returns where the chain
     /// resumes, or `None` for an empty history.
-    pub fn open(dir: &Path, retention: Retention) -> Result<(Store, Option<Resume>)> {
+    pub fn open(
+        dir: &Path,
+        retention: Retention,
+        durability: Durability,
+        disk: Arc<dyn Disk>,
+    ) -> Result<(Store, Option<Resume>)> {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create the trace folder {}", dir.display()))?;
         let lock = lock(dir)?;
@@ -115,22 +148,32 @@ impl Store {
             });
         }
         let next = resume.as_ref().map_or(1, |r| r.seq + 1);
-        let (writer, active) = create_segment(dir, next)?;
+        let (file, active) = create_segment(&*disk, dir, next)?;
         let first_kept = listed.first().map_or(next, |s| s.first_seq);
         let mut store = Store {
             dir: dir.to_path_buf(),
             _lock: lock,
-            writer,
+            disk,
+            file,
             active,
             sealed: listed.into(),
             retention,
+            durability,
             head_hash: resume.as_ref().map(|r| r.hash.clone()),
             first_kept: Arc::new(AtomicU64::new(first_kept)),
             last_age_check: Instant::now(),
-            failed: None,
-            line: Vec::new(),
+            pending: Vec::new(),
+            pending_lines: Vec::new(),
+            unsynced: false,
+            last_sync: Instant::now(),
+            outage: None,
+            torn: false,
+            memory_only: false,
+            health: Health::default(),
         };
-        store.apply_retention()?;
+        if let Err(e) = store.apply_retention() {
+            crate::log::warn(&format!("trace retention: {e:#}"));
+        }
         Ok((store, resume))
     }
 
@@ -149,59 +192,244 @@ impl Store {
         self.first_kept.load(Ordering::Relaxed)
     }
 
-    /// Buffers one event as a line, starting a new segment first when the active one is
-    /// full. A failure is logged once and stops further writes.
+    /// The trace's readiness, for `/readyz`.
+    pub fn health(&self) -> Health {
+        self.health.clone()
+    }
+
+    /// Why the trace cannot be written now, if it cannot (refusing mode only).
+    pub fn outage(&self) -> Option<&str> {
+        self.outage.as_ref().map(|o| o.cause.as_str())
+    }
+
+    /// Appends one event's line to what the next [`Store::write`] writes.
     pub fn append(&mut self, event: &Event) {
-        if self.failed.is_some() {
+        if self.memory_only || self.outage.is_some() {
             return;
         }
-        if self.active.len >= self.retention.segment_bytes
-            && let Some(seq) = event.seq()
-            && let Err(e) = self.rotate(seq)
-        {
-            self.fail(e);
-            return;
-        }
-        // Serialized apart first, so the segment's size counts exactly what was written.
-        self.line.clear();
-        let written = serde_json::to_writer(&mut self.line, event)
-            .map_err(io::Error::from)
-            .and_then(|()| {
-                self.line.push(b'\n');
-                self.writer.write_all(&self.line)
-            });
-        match written {
-            Ok(()) => self.active.len += self.line.len() as u64,
-            Err(e) => self.fail(e),
-        }
+        let seq = event.seq().unwrap_or(0);
+        self.pending_lines.push((seq, self.pending.len()));
+        serde_json::to_writer(&mut self.pending, event).expect("events serialize");
+        self.pending.push(b'\n');
         self.head_hash = None;
     }
 
-    /// Pushes buffered lines to the file; reports a write failure, once seen, every time.
-    pub fn flush(&mut self) -> Result<()> {
-        if self.failed.is_none()
-            && let Err(e) = self.writer.flush()
-        {
-            self.fail(e);
+    /// Writes the appended lines to the active segment, starting a new segment whenever one
+    /// fills. Ok means every appended event is in a file. On a failure the store is in an
+    /// outage and the cause is returned with the last event that did reach a file (lines
+    /// written before a rotation failed), if any: the caller forgets every event after it. A
+    /// line torn by the failed write is cut off. With `onWriteFailure = "memory"` a failure is
+    /// logged, writing stops for good, and this answers Ok.
+    pub fn write(&mut self) -> std::result::Result<(), (String, Option<Resume>)> {
+        if let Some(outage) = &self.outage {
+            return Err((outage.cause.clone(), None));
         }
+        if self.pending.is_empty() || self.memory_only {
+            self.pending.clear();
+            self.pending_lines.clear();
+            return Ok(());
+        }
+        let pending = std::mem::take(&mut self.pending);
+        let lines = std::mem::take(&mut self.pending_lines);
+        let result = self.write_lines(&pending, &lines);
+        // The buffers are kept for their capacity.
+        self.pending = pending;
+        self.pending.clear();
+        self.pending_lines = lines;
+        self.pending_lines.clear();
+        result
+    }
+
+    /// Writes `lines` of `bytes` segment by segment; see [`Store::write`].
+    fn write_lines(
+        &mut self,
+        bytes: &[u8],
+        lines: &[(u64, usize)],
+    ) -> std::result::Result<(), (String, Option<Resume>)> {
+        let mut i = 0;
+        let mut done: Option<usize> = None;
+        while i < lines.len() {
+            if self.active.len >= self.retention.segment_bytes
+                && let Err(e) = self.rotate(lines[i].0)
+            {
+                return self.failed_after(e, bytes, lines, done);
+            }
+            // Lines up to the one that fills the segment go in one write.
+            let mut end = i;
+            let mut len = self.active.len;
+            while end < lines.len() && len < self.retention.segment_bytes {
+                let next = lines.get(end + 1).map_or(bytes.len(), |l| l.1);
+                len += (next - lines[end].1) as u64;
+                end += 1;
+            }
+            let from = lines[i].1;
+            let to = lines.get(end).map_or(bytes.len(), |l| l.1);
+            match disk::append_all(&mut *self.file, &bytes[from..to]) {
+                Ok(()) => {
+                    self.active.len += (to - from) as u64;
+                    self.unsynced = true;
+                    done = Some(end - 1);
+                    i = end;
+                }
+                Err((partly, e)) => {
+                    if partly > 0 && self.file.truncate(self.active.len).is_err() {
+                        self.torn = true;
+                    }
+                    return self.failed_after(e, bytes, lines, done);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// [`Store::failed`], naming the last line of `lines` that was written, if any.
+    fn failed_after(
+        &mut self,
+        e: io::Error,
+        bytes: &[u8],
+        lines: &[(u64, usize)],
+        done: Option<usize>,
+    ) -> std::result::Result<(), (String, Option<Resume>)> {
+        let written = done.and_then(|k| {
+            let end = lines.get(k + 1).map_or(bytes.len(), |l| l.1);
+            let event: Event = serde_json::from_slice(&bytes[lines[k].1..end]).ok()?;
+            Some(Resume {
+                seq: lines[k].0,
+                hash: event.integrity.hash,
+            })
+        });
+        match self.failed(e) {
+            Ok(()) => Ok(()),
+            Err(cause) => Err((cause, written)),
+        }
+    }
+
+    /// Syncs what was written when `[trace] fsync` says it is due (at every batch for
+    /// `always`). A failed sync is an outage too.
+    pub fn sync_due(&mut self) -> std::result::Result<(), String> {
+        if !self.unsynced || self.memory_only || self.outage.is_some() {
+            return Ok(());
+        }
+        let due = match self.durability.fsync {
+            Fsync::Always => true,
+            Fsync::Interval => {
+                self.last_sync.elapsed() >= Duration::from_millis(TRACE_FSYNC_INTERVAL_MS)
+            }
+            Fsync::Never => false,
+        };
+        if !due {
+            return Ok(());
+        }
+        match self.file.sync() {
+            Ok(()) => {
+                self.unsynced = false;
+                self.last_sync = Instant::now();
+                Ok(())
+            }
+            Err(e) => self.failed(e),
+        }
+    }
+
+    /// Whether every written event must be synced before a reply naming it leaves.
+    pub fn syncs_every_batch(&self) -> bool {
+        self.durability.fsync == Fsync::Always
+    }
+
+    /// Ages out old segments now and then (`maxAgeDays`).
+    pub fn housekeeping(&mut self) {
         if self.retention.max_age.is_some() && self.last_age_check.elapsed() >= AGE_CHECK_EVERY {
             self.last_age_check = Instant::now();
             if let Err(e) = self.apply_retention() {
                 crate::log::warn(&format!("trace retention: {e:#}"));
             }
         }
-        match &self.failed {
-            None => Ok(()),
-            Some(why) => bail!("{why}"),
+    }
+
+    /// In an outage, tries (at most every `TRACE_RETRY_MS`) whether writing works again: the
+    /// torn tail cut off, room reserved after the end. Ok once the outage is over.
+    pub fn try_resume(&mut self) -> std::result::Result<(), String> {
+        let Some(outage) = &mut self.outage else {
+            return Ok(());
+        };
+        let now = Instant::now();
+        if now < outage.next_try {
+            return Err(outage.cause.clone());
         }
+        outage.next_try = now + Duration::from_millis(TRACE_RETRY_MS);
+        let tried = (|| -> io::Result<()> {
+            if self.torn {
+                self.file.truncate(self.active.len)?;
+                self.torn = false;
+            }
+            if !self.active.path.exists() {
+                return Err(io::Error::new(
+                    io::ErrorKind::NotFound,
+                    format!("the trace segment {} is gone", self.active.path.display()),
+                ));
+            }
+            self.file.reserve(self.active.len, TRACE_RESERVE_BYTES)
+        })();
+        let outage = self.outage.as_mut().expect("checked above");
+        match tried {
+            Ok(()) => {
+                crate::log::info(&format!(
+                    "the trace can be written again ({} after: {}); recorded calls are accepted",
+                    format_secs(outage.since.elapsed()),
+                    outage.cause
+                ));
+                self.outage = None;
+                *self.health.lock().unwrap_or_else(|e| e.into_inner()) = None;
+                Ok(())
+            }
+            Err(_) => Err(outage.cause.clone()),
+        }
+    }
+
+    /// The next [`Store::try_resume`] tries at once.
+    pub fn retry_now(&mut self) {
+        if let Some(outage) = &mut self.outage {
+            outage.next_try = Instant::now();
+        }
+    }
+
+    /// A write or sync failed: an outage begins (logged once), or in memory mode writing stops.
+    fn failed(&mut self, e: io::Error) -> std::result::Result<(), String> {
+        if self.durability.on_write_failure == OnWriteFailure::Memory {
+            crate::log::error(&format!(
+                "cannot write the trace segment {}: {e}; onWriteFailure = \"memory\": new \
+                 events are kept in memory only and are lost when the host stops",
+                self.active.path.display()
+            ));
+            self.memory_only = true;
+            return Ok(());
+        }
+        let cause = format!(
+            "the trace cannot be written ({}: {e}); free space in {} or fix the disk: the host \
+             retries every {TRACE_RETRY_MS} ms and resumes by itself",
+            self.active.path.display(),
+            self.dir.display()
+        );
+        crate::log::error(&format!(
+            "{cause}. Until then calls that would be recorded are refused (capacity_exceeded); \
+             ping, listings and reads of the written history go on"
+        ));
+        *self.health.lock().unwrap_or_else(|e| e.into_inner()) = Some(cause.clone());
+        let now = Instant::now();
+        self.outage = Some(Outage {
+            cause: cause.clone(),
+            since: now,
+            next_try: now + Duration::from_millis(TRACE_RETRY_MS),
+        });
+        Err(cause)
     }
 
     /// Seals the active segment and starts one whose first event is `next_seq`.
     fn rotate(&mut self, next_seq: u64) -> io::Result<()> {
-        self.writer.flush()?;
-        self.writer.get_ref().sync_data()?;
-        let (writer, active) = create_segment(&self.dir, next_seq).map_err(io::Error::other)?;
-        self.writer = writer;
+        self.file.sync()?;
+        self.unsynced = false;
+        let (file, active) = create_segment(&*self.disk, &self.dir, next_seq)
+            .map_err(|e| io::Error::other(format!("{e:#}")))?;
+        self.file = file;
         let sealed = std::mem::replace(&mut self.active, active);
         self.sealed.push_back(sealed);
         if let Err(e) = self.apply_retention() {
@@ -237,24 +465,25 @@ impl Store {
         let first_kept = self.sealed.get(remove).unwrap_or(&self.active).first_seq;
         let previous_hash = match self.sealed.get(remove) {
             Some(kept) => first_previous_hash(&kept.path)?,
-            None if self.active.len > 0 => {
-                self.writer.flush()?;
-                first_previous_hash(&self.active.path)?
-            }
+            None if self.active.len > 0 => first_previous_hash(&self.active.path)?,
             None => self.head_hash.clone(),
         }
         .context("the first kept event has no previous hash")?;
         let removed: Vec<Segment> = self.sealed.drain(..remove).collect();
-        segments::record_cut(
-            &self.dir,
-            &Cut {
-                first_seq: first_kept,
-                previous_hash,
-                at: super::event::now_iso8601(),
-                removed_segments: removed.len() as u64,
-                removed_bytes: removed.iter().map(|s| s.len).sum(),
-            },
-        )?;
+        let cut = Cut {
+            first_seq: first_kept,
+            previous_hash,
+            at: super::event::now_iso8601(),
+            removed_segments: removed.len() as u64,
+            removed_bytes: removed.iter().map(|s| s.len).sum(),
+        };
+        if let Err(e) = segments::record_cut(&*self.disk, &self.dir, &cut) {
+            // Nothing is removed without its record: the segments stay, to go next time.
+            for segment in removed.into_iter().rev() {
+                self.sealed.push_front(segment);
+            }
+            return Err(e);
+        }
         self.first_kept.store(first_kept, Ordering::Release);
         for segment in &removed {
             if let Err(e) = std::fs::remove_file(&segment.path) {
@@ -272,21 +501,26 @@ impl Store {
         Ok(())
     }
 
-    fn fail(&mut self, e: io::Error) {
-        let why = format!(
-            "cannot write the trace segment {}: {e}; new events are kept in memory only",
-            self.active.path.display()
-        );
-        crate::log::error(&why);
-        self.failed = Some(why);
-    }
-
     /// The segments as they stand, oldest first (sizes as written so far).
     pub fn segments(&self) -> Vec<Segment> {
         let mut all: Vec<Segment> = self.sealed.iter().cloned().collect();
         all.push(self.active.clone());
         all
     }
+}
+
+impl Drop for Store {
+    /// What was appended but not written yet (events outside calls) goes out on the way.
+    fn drop(&mut self) {
+        let _ = self.write();
+        if self.unsynced && self.outage.is_none() && self.durability.fsync != Fsync::Never {
+            let _ = self.file.sync();
+        }
+    }
+}
+
+fn format_secs(d: Duration) -> String {
+    format!("{:.1} s", d.as_secs_f64())
 }
 
 /// Reads lines by position in the segments of one folder, keeping the last segment it opened
@@ -316,19 +550,37 @@ impl<'a> LineReader<'a> {
 
 fn lock(dir: &Path) -> Result<File> {
     let path = dir.join(LOCK_FILE);
-    let file = OpenOptions::new()
+    let mut file = OpenOptions::new()
         .create(true)
         .truncate(false)
+        .read(true)
         .write(true)
         .open(&path)
         .with_context(|| format!("cannot open the trace lock {}", path.display()))?;
     match file.try_lock() {
-        Ok(()) => Ok(file),
-        Err(TryLockError::WouldBlock) => bail!(
-            "the trace folder {} is locked by another process (is another limina host \
-             running?); pass a different --trace-dir",
-            dir.display()
-        ),
+        Ok(()) => {
+            // Who holds it, for the message a second host gives.
+            file.set_len(0)?;
+            file.write_all_at(std::process::id().to_string().as_bytes(), 0)?;
+            Ok(file)
+        }
+        Err(TryLockError::WouldBlock) => {
+            let mut holder = String::new();
+            let _ = file.read_to_string(&mut holder);
+            let holder = match holder.trim() {
+                pid if !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()) => {
+                    format!("process {pid}")
+                }
+                _ => "another process".to_string(),
+            };
+            bail!(
+                "the trace folder {} is in use by {holder} (another limina host); one host \
+                 writes a trace folder at a time. Stop that host, pass a different \
+                 --trace-dir, or run with --ephemeral-trace to keep this run's trace in \
+                 memory only",
+                dir.parent().unwrap_or(dir).display()
+            )
+        }
         Err(TryLockError::Error(e)) => {
             Err(e).with_context(|| format!("cannot lock the trace folder {}", dir.display()))
         }
@@ -358,21 +610,22 @@ fn adopt_legacy_file(dir: &Path) -> Result<()> {
     Ok(())
 }
 
-fn create_segment(dir: &Path, first_seq: u64) -> Result<(BufWriter<File>, Segment)> {
+fn create_segment(
+    disk: &dyn Disk,
+    dir: &Path,
+    first_seq: u64,
+) -> Result<(Box<dyn SegmentFile>, Segment)> {
     let path = dir.join(segment_name(first_seq));
-    let file = OpenOptions::new()
-        .read(true)
-        .append(true)
-        .create(true)
-        .open(&path)
+    let file = disk
+        .open_segment(&path)
         .with_context(|| format!("cannot create the trace segment {}", path.display()))?;
-    let len = file.metadata()?.len();
+    let len = file.size()?;
     let segment = Segment {
         first_seq,
         path,
         len,
     };
-    Ok((BufWriter::with_capacity(64 * 1024, file), segment))
+    Ok((file, segment))
 }
 
 /// The `previousHash` of the first event in the segment at `path`.

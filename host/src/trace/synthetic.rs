@@ -20,7 +20,17 @@ const CAPS: [(&str, Option<&str>); 6] = [
 /// how many calls were traced. The index is left as it was: a host opening the folder next
 /// brings it up to date.
 pub fn write_history(dir: &Path, events: u64, retention: Retention) -> Result<u64> {
-    let mut tracer = Tracer::open_inner(dir, 0, retention, false)?;
+    let mut tracer = Tracer::open_on(
+        dir,
+        0,
+        retention,
+        super::Durability {
+            fsync: super::Fsync::Never,
+            ..Default::default()
+        },
+        std::sync::Arc::new(super::disk::RealDisk),
+        false,
+    )?;
     let mut calls = 0;
     let start = tracer.count();
     while tracer.count() - start < events {

@@ -33,7 +33,7 @@ pub struct GltfResource {
 #[derive(Debug)]
 pub struct Assets {
     root: PathBuf,
-    resources: BTreeMap<u64, GltfResource>,
+    pub(super) resources: BTreeMap<u64, GltfResource>,
 }
 
 impl Default for Assets {
@@ -130,6 +130,12 @@ fn invalid(message: String) -> WorldError {
 
 /// The file `asset_id` names inside `root`, and its `/`-separated relative path. An id
 /// without an extension may name `<id>.glb` or `<id>.gltf`.
+/// The file an asset id names inside `root`, under the same rules as `three.loadGLTF`
+/// (relative, no `..`, no links out); the viewer serves assets through it.
+pub fn resolve_asset(root: &Path, asset_id: &str) -> Result<PathBuf, WorldError> {
+    resolve(root, asset_id).map(|(path, _)| path)
+}
+
 fn resolve(root: &Path, asset_id: &str) -> Result<(PathBuf, String), WorldError> {
     if asset_id.is_empty() || asset_id.contains('\0') {
         return Err(invalid(

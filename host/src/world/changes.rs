@@ -13,6 +13,10 @@ pub(super) struct ChangeLog {
     /// Where the running call's records start: records before it are never folded, so its
     /// rollback can cut the log back to here.
     floor: usize,
+    /// Something scene-wide changed (lighting, UI panels, speech bubbles, agents): viewers
+    /// that draw the whole scene need it again. A rolled-back call leaves it set, which only
+    /// costs a resend of an unchanged scene.
+    scene: bool,
 }
 
 /// An entity's state as sync reports it.
@@ -30,11 +34,13 @@ pub struct ChangeSet {
     pub changed: Vec<EntityState>,
     /// Entities that no longer exist (numbers), ascending.
     pub removed: Vec<u64>,
+    /// Lighting, UI panels, speech bubbles or agents changed.
+    pub scene: bool,
 }
 
 impl ChangeSet {
     pub fn is_empty(&self) -> bool {
-        self.changed.is_empty() && self.removed.is_empty()
+        self.changed.is_empty() && self.removed.is_empty() && !self.scene
     }
 }
 
@@ -52,6 +58,11 @@ impl World {
             own.dedup();
             log.extend(own);
         }
+    }
+
+    /// Records that something scene-wide changed (lighting, panels, bubbles, agents).
+    pub(super) fn touch_scene(&mut self) {
+        self.changes.scene = true;
     }
 
     /// Marks where a call's records start: a rollback cuts back to here, and folding keeps
@@ -84,7 +95,10 @@ impl World {
         self.changes.floor = 0;
         touched.sort_unstable();
         touched.dedup();
-        let mut set = ChangeSet::default();
+        let mut set = ChangeSet {
+            scene: std::mem::take(&mut self.changes.scene),
+            ..ChangeSet::default()
+        };
         for number in touched {
             match self.entity_state(number) {
                 Some(state) => set.changed.push(state),
@@ -97,6 +111,7 @@ impl World {
     /// Forgets the recorded changes (nobody is watching).
     pub fn discard_changes(&mut self) {
         self.changes.touched.clear();
+        self.changes.scene = false;
         self.changes.floor = 0;
     }
 

@@ -13,9 +13,10 @@ mod journal;
 mod physics;
 mod render;
 mod ui;
+mod view;
 
 pub use agents::{ApproachTarget, Heard, Movement, body_tag};
-pub use assets::GltfResource;
+pub use assets::{GltfResource, resolve_asset};
 pub use audio::{Bus, Sound, SoundKind, SoundSpec};
 pub use changes::{ChangeSet, EntityState};
 pub use collisions::CollisionEvent;
@@ -174,6 +175,19 @@ impl World {
     }
 
     fn record(&mut self, undo: journal::Undo) {
+        // What a whole-scene viewer draws beyond transforms changes only here, so it is
+        // flagged in one place: an entity's look or tags, or something scene-wide.
+        match &undo {
+            journal::Undo::AddTag(number, _) | journal::Undo::RemoveTag(number, _) => {
+                self.touch(*number)
+            }
+            journal::Undo::Render(render) => match render.entity() {
+                Some(number) => self.touch(number),
+                None => self.touch_scene(),
+            },
+            journal::Undo::Ui(_) | journal::Undo::Agents(_) => self.touch_scene(),
+            _ => {}
+        }
         if let Some(journal) = &mut self.journal {
             journal.push(undo);
         }

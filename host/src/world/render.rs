@@ -113,6 +113,16 @@ pub(super) enum RenderUndo {
     Lighting(Box<Lighting>),
 }
 
+impl RenderUndo {
+    /// The entity whose material changed; `None` for the scene's lighting.
+    pub(super) fn entity(&self) -> Option<u64> {
+        match self {
+            RenderUndo::Material { number, .. } => Some(*number),
+            RenderUndo::Lighting(_) => None,
+        }
+    }
+}
+
 impl World {
     /// Changes the given fields of an entity's material; false for an unknown entity.
     pub fn set_material(&mut self, id: &str, patch: &MaterialPatch) -> Result<bool, WorldError> {

@@ -517,5 +517,8 @@ impl PolicyEngine {
     }
 }
 
+mod undo;
+pub use undo::PolicyMark;
+
 #[cfg(test)]
 mod tests;

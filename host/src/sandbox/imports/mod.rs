@@ -11,6 +11,7 @@ mod progress;
 mod random;
 mod render;
 mod scene;
+mod state;
 mod trace;
 mod ui;
 

@@ -22,6 +22,9 @@ const BATCH: usize = 8_192;
 /// How long the indexer sleeps when nobody wakes it: the tracer wakes it at most once a
 /// millisecond, so lines flushed just after a wake wait at most this long.
 const IDLE: Duration = Duration::from_millis(100);
+/// How long the indexer waits before trying again when its database cannot be written (a full
+/// disk): the index is derived, so calls go on and queries read the segments meanwhile.
+const RETRY: Duration = Duration::from_secs(1);
 
 /// What the tracer and the indexer thread share.
 pub(super) struct Shared {
@@ -168,8 +171,47 @@ struct Follower {
 }
 
 impl Follower {
+    /// Follows the segments until stopped. A failure to write the database (a full disk) is
+    /// logged once and retried every `RETRY` from where the index stands; recovery is logged.
     fn run(&mut self) -> Result<()> {
-        self.resume()?;
+        let mut failing: Option<String> = None;
+        while !self.shared.stop.load(Ordering::Acquire) {
+            match self.follow() {
+                Ok(()) => return Ok(()),
+                Err(e) => {
+                    let why = format!("{e:#}");
+                    if failing.is_none() {
+                        crate::log::warn(&format!(
+                            "the trace index cannot be written ({why}); queries read the \
+                             segments meanwhile, and it catches up once it can"
+                        ));
+                    }
+                    failing = Some(why);
+                }
+            }
+            let bell = self.shared.wake.lock().unwrap_or_else(|p| p.into_inner());
+            let _ = self.shared.bell.wait_timeout(bell, RETRY);
+            if self.shared.stop.load(Ordering::Acquire) {
+                break;
+            }
+            match self.resume() {
+                Ok(()) => {
+                    if failing.take().is_some() {
+                        crate::log::info("the trace index can be written again; it catches up");
+                    }
+                }
+                // Started over at the next try.
+                Err(_) => self.at = None,
+            }
+        }
+        Ok(())
+    }
+
+    /// The follow loop: resume, then index what is new each time the tracer rings.
+    fn follow(&mut self) -> Result<()> {
+        if self.at.is_none() {
+            self.resume()?;
+        }
         while !self.shared.stop.load(Ordering::Acquire) {
             self.apply_cut()?;
             while self.ingest()? {

@@ -1,0 +1,152 @@
+//! The host's ceilings on package limits. A manifest's `[limits]` is a request, not a right: the
+//! configuration's `[limits]` caps what any package may ask for (a manifest asking for more is
+//! refused at load, naming the key and the ceiling), and a call that runs on the engine — one
+//! that can touch the world, and so holds every client and the physics tick while it runs —
+//! gets a short deadline of the host's, so slow work has to live in packages that run off the
+//! engine.
+
+use crate::limits::{
+    CEILING_FUEL_PER_CALL, CEILING_TIMEOUT_MS, ENGINE_CALL_MS, MAX_PACKAGE_MEMORY_BYTES,
+    PackageLimits,
+};
+use serde::Deserialize;
+
+/// The ceilings (`[limits]` in the configuration).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Ceilings {
+    /// Most fuel a package may ask for per call.
+    pub fuel_per_call: u64,
+    /// Most linear memory a package may ask for.
+    pub memory_bytes: u64,
+    /// Longest wall-clock budget a package may ask for per call (off the engine).
+    pub timeout_ms: u64,
+    /// Deadline of a call that runs on the engine, whatever its package asks for.
+    pub engine_call_ms: u64,
+}
+
+impl Default for Ceilings {
+    fn default() -> Self {
+        Ceilings {
+            fuel_per_call: CEILING_FUEL_PER_CALL,
+            memory_bytes: MAX_PACKAGE_MEMORY_BYTES,
+            timeout_ms: CEILING_TIMEOUT_MS,
+            engine_call_ms: ENGINE_CALL_MS,
+        }
+    }
+}
+
+/// `[limits]` as written.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RawCeilings {
+    fuel_per_call: Option<i64>,
+    memory_bytes: Option<i64>,
+    timeout_ms: Option<i64>,
+    engine_call_ms: Option<i64>,
+}
+
+impl Ceilings {
+    /// `[limits]`, each value checked; the error names its key.
+    pub fn parse(raw: RawCeilings) -> Result<Ceilings, String> {
+        let d = Ceilings::default();
+        let positive = |v: Option<i64>, key: &str, default: u64| match v {
+            None => Ok(default),
+            Some(v) if v > 0 => Ok(v as u64),
+            Some(v) => Err(format!("`limits.{key}` must be > 0, got {v}")),
+        };
+        let c = Ceilings {
+            fuel_per_call: positive(raw.fuel_per_call, "fuelPerCall", d.fuel_per_call)?,
+            memory_bytes: positive(raw.memory_bytes, "memoryBytes", d.memory_bytes)?,
+            timeout_ms: positive(raw.timeout_ms, "timeoutMs", d.timeout_ms)?,
+            engine_call_ms: positive(raw.engine_call_ms, "engineCallMs", d.engine_call_ms)?,
+        };
+        if c.memory_bytes > MAX_PACKAGE_MEMORY_BYTES {
+            return Err(format!(
+                "`limits.memoryBytes` must be ≤ {MAX_PACKAGE_MEMORY_BYTES} (the sandbox's slot size), got {}",
+                c.memory_bytes
+            ));
+        }
+        Ok(c)
+    }
+
+    /// Refuses `limits` (of package `package`, from its manifest or `[packages.<name>]`) when
+    /// one asks for more than its ceiling, naming the key and the ceiling.
+    pub fn check(&self, package: &str, limits: &PackageLimits) -> Result<(), String> {
+        let over = [
+            (
+                "fuel_per_call",
+                limits.fuel_per_call,
+                self.fuel_per_call,
+                "fuelPerCall",
+            ),
+            (
+                "memory_bytes",
+                limits.memory_bytes,
+                self.memory_bytes,
+                "memoryBytes",
+            ),
+            (
+                "timeout_ms",
+                limits.timeout_ms,
+                self.timeout_ms,
+                "timeoutMs",
+            ),
+        ]
+        .into_iter()
+        .find(|(_, asked, ceiling, _)| asked > ceiling);
+        match over {
+            None => Ok(()),
+            Some((key, asked, ceiling, config_key)) => Err(format!(
+                "package `{package}` asks for `limits.{key}` = {asked}, over the host's ceiling \
+                 of {ceiling}; lower it in its limina.toml, or raise `[limits] {config_key}` in \
+                 the host's configuration"
+            )),
+        }
+    }
+
+    /// The deadline of a call on the engine for a package whose own timeout is `timeout_ms`.
+    pub fn engine_deadline(&self, timeout_ms: u64) -> u64 {
+        timeout_ms.min(self.engine_call_ms)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(text: &str) -> RawCeilings {
+        toml::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn a_limit_over_its_ceiling_is_refused_naming_the_key_and_the_ceiling() {
+        let c = Ceilings::default();
+        let mut asked = PackageLimits::default();
+        assert_eq!(c.check("p", &asked), Ok(()));
+        asked.timeout_ms = 100_000;
+        let e = c.check("sleepy", &asked).unwrap_err();
+        assert!(e.contains("package `sleepy`"), "{e}");
+        assert!(e.contains("`limits.timeout_ms` = 100000"), "{e}");
+        assert!(
+            e.contains(&format!("ceiling of {CEILING_TIMEOUT_MS}")),
+            "{e}"
+        );
+        assert!(e.contains("`[limits] timeoutMs`"), "{e}");
+        asked.timeout_ms = 10;
+        asked.fuel_per_call = CEILING_FUEL_PER_CALL + 1;
+        let e = c.check("p", &asked).unwrap_err();
+        assert!(e.contains("`limits.fuel_per_call`"), "{e}");
+    }
+
+    #[test]
+    fn ceilings_parse_and_bad_values_name_their_key() {
+        let c = Ceilings::parse(raw("timeoutMs = 500\nengineCallMs = 4\n")).unwrap();
+        assert_eq!((c.timeout_ms, c.engine_call_ms), (500, 4));
+        assert_eq!(c.engine_deadline(2_000), 4);
+        assert_eq!(c.engine_deadline(3), 3);
+        let e = Ceilings::parse(raw("engineCallMs = 0\n")).unwrap_err();
+        assert!(e.contains("`limits.engineCallMs` must be > 0"), "{e}");
+        let e = Ceilings::parse(raw("memoryBytes = 1000000000000\n")).unwrap_err();
+        assert!(e.contains("`limits.memoryBytes` must be ≤"), "{e}");
+    }
+}

@@ -1,0 +1,127 @@
+//! A call is answered only once what it recorded is written. Before a call the trace is asked
+//! whether it can record (an outage ends only when a retry finds writing works); after it, the
+//! call's events are written and only then is its world transaction kept. When the write fails
+//! the call is undone — world rolled back, budget, quota and tally as before, its events never
+//! chained — and refused with `capacity_exceeded`, saying why and what to do. While the trace
+//! cannot be written, the built-ins that only read (listings, history queries) still answer,
+//! recording nothing and charging nothing; everything else is refused before it runs.
+
+use super::builtins::Builtin;
+use super::{Caller, ErrorCode, Failure, Handler, Registry, Response};
+use crate::policy::PolicyMark;
+use serde_json::Value;
+use std::time::Instant;
+
+/// How a call is recorded, decided before it runs.
+pub(super) struct Recording {
+    /// The policy state before the call, put back when it cannot be recorded.
+    mark: PolicyMark,
+    /// False: the trace cannot be written and the call only reads; it records nothing.
+    recorded: bool,
+}
+
+impl Registry {
+    /// Before `caller`'s call of `name`: how it is recorded, or its refusal when the trace
+    /// cannot be written and the call would change something.
+    pub(super) fn open_record(
+        &mut self,
+        caller: &Caller,
+        name: &str,
+    ) -> Result<Recording, Failure> {
+        let mark = self.policy.mark(&caller.session_id, name);
+        match self.realm_mut().tracer.accepting() {
+            Ok(()) => Ok(Recording {
+                mark,
+                recorded: true,
+            }),
+            Err(_) if self.only_reads(name) => Ok(Recording {
+                mark,
+                recorded: false,
+            }),
+            Err(cause) => Err(refusal(&cause)),
+        }
+    }
+
+    /// After the call ran (its world transaction still open when it succeeded): writes what
+    /// it recorded, then keeps or undoes it, and gives the response.
+    pub(super) fn close_record(
+        &mut self,
+        recording: Recording,
+        result: Result<Value, Failure>,
+        started: Instant,
+        events: Vec<String>,
+    ) -> Response {
+        let written = self.realm_mut().tracer.commit();
+        let kept = recording.recorded && written.is_ok();
+        let world = &mut self.realm_mut().world;
+        if result.is_ok() {
+            // A read that could not be recorded changed nothing to undo.
+            if kept || !recording.recorded {
+                world.commit();
+            } else {
+                world.rollback();
+            }
+        }
+        if kept {
+            return Response::of(result, started, events);
+        }
+        self.policy.restore(recording.mark);
+        match written {
+            // A read while the trace cannot be written: answered, recorded nowhere, free.
+            _ if !recording.recorded => Response::of(result, started, Vec::new()),
+            Err(cause) => Response::of(Err(refusal(&cause)), started, Vec::new()),
+            Ok(()) => unreachable!("a recorded call that was written is kept"),
+        }
+    }
+
+    /// Writes what a call decided on the engine recorded before it leaves for a worker; on a
+    /// failure its policy effects are undone and the refusal returned.
+    pub(super) fn record_detaching(&mut self, mark: PolicyMark) -> Result<(), Failure> {
+        self.realm_mut().tracer.commit().map_err(|cause| {
+            self.policy.restore(mark);
+            refusal(&cause)
+        })
+    }
+
+    /// Whether the trace can record now (an outage retried when due).
+    pub(super) fn trace_accepting(&mut self) -> bool {
+        self.realm_mut().tracer.accepting().is_ok()
+    }
+
+    /// A built-in that changes nothing: it may answer while the trace cannot be written.
+    fn only_reads(&self, name: &str) -> bool {
+        matches!(
+            self.skills.get(name).map(|s| s.handler),
+            Some(Handler::Builtin(builtin)) if builtin.only_reads()
+        )
+    }
+}
+
+/// The refusal of a call the trace could not record.
+pub(super) fn refusal(cause: &str) -> Failure {
+    Failure::new(
+        ErrorCode::CapacityExceeded,
+        format!(
+            "{cause}. The call was refused and changed nothing; send it again once the trace can be written"
+        ),
+    )
+}
+
+impl Builtin {
+    /// Listings and history reads: they change nothing, so they may answer unrecorded.
+    pub(crate) fn only_reads(self) -> bool {
+        matches!(
+            self,
+            Builtin::SkillsList
+                | Builtin::SkillsDescribe
+                | Builtin::SkillsSearch
+                | Builtin::AuditExplain
+                | Builtin::AuditQuery
+                | Builtin::AuditUsage
+                | Builtin::TraceTail
+                | Builtin::TraceExplainEvent
+                | Builtin::PackageList
+                | Builtin::InspectorSnapshot
+        )
+    }
+}

@@ -1,0 +1,239 @@
+//! No package stalls the world. A package that can touch the world runs on the engine, where
+//! every client and the physics tick wait for it; the host gives such a call a short deadline of
+//! its own (`[limits] engineCallMs`) whatever the manifest asks, and caps what any manifest may
+//! ask for. The hostile packages are existing guests with manifests (beside this file, in
+//! `engine_stall/`) that declare a world capability and ask for seconds: one sleeps in WASI,
+//! one spins, one allocates. Another client's `ping` stays fast meanwhile, over WebSocket and
+//! HTTP, judged against pings measured before the attack in the same test.
+
+use crate::http_client::HttpHost;
+use crate::support::{in_process_registry, repo};
+use crate::ws_client::WsHost;
+use limina::limits::ENGINE_CALL_MS;
+use serde_json::{Value, json};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// A packages folder holding the hostile manifest `engine_stall/<name>` with the guest's
+/// component from the guest build.
+fn hostile(name: &str) -> tempfile::TempDir {
+    crate::support::package_dir(
+        &repo().join("tests/all/engine_stall").join(name),
+        &repo()
+            .join("target/components")
+            .join(format!("{name}.wasm")),
+    )
+}
+
+/// The 99th percentile of `times`, in milliseconds.
+fn p99(mut times: Vec<Duration>) -> f64 {
+    times.sort();
+    times[(times.len() - 1) * 99 / 100].as_secs_f64() * 1000.0
+}
+
+/// How slow a ping may get under attack: well under the attacker's seconds, above what a
+/// ping measured before the attack plus a few engine deadlines could take.
+fn bound_ms(baseline_p99: f64) -> f64 {
+    10.0 * baseline_p99 + 3.0 * ENGINE_CALL_MS as f64
+}
+
+/// Pings (through `ping`) before and while `attack` runs on another thread; returns the p99
+/// of each, and what the attack gave.
+fn under_attack<T: Send>(
+    mut ping: impl FnMut() -> Duration,
+    attack: impl FnOnce() -> T + Send,
+) -> (f64, f64, T) {
+    let before: Vec<Duration> = (0..60).map(|_| ping()).collect();
+    std::thread::scope(|s| {
+        let attacker = s.spawn(attack);
+        let mut during = Vec::new();
+        // Pings for as long as the attack lasts (and at least 60).
+        while during.len() < 60 || !attacker.is_finished() {
+            during.push(ping());
+            assert!(during.len() < 100_000, "the attack never ended");
+        }
+        (p99(before), p99(during), attacker.join().unwrap())
+    })
+}
+
+fn error(result: &Value) -> (String, String) {
+    assert_eq!(result["isError"], json!(true), "{result}");
+    let e = &result["_meta"]["error"];
+    (
+        e["code"].as_str().unwrap().to_string(),
+        e["message"].as_str().unwrap().to_string(),
+    )
+}
+
+/// Over WebSocket: `calls` calls of `skill` by an attacker, pings by another client.
+fn ws_attack(name: &str, skill: &str, arguments: Value, calls: usize) -> Vec<Value> {
+    let packages = hostile(name);
+    let host = WsHost::start(&[
+        "--network-profile",
+        "builder.readWrite",
+        "--packages",
+        packages.path().to_str().unwrap(),
+    ]);
+    let mut pinger = host.client("system.readonly", "pinger");
+    let mut attacker = host.client("builder.readWrite", "attacker");
+    let (before, during, results) = under_attack(
+        || {
+            let t = Instant::now();
+            assert_eq!(pinger.request("ping", json!({}))["result"], json!({}));
+            t.elapsed()
+        },
+        move || {
+            (0..calls)
+                .map(|_| attacker.call(skill, arguments.clone()))
+                .collect::<Vec<_>>()
+        },
+    );
+    eprintln!("{skill} over WebSocket: ping p99 {before:.2} ms before, {during:.2} ms during");
+    assert!(
+        during <= bound_ms(before),
+        "{skill} stalled the engine: ping p99 {during:.1} ms under attack, {before:.2} ms before"
+    );
+    results
+}
+
+fn assert_cut_by_the_engine_deadline(results: &[Value]) {
+    for result in results {
+        let (code, message) = error(result);
+        assert_eq!(code, "capacity_exceeded", "{message}");
+        assert!(
+            message.contains(&format!(
+                "{ENGINE_CALL_MS} ms the host gives a call that can touch the world"
+            )) && message.contains("engineCallMs"),
+            "{message}"
+        );
+    }
+}
+
+#[test]
+fn a_world_capable_guest_sleeping_in_wasi_does_not_stall_another_websocket_client() {
+    let results = ws_attack("sleepy", "sleepy.nap", json!({"seconds": 0.8}), 10);
+    assert_cut_by_the_engine_deadline(&results);
+}
+
+#[test]
+fn a_world_capable_guest_spinning_does_not_stall_another_websocket_client() {
+    let results = ws_attack("spin", "spin.forever", json!({}), 10);
+    assert_cut_by_the_engine_deadline(&results);
+}
+
+#[test]
+fn a_world_capable_guest_allocating_does_not_stall_another_websocket_client() {
+    // Cut by the deadline or by its memory limit, whichever comes first: either way an error.
+    for result in ws_attack("memhog", "memhog.grow", json!({}), 10) {
+        assert_eq!(error(&result).0, "capacity_exceeded", "{result}");
+    }
+}
+
+#[test]
+fn a_world_capable_guest_sleeping_does_not_stall_another_http_client() {
+    let packages = hostile("sleepy");
+    let host = HttpHost::start(&[
+        "--network-profile",
+        "builder.readWrite",
+        "--packages",
+        packages.path().to_str().unwrap(),
+    ]);
+    let pinger = host.session("system.readonly");
+    let attacker = host.session("builder.readWrite");
+    let (before, during, results) = under_attack(
+        || {
+            let t = Instant::now();
+            let reply = host.post(
+                Some(&pinger),
+                &json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}),
+            );
+            assert!(reply.json().get("result").is_some(), "{}", reply.body);
+            t.elapsed()
+        },
+        || {
+            (0..10)
+                .map(|i| {
+                    let call = json!({"jsonrpc": "2.0", "id": 100 + i, "method": "tools/call",
+                        "params": {"name": "sleepy.nap", "arguments": {"seconds": 0.8}}});
+                    host.post(Some(&attacker), &call).json()["result"].clone()
+                })
+                .collect::<Vec<_>>()
+        },
+    );
+    eprintln!("sleepy.nap over HTTP: ping p99 {before:.2} ms before, {during:.2} ms during");
+    assert!(
+        during <= bound_ms(before),
+        "the sleeper stalled the engine: ping p99 {during:.1} ms under attack, {before:.2} ms before"
+    );
+    assert_cut_by_the_engine_deadline(&results);
+}
+
+#[test]
+fn a_manifest_asking_for_more_than_a_host_ceiling_is_refused_at_load_naming_both() {
+    let dir = tempfile::tempdir().unwrap();
+    let package = dir.path().join("sleepy");
+    std::fs::create_dir_all(&package).unwrap();
+    std::fs::copy(
+        repo().join("target/components/sleepy.wasm"),
+        package.join("sleepy.wasm"),
+    )
+    .unwrap();
+    // What the attacker wrote: a world capability and 100 s per call.
+    std::fs::write(
+        package.join("limina.toml"),
+        "name = \"sleepy\"\nversion = \"0.1.0\"\ncomponent = \"sleepy.wasm\"\n\
+         capabilities = [\"scene.read\"]\n\n[limits]\ntimeout_ms = 100000\n",
+    )
+    .unwrap();
+    let mut registry = in_process_registry(&[]);
+    let source = limina::packages::PackageSource::read(&package).unwrap();
+    let e = format!("{:#}", registry.load(source).unwrap_err());
+    assert!(e.contains("`limits.timeout_ms` = 100000"), "{e}");
+    assert!(
+        e.contains(&format!(
+            "ceiling of {}",
+            limina::limits::CEILING_TIMEOUT_MS
+        )),
+        "{e}"
+    );
+    assert!(e.contains("`[limits] timeoutMs`"), "{e}");
+    assert!(
+        registry.skill("sleepy.nap").is_none(),
+        "nothing was registered"
+    );
+}
+
+#[test]
+fn a_configuration_may_raise_the_ceilings_and_the_engine_deadline() {
+    let packages = hostile("sleepy");
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("limina.toml");
+    std::fs::write(&config, "[limits]\nengineCallMs = 3000\n").unwrap();
+    let host = WsHost::start(&[
+        "--network-profile",
+        "builder.readWrite",
+        "--packages",
+        packages.path().to_str().unwrap(),
+        "--config",
+        config.to_str().unwrap(),
+    ]);
+    let mut c = host.client("builder.readWrite", "patient");
+    let result = c.call("sleepy.nap", json!({"seconds": 0.05}));
+    assert_eq!(result["isError"], json!(false), "{result}");
+}
+
+/// The manifests beside this file parse (a typo would make every test above pass vacuously).
+#[test]
+fn the_hostile_manifests_declare_a_world_capability() {
+    for name in ["sleepy", "spin", "memhog"] {
+        let text = std::fs::read_to_string(
+            Path::new(&repo())
+                .join("tests/all/engine_stall")
+                .join(name)
+                .join("limina.toml"),
+        )
+        .unwrap();
+        let manifest = limina::packages::Manifest::parse(&text).unwrap();
+        assert!(manifest.capabilities.iter().next().is_some(), "{name}");
+    }
+}

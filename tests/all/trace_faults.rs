@@ -1,0 +1,365 @@
+//! The trace under faults it cannot write through: the real binary held to a file-size limit
+//! (`RLIMIT_FSIZE`, so writes fail with EFBIG as on a full disk, no root needed) and an
+//! in-process registry whose trace sits on a disk that fills up. A call that cannot be
+//! recorded is refused with `capacity_exceeded` and changes nothing — world, budgets, quotas,
+//! the chain; reads go on; writing resumes by itself when room returns; every event a success
+//! reply named is on disk and the folder verifies, also after a restart.
+
+use crate::http_client::HttpHost;
+use crate::support::{Client, error_of, in_process_registry, limina, text};
+use crate::ws_client::WsHost;
+use limina::policy::Profiles;
+use limina::registry::{Caller, Response};
+use limina::trace::disk::faulty::{Faults, FaultyDisk};
+use limina::trace::{Durability, Event, Retention, Tracer};
+use serde_json::{Value, json};
+use std::collections::HashSet;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The ids of every event in the segments of `dir`.
+fn ids_on_disk(dir: &Path) -> HashSet<String> {
+    let mut ids = HashSet::new();
+    for entry in std::fs::read_dir(dir.join("segments")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "jsonl") {
+            continue;
+        }
+        for line in std::fs::read_to_string(&path).unwrap().lines() {
+            let event: Event = serde_json::from_str(line).unwrap();
+            ids.insert(event.id);
+        }
+    }
+    ids
+}
+
+/// `limina trace verify dir` passes, and every id in `acked` is on disk.
+fn assert_durable(dir: &Path, acked: &[String]) {
+    let out = limina(&["trace", "verify", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let on_disk = ids_on_disk(dir);
+    for id in acked {
+        assert!(
+            on_disk.contains(id),
+            "acknowledged event {id} is not on disk"
+        );
+    }
+}
+
+fn events_of(result: &Value) -> Vec<String> {
+    result["_meta"]["eventsEmitted"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect()
+}
+
+fn initialize(c: &mut Client) {
+    let reply = c.request(
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}, "profile": "builder.readWrite", "agentId": "tester"}),
+    );
+    assert!(reply.get("result").is_some(), "{reply}");
+}
+
+/// The soft `RLIMIT_FSIZE` of process `pid` set to `bytes` (the hard limit stays unlimited).
+fn set_file_size_limit(pid: u32, bytes: u64) {
+    let limit = libc::rlimit {
+        rlim_cur: bytes,
+        rlim_max: libc::RLIM_INFINITY,
+    };
+    // SAFETY: a plain syscall on our own child, with a live rlimit.
+    let done =
+        unsafe { libc::prlimit(pid as i32, libc::RLIMIT_FSIZE, &limit, std::ptr::null_mut()) };
+    assert_eq!(done, 0, "prlimit: {}", std::io::Error::last_os_error());
+}
+
+fn entity_count(c: &mut Client) -> u64 {
+    let snapshot = c.call_ok("inspector.snapshot", json!({}));
+    snapshot["resources"]["counts"]["entities"]
+        .as_u64()
+        .unwrap()
+}
+
+#[test]
+fn a_host_that_cannot_write_its_trace_refuses_calls_changes_nothing_and_resumes_by_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["--trace-dir", dir.path().to_str().unwrap()];
+    // The host ignores SIGXFSZ itself: past the limit its writes fail with EFBIG.
+    let mut c = Client::spawn(&args);
+    initialize(&mut c);
+    // Start-up has written what it writes (the index, the compile cache); from here on every
+    // file the host grows is held to 40 KiB.
+    c.request("ping", json!({}));
+    set_file_size_limit(c.pid(), 40 << 10);
+
+    let mut acked = Vec::new();
+    let mut made = 0;
+    let (code, message) = loop {
+        assert!(made < 2_000, "the limit was never reached");
+        let result = c.call("scene.createEntity", json!({"position": [made % 50, 0, 0]}));
+        if result["isError"] == json!(true) {
+            break error_of(&result);
+        }
+        acked.extend(events_of(&result));
+        made += 1;
+    };
+    assert_eq!(code, "capacity_exceeded");
+    assert!(message.contains("the trace cannot be written"), "{message}");
+    assert!(message.contains("File too large"), "{message}");
+    assert!(message.contains("changed nothing"), "{message}");
+
+    // Reads go on and record nothing; the refused calls changed nothing.
+    assert!(c.request("ping", json!({})).get("result").is_some());
+    assert!(c.request("tools/list", json!({})).get("result").is_some());
+    let usage = c.call_ok("audit.usage", json!({}));
+    assert_eq!(entity_count(&mut c), made);
+    let refused = c.call("scene.createEntity", json!({"position": [0, 1, 0]}));
+    assert_eq!(error_of(&refused).0, "capacity_exceeded");
+    assert!(
+        events_of(&refused).is_empty(),
+        "a refused call names no events"
+    );
+    assert_eq!(entity_count(&mut c), made, "the world is as it was");
+    assert_eq!(
+        c.call_ok("audit.usage", json!({})),
+        usage,
+        "budgets and tallies too"
+    );
+
+    // Room returns: the host finds out by itself and takes calls again.
+    set_file_size_limit(c.pid(), libc::RLIM_INFINITY);
+    let mut tries = 0;
+    let result = loop {
+        let result = c.call("scene.createEntity", json!({"position": [1, 1, 0]}));
+        if result["isError"] == json!(false) {
+            break result;
+        }
+        tries += 1;
+        assert!(tries < 200, "never resumed: {result}");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    acked.extend(events_of(&result));
+    assert_eq!(entity_count(&mut c), made + 1);
+    assert_eq!(c.close(), Some(0));
+    assert_durable(dir.path(), &acked);
+
+    // A restart continues the unbroken chain.
+    let mut c = Client::session("builder.readWrite", &args);
+    acked.extend(events_of(
+        &c.call("scene.createEntity", json!({"position": [2, 2, 0]})),
+    ));
+    assert_eq!(c.close(), Some(0));
+    assert_durable(dir.path(), &acked);
+}
+
+#[test]
+fn a_second_host_on_a_trace_folder_exits_naming_the_folder_and_the_first_host() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["--trace-dir", dir.path().to_str().unwrap()];
+    let first = Client::session("builder.readWrite", &args);
+    let out = limina(&["--mcp-stdio", "--trace-dir", dir.path().to_str().unwrap()]);
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(err.contains(&dir.path().display().to_string()), "{err}");
+    assert!(err.contains(&format!("process {}", first.pid())), "{err}");
+    assert!(err.contains("--ephemeral-trace"), "{err}");
+    assert!(out.stdout.is_empty());
+
+    // Told to, it runs beside the first with its trace in memory only.
+    let mut second = Client::session("builder.readWrite", &["--ephemeral-trace"]);
+    second.call_ok("scene.createEntity", json!({"position": [0, 0, 0]}));
+    assert_eq!(second.close(), Some(0));
+    assert_eq!(first.close(), Some(0));
+}
+
+/// A registry with the scene package, a quota on `scene.createEntity`, and its trace in
+/// `dir` on a disk with `faults`.
+fn faulty_host(dir: &Path, faults: &Arc<Faults>) -> (limina::registry::Registry, Caller) {
+    let mut registry = in_process_registry(&["scene"]);
+    registry.realm_mut().tracer = Tracer::open_on(
+        dir,
+        64,
+        Retention::default(),
+        Durability::default(),
+        Arc::new(FaultyDisk(faults.clone())),
+        false,
+    )
+    .unwrap();
+    let caller = Caller {
+        agent_id: "builder".into(),
+        session_id: "s1".into(),
+        profile: "builder.readWrite".into(),
+        permissions: Profiles::default()
+            .get("builder.readWrite")
+            .unwrap()
+            .permissions,
+    };
+    registry.admit_session(&caller).unwrap();
+    (registry, caller)
+}
+
+fn tallies_of(
+    registry: &limina::registry::Registry,
+) -> Vec<(String, String, limina::policy::Tally)> {
+    registry
+        .policy()
+        .tallies(Some("s1"))
+        .into_iter()
+        .map(|(s, c, t)| (s.to_string(), c.to_string(), t))
+        .collect()
+}
+
+fn ok(response: &Response) -> Vec<String> {
+    assert!(response.success, "{:?}", response.error);
+    response.metadata.events_emitted.clone()
+}
+
+#[test]
+fn a_call_whose_record_fails_mid_write_is_undone_world_budget_and_chain() {
+    let dir = tempfile::tempdir().unwrap();
+    let faults = Faults::with_room(1 << 20);
+    let (mut registry, caller) = faulty_host(dir.path(), &faults);
+    let mut acked = ok(&registry.invoke(
+        &caller,
+        "scene.createEntity",
+        json!({"position": [0, 0, 0]}),
+    ));
+    let entities = registry.realm().world.entity_count();
+    let tallies = tallies_of(&registry);
+    let used = registry.policy().session_states(Some("s1"))[0].2.used;
+    let events = registry.realm().tracer.count();
+
+    // Room for part of the call's first line: the write tears, and is cut off.
+    faults.set_room(100);
+    let refused = registry.invoke(
+        &caller,
+        "scene.createEntity",
+        json!({"position": [1, 0, 0]}),
+    );
+    let failure = refused.error.expect("refused");
+    assert_eq!(failure.code.as_str(), "capacity_exceeded");
+    assert!(
+        failure.message.contains("No space left on device"),
+        "{}",
+        failure.message
+    );
+    assert!(refused.metadata.events_emitted.is_empty());
+    assert_eq!(registry.realm().world.entity_count(), entities, "world");
+    assert_eq!(tallies_of(&registry), tallies, "tallies");
+    assert_eq!(
+        registry.policy().session_states(Some("s1"))[0].2.used,
+        used,
+        "budget"
+    );
+    assert_eq!(registry.realm().tracer.count(), events, "chain");
+
+    // Space returns: the next try goes through.
+    faults.set_room(1 << 20);
+    registry.realm_mut().tracer.retry_now();
+    acked.extend(ok(&registry.invoke(
+        &caller,
+        "scene.createEntity",
+        json!({"position": [2, 0, 0]}),
+    )));
+    assert_eq!(registry.realm().world.entity_count(), entities + 1);
+    drop(registry);
+    assert_durable(dir.path(), &acked);
+}
+
+#[test]
+fn readyz_says_not_ready_with_the_cause_while_the_trace_cannot_be_written() {
+    let host = HttpHost::start(&["--profile", "builder.readWrite"]);
+    let session = host.session("builder.readWrite");
+    assert_eq!(host.send("GET", "/readyz", &[], "").status, 200);
+    set_file_size_limit(host.pid(), 40 << 10);
+    let call = |id: u64| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+               "params": {"name": "scene.createEntity", "arguments": {"position": [1, 0, 0]}}})
+    };
+    let mut id = 10;
+    loop {
+        assert!(id < 2_000, "the limit was never reached");
+        let reply = host.post(Some(&session), &call(id)).json();
+        if reply["result"]["isError"] == json!(true) {
+            break;
+        }
+        id += 1;
+    }
+    let ready = host.send("GET", "/readyz", &[], "");
+    assert_eq!(ready.status, 503);
+    assert!(
+        ready
+            .body
+            .contains("not ready: the trace cannot be written"),
+        "{}",
+        ready.body
+    );
+    assert!(ready.body.contains("File too large"), "{}", ready.body);
+    assert_eq!(
+        host.send("GET", "/healthz", &[], "").status,
+        200,
+        "alive all the same"
+    );
+    let ping = host.post(
+        Some(&session),
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}),
+    );
+    assert!(ping.json().get("result").is_some());
+
+    // Room returns: ready again without a single call.
+    set_file_size_limit(host.pid(), libc::RLIM_INFINITY);
+    let mut tries = 0;
+    while host.send("GET", "/readyz", &[], "").status != 200 {
+        tries += 1;
+        assert!(tries < 200, "never ready again");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let reply = host.post(Some(&session), &call(id + 1)).json();
+    assert_eq!(reply["result"]["isError"], json!(false), "{reply}");
+}
+
+#[test]
+fn with_fsync_always_every_event_a_reply_names_is_in_its_segment_when_the_reply_arrives() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("limina.toml");
+    std::fs::write(&config, "[trace]\nfsync = \"always\"\n").unwrap();
+    let traces = dir.path().join("traces");
+    let host = WsHost::start(&[
+        "--network-profile",
+        "builder.readWrite",
+        "--config",
+        config.to_str().unwrap(),
+        "--trace-dir",
+        traces.to_str().unwrap(),
+    ]);
+    let mut c = host.client("builder.readWrite", "writer");
+    // Sent together: one batch, one sync, then every reply.
+    let ids: Vec<u64> = (0..20)
+        .map(|i| {
+            c.send_request(
+                "tools/call",
+                json!({"name": "scene.createEntity", "arguments": {"position": [i, 0, 0]}}),
+            )
+        })
+        .collect();
+    let mut acked = Vec::new();
+    for id in ids {
+        let reply = c.reply_to(id);
+        let named = events_of(&reply["result"]);
+        assert!(!named.is_empty(), "{reply}");
+        let on_disk = ids_on_disk(&traces);
+        for event in &named {
+            assert!(
+                on_disk.contains(event),
+                "{event} was named before it was written"
+            );
+        }
+        acked.extend(named);
+    }
+    drop(c);
+    drop(host);
+    assert_durable(&traces, &acked);
+}
