@@ -234,13 +234,7 @@ async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Response<Bod
         _ if Viewer::serves(&path) => return view(&shared, &request, &path),
         _ => return text(StatusCode::NOT_FOUND, "not found: MCP is served at /mcp"),
     }
-    let header = |name: header::HeaderName| {
-        request
-            .headers()
-            .get(name)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_string)
-    };
+    let header = |name: header::HeaderName| header_text(&request, name);
     if shared.loopback_only && !header(header::HOST).is_some_and(|h| is_loopback_name(&h)) {
         return rpc_error(
             StatusCode::FORBIDDEN,
@@ -317,13 +311,7 @@ async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Response<Bod
 /// assets (world data) also need the bearer token when one is configured. The page and its
 /// scripts hold no data, so a browser can load them before the user gives it the token.
 fn view(shared: &Shared, request: &Request<Incoming>, path: &str) -> Response<Body> {
-    let header = |name: header::HeaderName| {
-        request
-            .headers()
-            .get(name)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_string)
-    };
+    let header = |name: header::HeaderName| header_text(request, name);
     if request.method() != Method::GET && request.method() != Method::HEAD {
         return text(
             StatusCode::METHOD_NOT_ALLOWED,
@@ -871,6 +859,15 @@ fn empty(status: StatusCode) -> Response<Body> {
     let mut response = Response::new(full(String::new()));
     *response.status_mut() = status;
     response
+}
+
+/// A request header's value as text (`None` when missing or not visible ASCII).
+fn header_text(request: &Request<Incoming>, name: header::HeaderName) -> Option<String> {
+    request
+        .headers()
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string)
 }
 
 fn text(status: StatusCode, message: &str) -> Response<Body> {
