@@ -130,6 +130,15 @@ fn median(mut xs: Vec<f64>) -> f64 {
 }
 
 fn main() {
+    // `LIMINA_WORLD_START_KEEP=DIR`: only prepare the folder in DIR and keep it (to profile a
+    // start against it: `perf record limina --mcp-stdio --trace-dir DIR`).
+    if let Some(dir) = std::env::var_os("LIMINA_WORLD_START_KEEP") {
+        let dir = Path::new(&dir);
+        std::fs::create_dir_all(dir).unwrap();
+        let hash = prepare(dir);
+        println!("prepared {} (world hash {hash})", dir.display());
+        return;
+    }
     let big = tempfile::tempdir().unwrap();
     let empty = tempfile::tempdir().unwrap();
     let prepared = Instant::now();

@@ -13,6 +13,13 @@ pub(super) struct ChangeLog {
     /// Where the running call's records start: records before it are never folded, so its
     /// rollback can cut the log back to here.
     floor: usize,
+    /// The length past which the log folds next: at least four times the world's size, and
+    /// twice what the last fold left (records before a running call's floor never fold, so a
+    /// log that stays long after folding must double before it folds again: every fold then
+    /// halves at least, and a touch costs amortized O(log n) however long the call).
+    fold_at: usize,
+    /// How many times the log folded (to test the amortization).
+    folds: u64,
     /// Something scene-wide changed (lighting, UI panels, speech bubbles, agents): viewers
     /// that draw the whole scene need it again. A rolled-back call leaves it set, which only
     /// costs a resend of an unchanged scene.
@@ -52,11 +59,14 @@ impl World {
         // Nobody may be draining (an in-process registry): fold repeats so the log never
         // outgrows the set of entities that exist or existed since the last drain. Inside a
         // call only its own records fold, so a rollback still cuts at the call's mark.
-        if log.len() > 4 * self.settings.max_entities.max(256) {
+        let bound = 4 * self.settings.max_entities.max(256);
+        if log.len() > bound.max(self.changes.fold_at) {
             let mut own = log.split_off(self.changes.floor.min(log.len()));
             own.sort_unstable();
             own.dedup();
             log.extend(own);
+            self.changes.fold_at = 2 * log.len();
+            self.changes.folds += 1;
         }
     }
 
@@ -88,11 +98,18 @@ impl World {
         self.changes.touched.len()
     }
 
+    /// How many times the change log folded.
+    #[cfg(test)]
+    fn fold_count(&self) -> u64 {
+        self.changes.folds
+    }
+
     /// Takes the changes recorded since the last call: each touched entity once, with its
     /// current state, or as removed when it no longer exists.
     pub fn take_changes(&mut self) -> ChangeSet {
         let mut touched = std::mem::take(&mut self.changes.touched);
         self.changes.floor = 0;
+        self.changes.fold_at = 0;
         touched.sort_unstable();
         touched.dedup();
         let mut set = ChangeSet {
@@ -113,6 +130,7 @@ impl World {
         self.changes.touched.clear();
         self.changes.scene = false;
         self.changes.floor = 0;
+        self.changes.fold_at = 0;
     }
 
     /// One entity's state by number.
@@ -222,5 +240,53 @@ mod tests {
         }
         assert!(w.change_count() <= 4 * 256 + 1);
         assert_eq!(w.take_changes().changed.len(), 1);
+    }
+
+    /// A restart replays a long journal with nobody draining: the log is past its bound
+    /// before a call begins, and the call's own records (a physics step moving many bodies)
+    /// must not fold on every touch, which made a restart quadratic in the step's size.
+    #[test]
+    fn a_call_on_an_undrained_log_past_its_bound_folds_logarithmically_often() {
+        let mut w = world();
+        let ids: Vec<String> = (0..100)
+            .map(|i| {
+                w.create_entity(&spec([i as f64 * 3.0, 0.0, 0.0], BodyKind::None))
+                    .unwrap()
+            })
+            .collect();
+        // Moves between calls (floor 0) fold down to the hundred entities.
+        for round in 0..20 {
+            for id in &ids {
+                w.set_transform(id, Some([round as f64, 1.0, 0.0]), None, None);
+            }
+        }
+        let folded_before = w.fold_count();
+        // A long log below the call's floor, as a replayed journal leaves it: many kept calls
+        // of one move each (a call folds only its own records, so none fold across calls).
+        for round in 0..1_100 {
+            w.begin();
+            w.set_transform(
+                &ids[round % 100],
+                Some([round as f64, 2.0, 0.0]),
+                None,
+                None,
+            );
+            w.commit();
+        }
+        w.begin();
+        assert!(w.change_count() > 4 * 256, "{}", w.change_count());
+        // 10,000 touches inside one call: with a fold per touch this was 10,000 folds.
+        for round in 0..100 {
+            for id in &ids {
+                w.set_transform(id, Some([round as f64, 3.0, 0.0]), None, None);
+            }
+        }
+        w.commit();
+        let folds = w.fold_count() - folded_before;
+        assert!(folds <= 20, "{folds} folds for 10,000 touches");
+        assert!(w.change_count() <= 2 * 1_200, "{}", w.change_count());
+        let changed = w.take_changes().changed;
+        assert_eq!(changed.len(), 100);
+        assert!(changed.iter().all(|c| c.transform.position[1] == 3.0));
     }
 }
