@@ -1,12 +1,14 @@
 //! `cargo bench -p limina --bench world_start`: how long a restart takes to bring the kept
-//! world back. Prepares a trace folder holding a checkpoint of a 10,000-entity world (1,000
-//! dynamic boxes on a floor, the rest render-only) and a long journal after it (20,000 calls
-//! and 400 physics steps), then times the release binary from spawn to its first
-//! `tools/list` reply on that folder against an empty folder, alternating, and the world's
-//! load alone in-process. Prints medians and the ratio.
+//! world back. Prepares a trace folder as a host would leave it: a 10,000-entity world (1,000
+//! dynamic boxes on a floor, the rest render-only) checkpointed, then 19,999 calls and 400
+//! physics steps journaled, with the checkpoints the replay bound writes on the way (so the
+//! journal after the newest one is as long as the bound lets it get). Times the binary from
+//! spawn to its first `tools/list` reply on that folder against an empty folder, alternating,
+//! and the world's load alone in-process. Prints medians and the ratio.
 
 mod spawn;
 
+use limina::limits::WORLD_REPLAY_MAX_RECORDS;
 use limina::persistence::journal::{self, Author};
 use limina::persistence::{WorldConfig, WorldStore, load};
 use limina::realm::{Realm, Rng};
@@ -18,7 +20,9 @@ use std::time::{Duration, Instant};
 
 const ENTITIES: usize = 10_000;
 const BODIES: usize = 1_000;
-const JOURNAL_CALLS: usize = 20_000;
+/// One short of twice the records bound: the last checkpoint falls a bound before the end,
+/// so the journal a restart replays is one record short of the bound (its worst case).
+const JOURNAL_CALLS: usize = 2 * WORLD_REPLAY_MAX_RECORDS as usize - 1;
 const STEP_EVERY: usize = 50;
 const STARTS: usize = 7;
 
@@ -42,8 +46,9 @@ fn spec(position: [f64; 3], body: BodyKind) -> EntitySpec {
     }
 }
 
-/// One call as the registry journals it.
-fn call(realm: &mut Realm, f: impl FnOnce(&mut World)) {
+/// One call as the registry journals it, and the checkpoint the host writes after it when
+/// one is due; returns the checkpoint's milliseconds when one was written.
+fn call(realm: &mut Realm, store: &mut WorldStore, f: impl FnOnce(&mut World)) -> Option<f64> {
     realm.world.begin();
     f(&mut realm.world);
     realm.world.commit();
@@ -57,25 +62,45 @@ fn call(realm: &mut Realm, f: impl FnOnce(&mut World)) {
             decision_id: "evt_bench_000000000001_0000000000000000",
         };
         realm.tracer.emit(journal::record(&ops, tick, author));
+        store.note_record(&ops, realm.world.body_count());
     }
+    store.due(realm).then(|| {
+        let summary = store.checkpoint(realm, "bench", false).unwrap();
+        summary["ms"].as_f64().unwrap()
+    })
+}
+
+/// What preparing the folder left.
+struct Prepared {
+    hash: String,
+    /// Journal records after the newest checkpoint.
+    tail: u64,
+    /// Checkpoints the replay bound wrote, and their median milliseconds.
+    automatic: usize,
+    checkpoint_ms: f64,
 }
 
 /// The folder: a 10,000-entity world checkpointed, then a long journal.
-fn prepare(dir: &Path) -> String {
+fn prepare(dir: &Path) -> Prepared {
     let mut realm = Realm {
         world: World::new(settings()),
         tracer: Tracer::open(dir, 64).unwrap(),
         rng: Rng::seeded(1),
         state: limina::state::StateStore::in_memory(),
     };
-    let mut store = WorldStore::new(dir, WorldConfig::default());
+    // No schedule: only the replay bound (and the bench) checkpoint.
+    let config = WorldConfig {
+        every: None,
+        ..WorldConfig::default()
+    };
+    let mut store = WorldStore::new(dir, config);
     store.adopt(&mut realm).unwrap();
-    call(&mut realm, |w| {
+    call(&mut realm, &mut store, |w| {
         w.create_entity(&spec([0.0, -25.0, 0.0], BodyKind::Fixed))
             .unwrap();
     });
     for chunk in 0..10 {
-        call(&mut realm, |w| {
+        call(&mut realm, &mut store, |w| {
             // 9,999 besides the floor: the last chunk is one short.
             for i in 0..if chunk < 9 { 1000 } else { 999 } {
                 let n = chunk * 1000 + i;
@@ -93,20 +118,31 @@ fn prepare(dir: &Path) -> String {
     }
     assert_eq!(realm.world.entity_count(), ENTITIES);
     store.checkpoint(&mut realm, "bench", false).unwrap();
+    let mut automatic = Vec::new();
     for i in 0..JOURNAL_CALLS {
         let id = format!("ent_{}", 2 + (i * 7919) % (ENTITIES - 1));
-        call(&mut realm, |w| {
+        let written = call(&mut realm, &mut store, |w| {
             w.set_transform(&id, Some([i as f64 * 0.01, 4.0, 0.0]), None, None);
             if i % STEP_EVERY == 0 {
                 w.step();
             }
         });
+        automatic.extend(written);
         if i % 256 == 0 {
             realm.tracer.flush().unwrap();
         }
     }
     realm.tracer.flush().unwrap();
-    realm.world.state_hash()
+    Prepared {
+        hash: realm.world.state_hash(),
+        tail: store.replay_cost().records,
+        automatic: automatic.len(),
+        checkpoint_ms: if automatic.is_empty() {
+            0.0
+        } else {
+            median(automatic)
+        },
+    }
 }
 
 /// Spawn → first `tools/list` reply, in milliseconds.
@@ -135,17 +171,26 @@ fn main() {
     if let Some(dir) = std::env::var_os("LIMINA_WORLD_START_KEEP") {
         let dir = Path::new(&dir);
         std::fs::create_dir_all(dir).unwrap();
-        let hash = prepare(dir);
-        println!("prepared {} (world hash {hash})", dir.display());
+        let prepared = prepare(dir);
+        println!(
+            "prepared {} (world hash {}, {} records after the newest checkpoint)",
+            dir.display(),
+            prepared.hash,
+            prepared.tail
+        );
         return;
     }
     let big = tempfile::tempdir().unwrap();
     let empty = tempfile::tempdir().unwrap();
     let prepared = Instant::now();
-    let want = prepare(big.path());
+    let made = prepare(big.path());
     println!(
         "prepared {ENTITIES} entities ({BODIES} dynamic), a checkpoint and {JOURNAL_CALLS} journal records in {:.1} s",
         prepared.elapsed().as_secs_f64()
+    );
+    println!(
+        "the replay bound wrote {} checkpoints on the way (median {:.1} ms each); a restart replays {} records",
+        made.automatic, made.checkpoint_ms, made.tail
     );
 
     let mut loads = Vec::new();
@@ -153,8 +198,12 @@ fn main() {
         let t = Instant::now();
         let (world, restored) = load(big.path(), settings()).unwrap();
         loads.push(t.elapsed().as_secs_f64() * 1000.0);
-        assert_eq!(world.state_hash(), want, "the load rebuilt the same world");
-        assert_eq!(restored.records as usize, JOURNAL_CALLS);
+        assert_eq!(
+            world.state_hash(),
+            made.hash,
+            "the load rebuilt the same world"
+        );
+        assert_eq!(restored.records, made.tail);
     }
     // Warm the compile cache and the page cache once for both.
     start_ms(empty.path());

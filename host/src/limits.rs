@@ -212,6 +212,16 @@ pub const WS_READ_BUFFER_BYTES: usize = 16 << 10;
 /// How often the host writes a world checkpoint while the world changes, by default
 /// (`[world] checkpointEverySeconds`): a restart then replays at most this long a journal.
 pub const WORLD_CHECKPOINT_EVERY_SECS: u64 = 60;
+/// Journal records after the newest checkpoint past which the host writes a checkpoint at
+/// once, whatever the schedule: a restart reads and applies every one of them, so this bounds
+/// its cost (about 10,000 records of one change each replay in well under a second).
+pub const WORLD_REPLAY_MAX_RECORDS: u64 = 10_000;
+/// Physics steps times the bodies they moved, after the newest checkpoint, past which the host
+/// writes a checkpoint at once: a restart steps the world again as often as it was stepped
+/// live, so a busy world (1,000 bodies at 60 Hz) would otherwise replay a minute of physics.
+/// 500,000 is 500 steps of 1,000 bodies: about 8 s of live time, a fraction of a second to
+/// replay.
+pub const WORLD_REPLAY_MAX_BODY_STEPS: u64 = 500_000;
 /// World checkpoints kept by default (`[world] keepCheckpoints`): the newest, and older ones
 /// to fall back on if the newest is damaged (their journal is kept through trace retention).
 pub const WORLD_CHECKPOINTS_KEPT: usize = 3;

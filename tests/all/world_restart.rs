@@ -314,3 +314,91 @@ fn a_host_with_its_trace_in_memory_keeps_no_world_and_says_so() {
     assert!(message.contains("in memory only"), "{message}");
     assert_eq!(hash(&mut c), before);
 }
+
+/// A host that runs long between scheduled checkpoints still restarts quickly: once the
+/// journal after the newest checkpoint reaches the replay bound (records, or physics steps
+/// times bodies), the next idle moment writes a checkpoint, so a restart never replays more.
+#[test]
+fn the_journal_a_restart_would_replay_stays_within_its_bound() {
+    use limina::persistence::{ReplayBound, WorldConfig, WorldStore, load};
+    use limina::policy::Profiles;
+    use limina::registry::Caller;
+
+    let dir = tempfile::tempdir().unwrap();
+    let mut registry = super::support::in_process_registry(&["scene", "physics"]);
+    registry.realm_mut().tracer = limina::trace::Tracer::open(dir.path(), 64).unwrap();
+    let no_schedule = WorldConfig {
+        every: None,
+        ..WorldConfig::default()
+    };
+    let bound = ReplayBound {
+        records: 8,
+        body_steps: 60,
+    };
+    registry
+        .keep_world(WorldStore::new(dir.path(), no_schedule).with_replay_bound(bound))
+        .unwrap();
+    let caller = Caller {
+        agent_id: "builder".into(),
+        session_id: "s1".into(),
+        profile: "builder.readWrite".into(),
+        permissions: Profiles::default()
+            .get("builder.readWrite")
+            .unwrap()
+            .permissions,
+    };
+    let checkpoints = || {
+        std::fs::read_dir(dir.path().join("world"))
+            .map(|d| d.count())
+            .unwrap_or(0)
+    };
+    let call = |registry: &mut limina::registry::Registry, name: &str, input: Value| {
+        let response = registry.invoke(&caller, name, input);
+        assert!(response.success, "{name}: {:?}", response.error);
+        registry.world_idle();
+    };
+
+    // Seven records: under the bound, no checkpoint; the eighth writes one.
+    for i in 0..7 {
+        call(
+            &mut registry,
+            "scene.createEntity",
+            json!({"position": [i * 2, 0, 0]}),
+        );
+    }
+    assert_eq!(checkpoints(), 0, "under the bound");
+    call(
+        &mut registry,
+        "scene.createEntity",
+        json!({"position": [0, 5, 0], "dynamic": true}),
+    );
+    assert_eq!(checkpoints(), 1, "the eighth record reached the bound");
+
+    // Steps count times the bodies the world holds: just under the bound, then past it.
+    let bodies = registry.realm_mut().world.body_count().max(1) as u64;
+    let under = 59 / bodies;
+    assert!(under > 0, "{bodies} bodies");
+    call(&mut registry, "world.step", json!({"ticks": under}));
+    assert_eq!(checkpoints(), 1, "{} body steps", under * bodies);
+    call(&mut registry, "world.step", json!({"ticks": 1}));
+    assert_eq!(checkpoints(), 2, "{} body steps", (under + 1) * bodies);
+
+    // A restart replays what came after the newest checkpoint: nothing here.
+    call(
+        &mut registry,
+        "scene.createEntity",
+        json!({"position": [9, 9, 9]}),
+    );
+    let want = registry.realm_mut().world.state_hash();
+    drop(registry);
+    let (world, restored) = load(
+        dir.path(),
+        limina::world::WorldSettings {
+            max_entities: 100,
+            tick_seconds: 1.0 / 60.0,
+        },
+    )
+    .unwrap();
+    assert_eq!(world.state_hash(), want);
+    assert_eq!(restored.records, 1);
+}

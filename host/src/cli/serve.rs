@@ -326,7 +326,7 @@ fn kept_world(
         limina::log::warn("the trace is in memory, so the world is too: it ends with this run");
         return Ok((World::new(settings), None, false));
     }
-    let store = WorldStore::new(trace_dir, config);
+    let mut store = WorldStore::new(trace_dir, config);
     if cli.fresh_world {
         limina::log::info(&format!(
             "starting an empty world on purpose (--fresh-world); it is kept in {} from now on",

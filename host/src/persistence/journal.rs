@@ -4,6 +4,7 @@
 //! written and flushed before the call's reply, chained, verified, kept by retention while a
 //! checkpoint needs it. A restart applies the records after the newest checkpoint in order.
 
+use super::ReplayCost;
 use crate::trace::{Event, NewEvent, events_after};
 use crate::world::{Op, World};
 use anyhow::{Context, Result, bail};
@@ -67,6 +68,8 @@ pub struct Replayed {
     pub ops: u64,
     /// The newest trace event seen.
     pub last_seq: u64,
+    /// The records counted as the running host counts them toward a checkpoint.
+    pub cost: ReplayCost,
 }
 
 /// Applies to `world` every journal record in the trace folder `trace_dir` after event
@@ -100,6 +103,7 @@ pub fn replay(world: &mut World, trace_dir: &Path, after: u64) -> Result<Replaye
     for ops in records {
         replayed.records += 1;
         replayed.ops += ops.len() as u64;
+        replayed.cost.add_record(&ops, world.body_count());
         for op in ops {
             world.replay(op);
         }

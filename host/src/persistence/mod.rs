@@ -21,12 +21,14 @@ pub mod checkpoint;
 mod config;
 pub mod export;
 pub mod journal;
+pub mod replay_cost;
 
 pub use checkpoint::CheckpointError;
 pub use config::{RawWorld, WorldConfig, parse_world_section};
+pub use replay_cost::{ReplayBound, ReplayCost};
 
 use crate::realm::Realm;
-use crate::world::{World, WorldSettings};
+use crate::world::{Op, World, WorldSettings};
 use anyhow::{Context, Result};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -44,6 +46,9 @@ pub struct WorldStore {
     instance: u64,
     /// A journal record was written since the last checkpoint.
     dirty: bool,
+    /// What a restart would replay now, and where a checkpoint is written to bound it.
+    cost: ReplayCost,
+    bound: ReplayBound,
 }
 
 /// What a start-up restore found.
@@ -53,6 +58,8 @@ pub struct Restored {
     pub checkpoint: Option<PathBuf>,
     pub records: u64,
     pub ops: u64,
+    /// What the replay cost: the journal after the checkpoint loaded.
+    pub cost: ReplayCost,
 }
 
 impl WorldStore {
@@ -64,7 +71,21 @@ impl WorldStore {
             last_checkpoint: Instant::now(),
             instance: 0,
             dirty: false,
+            cost: ReplayCost::default(),
+            bound: ReplayBound::default(),
         }
+    }
+
+    /// The same store with a checkpoint written whenever the journal after the newest one
+    /// reaches `bound` (the default is in `limits.rs`).
+    pub fn with_replay_bound(mut self, bound: ReplayBound) -> WorldStore {
+        self.bound = bound;
+        self
+    }
+
+    /// What a restart would replay now.
+    pub fn replay_cost(&self) -> ReplayCost {
+        self.cost
     }
 
     /// Where the checkpoints are.
@@ -74,9 +95,12 @@ impl WorldStore {
 
     /// The world as the trace folder last left it: the newest checkpoint that reads (an older
     /// one, with a warning, when the newest is damaged) and the journal after it. An
-    /// incompatible checkpoint stops the start with a message; nothing is half-loaded.
-    pub fn restore(&self, settings: WorldSettings) -> Result<(World, Restored)> {
-        load(&self.trace_dir, settings)
+    /// incompatible checkpoint stops the start with a message; nothing is half-loaded. The
+    /// journal replayed counts toward the next checkpoint, as if this run had written it.
+    pub fn restore(&mut self, settings: WorldSettings) -> Result<(World, Restored)> {
+        let (world, restored) = load(&self.trace_dir, settings)?;
+        self.cost = restored.cost;
+        Ok((world, restored))
     }
 
     /// Takes charge of the realm's world: its operations are recorded from now on, and the
@@ -90,9 +114,10 @@ impl WorldStore {
         Ok(())
     }
 
-    /// A journal record was written.
-    pub fn note_record(&mut self) {
+    /// A journal record holding `ops` was written while the world held `bodies` bodies.
+    pub fn note_record(&mut self, ops: &[Op], bodies: usize) {
         self.dirty = true;
+        self.cost.add_record(ops, bodies);
     }
 
     /// Whether the world in the realm is not the one this store adopted (a scene reload
@@ -101,15 +126,16 @@ impl WorldStore {
         realm.world.instance() != self.instance
     }
 
-    /// Whether to checkpoint now: the period passed and the world changed, or trace
-    /// retention waits for one (it keeps the journal after the newest checkpoint).
+    /// Whether to checkpoint now: the period passed and the world changed, a restart would
+    /// replay more than the bound, or trace retention waits for one (it keeps the journal
+    /// after the newest checkpoint).
     pub fn due(&self, realm: &Realm) -> bool {
         let scheduled = self
             .config
             .every
             .is_some_and(|every| self.last_checkpoint.elapsed() >= every)
             && (self.dirty || realm.world.has_pending_ops());
-        scheduled || realm.tracer.pin_blocks_retention()
+        scheduled || self.cost.over(self.bound) || realm.tracer.pin_blocks_retention()
     }
 
     /// Writes a checkpoint of the realm's world: the trace is synced first (the checkpoint
@@ -137,6 +163,7 @@ impl WorldStore {
             self.instance = realm.world.instance();
         }
         self.dirty = false;
+        self.cost = ReplayCost::default();
         self.last_checkpoint = Instant::now();
         let kept = self.prune(&dir, if replaced { 1 } else { self.config.keep })?;
         if let Some(newest) = kept.last() {
@@ -216,6 +243,7 @@ pub fn load(trace_dir: &Path, settings: WorldSettings) -> Result<(World, Restore
             checkpoint: path,
             records: replayed.records,
             ops: replayed.ops,
+            cost: replayed.cost,
         },
     ))
 }

@@ -452,3 +452,42 @@ fn retention_keeps_the_journal_a_checkpoint_needs() {
     assert_eq!(world.state_hash(), want);
     assert_eq!(restored.records, 400);
 }
+
+#[test]
+fn a_restart_counts_the_journal_it_replayed_toward_the_next_checkpoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = WorldStore::new(dir.path(), WorldConfig::default());
+    let mut r = realm(dir.path());
+    store.adopt(&mut r).unwrap();
+    call(&mut r, |w| drop(build(w)));
+    call(&mut r, |w| steps(w, 3));
+    call(&mut r, |w| {
+        w.set_transform("ent_14", Some([1.0, 2.0, 3.0]), None, None);
+    });
+    let bodies = r.world.body_count() as u64;
+    drop(r);
+
+    let no_schedule = WorldConfig {
+        every: None,
+        ..WorldConfig::default()
+    };
+    let bound = super::ReplayBound {
+        records: 3,
+        body_steps: u64::MAX,
+    };
+    let mut store = WorldStore::new(dir.path(), no_schedule).with_replay_bound(bound);
+    let (world, restored) = store.restore(settings()).unwrap();
+    assert_eq!(restored.records, 3);
+    assert_eq!(store.replay_cost().records, 3);
+    assert_eq!(store.replay_cost().body_steps, 3 * bodies);
+    let mut r = realm(dir.path());
+    r.world = world;
+    store.adopt(&mut r).unwrap();
+    assert!(
+        store.due(&r),
+        "three records replayed: a checkpoint is due at once"
+    );
+    store.checkpoint(&mut r, "test", false).unwrap();
+    assert_eq!(store.replay_cost(), super::ReplayCost::default());
+    assert!(!store.due(&r));
+}

@@ -48,7 +48,7 @@ impl Registry {
                     decision_id,
                 },
             ));
-            store.note_record();
+            store.note_record(&ops, realm.world.body_count());
             self.journal_pending = true;
         }
         if outermost

@@ -135,6 +135,11 @@ impl World {
         self.by_number.len()
     }
 
+    /// Number of physics bodies (fixed ones included): what a step's cost grows with.
+    pub fn body_count(&self) -> usize {
+        self.physics.world.bodies.len()
+    }
+
     /// Advances the simulation by one fixed step.
     pub fn step(&mut self) {
         self.log_step();
