@@ -521,3 +521,101 @@ fn a_2026_request_gets_input_required_and_runs_when_the_retry_carries_the_answer
     assert_eq!(rules[0].1["agentId"], "stdio");
     assert_eq!(rules[0].1["via"], "input_required");
 }
+
+/// Arguments that make an SDK spawn this host over stdio with the approval configuration.
+fn stdio_args<'a>(
+    config: &'a tempfile::NamedTempFile,
+    traces: &'a tempfile::TempDir,
+    own: &'a mut Vec<String>,
+) -> Vec<&'a str> {
+    let binary = env!("CARGO_BIN_EXE_limina");
+    let mut args = vec![
+        "stdio",
+        binary,
+        "--mcp-stdio",
+        "--manual-clock",
+        "--profile",
+        "builder.readWrite",
+        "--config",
+        config.path().to_str().unwrap(),
+        "--trace-dir",
+        traces.path().to_str().unwrap(),
+    ];
+    *own = crate::support::own_calibration(&args[2..]);
+    args.extend(own.iter().map(String::as_str));
+    args
+}
+
+/// What an SDK run must show: one question per guarded call, the first allowed and run, the
+/// second declined and refused, one entity in the world.
+fn assert_asked_twice(report: &Value, version: &str) {
+    assert_eq!(report["protocol_version"], version, "{report}");
+    let questions = report["questions"].as_array().unwrap();
+    assert_eq!(questions.len(), 2, "{report}");
+    assert!(
+        questions[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("scene.createEntity"),
+        "{report}"
+    );
+    assert_eq!(
+        questions[0]["schema"]["properties"]["approve"]["type"],
+        "boolean"
+    );
+    assert_eq!(report["allowed_error"], false, "{report}");
+    assert_eq!(report["declined_error"], true, "{report}");
+    assert!(
+        report["declined_text"].as_str().unwrap().starts_with(
+            "forbidden: `scene.createEntity` needs a person's approval and it was declined"
+        ),
+        "{report}"
+    );
+    let entities = report["found"]["entities"].as_array().unwrap();
+    assert_eq!(entities.len(), 1, "{report}");
+    let position: Vec<f64> = entities[0]["position"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_f64)
+        .collect();
+    assert_eq!(position, [4.0, 5.0, 6.0], "{report}");
+}
+
+#[test]
+fn the_python_sdk_answers_input_required_with_its_elicitation_callback_over_stdio() {
+    let config = approve_config(60_000);
+    let traces = tempfile::tempdir().unwrap();
+    let mut own = Vec::new();
+    let mut args = vec!["auto"];
+    args.extend(stdio_args(&config, &traces, &mut own));
+    let (report, _) = crate::modern::python_script("approval_python.py", &args);
+    assert_asked_twice(&report, VERSION);
+}
+
+#[test]
+fn the_python_sdk_answers_elicitation_requests_in_a_2025_session_over_http() {
+    let config = approve_config(60_000);
+    let args = host_args(&config);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let host = HttpHost::start(&args);
+    let url = host.url();
+    let (report, _) = crate::modern::python_script("approval_python.py", &["legacy", "http", &url]);
+    assert_asked_twice(&report, "2025-11-25");
+}
+
+#[test]
+fn the_typescript_client_answers_input_required_over_http_and_stdio() {
+    let config = approve_config(60_000);
+    let args = host_args(&config);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let host = HttpHost::start(&args);
+    let (report, _) =
+        crate::modern::typescript_script("approval_typescript.mjs", &["http", &host.url()]);
+    assert_asked_twice(&report, VERSION);
+    let traces = tempfile::tempdir().unwrap();
+    let mut own = Vec::new();
+    let args = stdio_args(&config, &traces, &mut own);
+    let (report, _) = crate::modern::typescript_script("approval_typescript.mjs", &args);
+    assert_asked_twice(&report, VERSION);
+}
