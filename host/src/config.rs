@@ -63,6 +63,8 @@ struct Raw {
     limits: Option<Spanned<crate::ceilings::RawCeilings>>,
     network: Option<crate::mcp::edge::settings::RawNetwork>,
     world: Option<crate::persistence::RawWorld>,
+    #[serde(default)]
+    approve: Vec<Spanned<crate::policy::approve::RawApprove>>,
 }
 
 #[derive(Deserialize)]
@@ -323,6 +325,8 @@ impl Config {
         };
         let world =
             crate::persistence::parse_world_section(raw.world).map_err(|(s, m)| at(s, m))?;
+        let approvals = crate::policy::approve::parse(raw.approve, &profiles)
+            .map_err(|(span, msg)| at(span, msg))?;
 
         Ok(Config {
             network,
@@ -340,6 +344,7 @@ impl Config {
                 require_signatures: raw.require_signatures,
                 trusted_keys: raw.trusted_keys,
                 latency,
+                approvals,
             },
             package_limits,
         })

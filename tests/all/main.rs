@@ -2,6 +2,7 @@
 //! binary and speak MCP over its stdio.
 
 mod agent_skills;
+mod approval;
 mod audio_skills;
 mod catalog;
 mod core_in_process;

@@ -2,6 +2,7 @@
 //! every call crosses: resolve → validate → policy → before-hooks → handler → after-hooks →
 //! output check → emit.
 
+mod approval;
 mod builtins;
 mod calibrate;
 mod calibration_store;
@@ -174,6 +175,8 @@ pub struct Registry {
 pub struct CallControl {
     pub cancel: crate::sandbox::Cancel,
     pub progress: Option<crate::sandbox::ProgressSink>,
+    /// A person's answer, for a call an `[[approve]]` rule holds (see `approval.rs`).
+    pub approval: Option<crate::policy::Approval>,
 }
 
 impl CallControl {

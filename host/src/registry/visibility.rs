@@ -23,6 +23,7 @@ impl Registry {
             now_ms: 0,
             metered: false,
             skill_tier: skill.tier,
+            approval: None,
         })
     }
 
