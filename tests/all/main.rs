@@ -32,6 +32,7 @@ mod privileged_skills;
 mod python_package;
 mod scene;
 mod sdk_clients;
+mod sdk_http;
 mod social_skills;
 mod stdio;
 mod support;
