@@ -27,6 +27,11 @@ const PYTHON: Guest = Guest {
     dir: "tests/guests-python/fetcher",
     component: "target/components/fetcher.wasm",
 };
+const C: Guest = Guest {
+    name: "cfetch",
+    dir: "tests/guests-c/cfetch",
+    component: "target/components/cfetch.wasm",
+};
 
 struct Host {
     c: Client,
@@ -202,4 +207,19 @@ fn python_sdk_client_posts_a_body_past_one_stream_write() {
 #[test]
 fn python_sdk_client_is_refused_outside_its_grant() {
     refuses_a_url_outside_the_grant(&PYTHON);
+}
+
+#[test]
+fn c_sdk_client_fetches_a_granted_url() {
+    fetches_a_granted_url(&C);
+}
+
+#[test]
+fn c_sdk_client_posts_a_body_past_one_stream_write() {
+    posts_a_body_past_one_stream_write(&C);
+}
+
+#[test]
+fn c_sdk_client_is_refused_outside_its_grant() {
+    refuses_a_url_outside_the_grant(&C);
 }
