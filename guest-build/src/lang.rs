@@ -116,6 +116,7 @@ pub fn build_foreign(lang: Lang, dir: &Path, wit: &Path) -> Result<Vec<u8>> {
             native::build(&zig, lang, dir, wit)
         }
         Lang::Js => {
+            js::check_world(dir)?;
             let qjs = js::componentize_qjs().with_context(tool_context)?;
             qjs.build(dir, wit)
         }

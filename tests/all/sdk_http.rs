@@ -223,3 +223,39 @@ fn c_sdk_client_posts_a_body_past_one_stream_write() {
 fn c_sdk_client_is_refused_outside_its_grant() {
     refuses_a_url_outside_the_grant(&C);
 }
+
+/// componentize-qjs cannot build a component importing `wasi:http`, so a JavaScript package
+/// with network grants is refused before any tool runs, with a message saying why and what
+/// to do instead, and nothing is written.
+#[test]
+fn a_javascript_package_with_network_grants_is_refused_at_build_saying_why() {
+    use crate::support::{limina, text};
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().to_str().unwrap();
+    let created = limina(&["pkg", "new", "netjs", "--lang", "js", "--dir", root]);
+    assert!(created.status.success(), "{}", text(&created.stderr));
+    let dir = tmp.path().join("netjs");
+    let manifest = dir.join("limina.toml");
+    let text_before = std::fs::read_to_string(&manifest).unwrap();
+    let granted = text_before.replace(
+        "# [grants]\n# network = [",
+        "[grants]\nnetwork = [\"https://api.example.com/v1\"]\n# [",
+    );
+    assert_ne!(granted, text_before, "the template shows a commented grant");
+    std::fs::write(&manifest, &granted).unwrap();
+    let built = limina(&["pkg", "build", dir.to_str().unwrap()]);
+    let err = text(&built.stderr);
+    assert!(!built.status.success(), "{err}");
+    assert!(
+        err.contains("a JavaScript package cannot declare `[grants] network` yet")
+            && err.contains("componentize-qjs")
+            && err.contains("Rust, Python or C"),
+        "{err}"
+    );
+    assert!(!dir.join("netjs.wasm").exists(), "nothing was built");
+    assert_eq!(
+        std::fs::read_to_string(&manifest).unwrap(),
+        granted,
+        "the manifest is as it was"
+    );
+}
