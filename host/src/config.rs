@@ -36,6 +36,8 @@ pub struct Config {
     pub network: crate::mcp::edge::NetworkSettings,
     /// World checkpoints (`[world]`, see `persistence/config.rs`).
     pub world: crate::persistence::WorldConfig,
+    /// The roots outbound `https` trusts (`[outbound] extraRoots`, see `net/tls.rs`).
+    pub outbound: crate::net::TlsRoots,
 }
 
 #[derive(Deserialize)]
@@ -63,6 +65,7 @@ struct Raw {
     limits: Option<Spanned<crate::ceilings::RawCeilings>>,
     network: Option<crate::mcp::edge::settings::RawNetwork>,
     world: Option<crate::persistence::RawWorld>,
+    outbound: Option<crate::net::tls::RawOutbound>,
 }
 
 #[derive(Deserialize)]
@@ -323,8 +326,11 @@ impl Config {
         };
         let world =
             crate::persistence::parse_world_section(raw.world).map_err(|(s, m)| at(s, m))?;
+        let outbound =
+            crate::net::TlsRoots::parse(raw.outbound, base).map_err(|(s, m)| at(s, m))?;
 
         Ok(Config {
+            outbound,
             network,
             trace,
             trace_durability,
