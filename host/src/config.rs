@@ -36,6 +36,8 @@ pub struct Config {
     pub network: crate::mcp::edge::NetworkSettings,
     /// World checkpoints (`[world]`, see `persistence/config.rs`).
     pub world: crate::persistence::WorldConfig,
+    /// The roots outbound `https` trusts (`[outbound] extraRoots`, see `net/tls.rs`).
+    pub outbound: crate::net::TlsRoots,
 }
 
 #[derive(Deserialize)]
@@ -65,6 +67,7 @@ struct Raw {
     world: Option<crate::persistence::RawWorld>,
     #[serde(default)]
     approve: Vec<Spanned<crate::policy::approve::RawApprove>>,
+    outbound: Option<crate::net::tls::RawOutbound>,
 }
 
 #[derive(Deserialize)]
@@ -327,8 +330,11 @@ impl Config {
             crate::persistence::parse_world_section(raw.world).map_err(|(s, m)| at(s, m))?;
         let approvals = crate::policy::approve::parse(raw.approve, &profiles)
             .map_err(|(span, msg)| at(span, msg))?;
+        let outbound =
+            crate::net::TlsRoots::parse(raw.outbound, base).map_err(|(s, m)| at(s, m))?;
 
         Ok(Config {
+            outbound,
             network,
             trace,
             trace_durability,
