@@ -39,6 +39,7 @@ mod three_skills;
 mod trace_faults;
 mod trace_store;
 mod ui_skills;
+mod upstream;
 mod viewer;
 mod world_restart;
 mod ws;

@@ -31,6 +31,7 @@ fn req<'a>(
         package: Some("x"),
         metered: true,
         skill_tier: LatencyTier::Fast,
+        capability: None,
     }
 }
 
@@ -395,6 +396,7 @@ fn a_skill_beyond_the_session_tier_is_refused_only_when_tiers_refuse() {
     fn slow(p: &Profile) -> CallRequest<'_> {
         CallRequest {
             skill_tier: LatencyTier::Standard,
+            capability: None,
             ..req(p, "rules.search", &[], 0)
         }
     }
