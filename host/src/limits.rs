@@ -262,3 +262,6 @@ pub const UPSTREAM_MAX_IN_FLIGHT: usize = 64;
 pub const UPSTREAM_BACKOFF_MIN_MS: u64 = 250;
 /// Longest wait between restarts of a crashed stdio server.
 pub const UPSTREAM_BACKOFF_MAX_MS: u64 = 30_000;
+/// An OAuth token for an upstream is fetched again this long before it expires (at most half
+/// its lifetime before), so no request goes out with a token about to lapse.
+pub const UPSTREAM_TOKEN_REFRESH_MARGIN_MS: u64 = 30_000;

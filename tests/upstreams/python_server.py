@@ -1,5 +1,5 @@
 """A small MCP server made with the official Python SDK (`mcp` 2.3), mounted by the upstream
-tests (`tests/all/upstream.rs`) as a real peer over stdio.
+tests (`tests/all/upstream.rs`) as a real peer over stdio, or over Streamable HTTP with `--http PORT`.
 
 Tools: `echo` (text back), `add` (structured output with an output schema), `slow` (sleeps,
 reporting progress; writes `cancelled` to $UPSTREAM_MARKS when it is cancelled), `crash`
@@ -91,6 +91,35 @@ def hidden() -> str:
     return "hidden"
 
 
+def serve_http(port: int) -> None:
+    """Streamable HTTP on 127.0.0.1:`port` at /mcp. With $UPSTREAM_BEARER_PREFIX set, a request
+    must carry `Authorization: Bearer <token>` whose token starts with it (401 otherwise); the
+    tokens seen are marked as `token <value>`."""
+    import uvicorn
+
+    app = server.streamable_http_app()
+    prefix = os.environ.get("UPSTREAM_BEARER_PREFIX")
+
+    async def guarded(scope, receive, send):
+        if scope["type"] == "http" and prefix is not None:
+            headers = dict(scope.get("headers") or [])
+            auth = headers.get(b"authorization", b"").decode()
+            token = auth[len("Bearer "):] if auth.startswith("Bearer ") else ""
+            if not token.startswith(prefix):
+                mark(f"refused {token or '-'}")
+                await send({"type": "http.response.start", "status": 401,
+                            "headers": [(b"content-type", b"text/plain")]})
+                await send({"type": "http.response.body", "body": b"bad token"})
+                return
+            mark(f"token {token}")
+        await app(scope, receive, send)
+
+    uvicorn.run(guarded, host="127.0.0.1", port=port, log_level="warning")
+
+
 if __name__ == "__main__":
     print("py-upstream: serving", file=sys.stderr, flush=True)
-    server.run("stdio")
+    if len(sys.argv) == 3 and sys.argv[1] == "--http":
+        serve_http(int(sys.argv[2]))
+    else:
+        server.run("stdio")

@@ -3,7 +3,7 @@
 //! know it; what differs afterwards is only how a request says which revision it speaks.
 //! The wire names are the server side's (`crate::mcp::modern`), so both sides share them.
 
-use super::link::{Link, RequestError};
+use super::link::{Conversation, RequestError};
 use crate::mcp::{CAPABILITIES_KEY, MODERN_VERSION as VERSION, VERSION_KEY};
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -41,7 +41,10 @@ impl Dialect {
 
 /// Opens the conversation: `server/discover`, else `initialize` + `notifications/initialized`.
 /// Returns the revision and the server's name as it gives it.
-pub fn handshake(link: &Link, timeout: Duration) -> Result<(Dialect, String), RequestError> {
+pub fn handshake(
+    link: &dyn Conversation,
+    timeout: Duration,
+) -> Result<(Dialect, String), RequestError> {
     let discover = link.request(
         "server/discover",
         Dialect::Modern.params(json!({})),
@@ -75,7 +78,7 @@ pub fn handshake(link: &Link, timeout: Duration) -> Result<(Dialect, String), Re
 /// Asks to hear when the server's tools change. In 2025-11-25 the server sends
 /// `notifications/tools/list_changed` on its own; in 2026-07-28 only on a
 /// `subscriptions/listen` stream, opened here and kept for the connection's life.
-pub fn listen_for_changes(link: &Link, dialect: Dialect) {
+pub fn listen_for_changes(link: &dyn Conversation, dialect: Dialect) {
     if dialect == Dialect::Modern {
         link.open_stream(
             "subscriptions/listen",

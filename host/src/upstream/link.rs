@@ -31,6 +31,33 @@ pub enum RequestError {
     Closed(String),
     /// Too many requests wait on this server already.
     Busy,
+    /// An HTTP upstream answered with this status (the body's start in `body`).
+    Http { status: u16, body: String },
+}
+
+/// A conversation with an upstream server, whatever carries it (stdio [`Link`], Streamable
+/// HTTP [`super::http::HttpLink`]).
+pub trait Conversation: Send + Sync {
+    /// Sends `method` and waits for its reply, at most `timeout`, stopping early when
+    /// `cancel` is raised; progress the server reports for it goes to `progress`. A request
+    /// given up on is cancelled at the server (`notifications/cancelled`).
+    fn request(
+        &self,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+        cancel: Option<&Cancel>,
+        progress: Option<ProgressSink>,
+    ) -> Result<Value, RequestError>;
+    /// Sends a notification.
+    fn notify(&self, method: &str, params: Value);
+    /// Opens a stream of server messages nobody waits on (`subscriptions/listen`), kept for
+    /// the conversation's life.
+    fn open_stream(&self, method: &str, params: Value);
+    /// Whether the conversation is over.
+    fn is_closed(&self) -> bool;
+    /// Ends it (stops a stdio server).
+    fn kill(&self);
 }
 
 /// What the server told us outside replies.
@@ -213,23 +240,10 @@ impl Link {
             .map_err(|e| RequestError::Closed(format!("writing to it failed: {e}")))
     }
 
-    /// Sends a notification.
-    pub fn notify(&self, method: &str, params: Value) {
-        let _ = self.write(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
-    }
-
-    /// Sends a request nobody waits for (a `subscriptions/listen` stream, whose messages
-    /// arrive as notifications for as long as the connection lives).
-    pub fn open_stream(&self, method: &str, params: Value) {
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let _ =
-            self.write(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-    }
-
     /// Sends `method` and waits for its reply, at most `timeout`, stopping early when
     /// `cancel` is raised; progress the server reports for it goes to `progress`. A request
     /// given up on is cancelled at the server (`notifications/cancelled`).
-    pub fn request(
+    fn send_request(
         &self,
         method: &str,
         mut params: Value,
@@ -333,14 +347,35 @@ impl Link {
             let _ = waiter.send(Err(RequestError::Closed(why.to_string())));
         }
     }
+}
 
-    /// Whether the connection is gone.
-    pub fn is_closed(&self) -> bool {
+impl Conversation for Link {
+    fn request(
+        &self,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+        cancel: Option<&Cancel>,
+        progress: Option<ProgressSink>,
+    ) -> Result<Value, RequestError> {
+        self.send_request(method, params, timeout, cancel, progress)
+    }
+
+    fn notify(&self, method: &str, params: Value) {
+        let _ = self.write(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+
+    fn open_stream(&self, method: &str, params: Value) {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let _ =
+            self.write(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+    }
+
+    fn is_closed(&self) -> bool {
         self.closed.load(Ordering::Acquire)
     }
 
-    /// Stops the server (on shutdown, or when it broke the protocol).
-    pub fn kill(&self) {
+    fn kill(&self) {
         if let Some(mut child) = self.child.lock().unwrap_or_else(|e| e.into_inner()).take() {
             let _ = child.kill();
             let _ = child.wait();
@@ -355,7 +390,7 @@ impl Drop for Link {
 }
 
 /// A reply message as a result or an error.
-fn reply_of(message: Value) -> Result<Value, RequestError> {
+pub(super) fn reply_of(message: Value) -> Result<Value, RequestError> {
     if let Some(error) = message.get("error") {
         return Err(RequestError::Rpc {
             code: error.get("code").and_then(Value::as_i64).unwrap_or(0),
@@ -372,7 +407,7 @@ fn reply_of(message: Value) -> Result<Value, RequestError> {
 }
 
 /// Progress tokens are strings or numbers; both key the same map.
-fn token_key(token: &Value) -> String {
+pub(super) fn token_key(token: &Value) -> String {
     match token {
         Value::String(s) => s.clone(),
         other => other.to_string(),

@@ -17,7 +17,9 @@
 
 pub mod config;
 mod dialect;
+mod http;
 mod link;
+mod oauth;
 mod supervisor;
 pub mod tools;
 
@@ -27,7 +29,7 @@ pub use tools::ToolSpec;
 
 use crate::limits::UPSTREAM_RESULT_BYTES;
 use crate::registry::{CallControl, ErrorCode, Failure};
-use link::{Link, RequestError};
+use link::{Conversation, RequestError};
 use serde_json::{Value, json};
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -49,7 +51,7 @@ pub struct Upstream {
 
 /// The connection as it stands.
 struct Live {
-    link: Option<Arc<Link>>,
+    link: Option<Arc<dyn Conversation>>,
     dialect: Dialect,
     /// Why it is down, while it is.
     down: String,
@@ -74,12 +76,6 @@ impl Upstream {
     /// first tool list. A server that cannot start is retried in the background with backoff;
     /// its tools appear once it answers.
     pub fn start(config: UpstreamConfig) -> Result<Arc<Upstream>, String> {
-        if let Transport::Http { url } = &config.transport {
-            return Err(format!(
-                "upstream `{}`: transport = \"http\" ({url}) is not served by this build yet; run the server over stdio",
-                config.name
-            ));
-        }
         let upstream = Arc::new(Upstream::new(config));
         supervisor::start(&upstream)?;
         Ok(upstream)
@@ -163,6 +159,10 @@ impl Upstream {
             Err(RequestError::Rpc { code, message }) => Err(Failure::new(
                 ErrorCode::HandlerError,
                 format!("upstream `{name}` refused `{tool}`: {message} (JSON-RPC error {code})"),
+            )),
+            Err(RequestError::Http { status, body }) => Err(Failure::new(
+                ErrorCode::HandlerError,
+                format!("upstream `{name}` answered HTTP {status} to `{tool}`: {body}"),
             )),
             Err(RequestError::Busy) => Err(Failure::new(
                 ErrorCode::HandlerError,

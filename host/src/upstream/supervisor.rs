@@ -3,7 +3,9 @@
 //! again after a backoff that doubles with each failure and resets once a start held.
 
 use super::dialect::{self, Dialect};
-use super::link::{Events, Link, RequestError};
+use super::http::HttpLink;
+use super::link::{Conversation, Events, Link, RequestError};
+use super::oauth::Credentials;
 use super::tools::{self, ToolSpec};
 use super::{Transport, Upstream};
 use crate::limits::{UPSTREAM_BACKOFF_MAX_MS, UPSTREAM_BACKOFF_MIN_MS, UPSTREAM_START_MS};
@@ -117,10 +119,7 @@ fn mark_down(upstream: &Upstream, why: String) {
 fn connect(
     upstream: &Arc<Upstream>,
     weak: &Weak<Upstream>,
-) -> Result<(Arc<Link>, Receiver<String>), String> {
-    let Transport::Stdio { command, args, env } = &upstream.config.transport else {
-        return Err("only stdio servers are supervised".into());
-    };
+) -> Result<(Arc<dyn Conversation>, Receiver<String>), String> {
     let on_change = weak.clone();
     let events = Events {
         list_changed: Box::new(move || {
@@ -130,11 +129,25 @@ fn connect(
             }
         }),
     };
-    let (link, exited) = Link::spawn(upstream.name(), command, args, env, events)
-        .map_err(|e| format!("`{command}` could not be run: {e}"))?;
+    let (link, exited): (Arc<dyn Conversation>, Receiver<String>) = match &upstream.config.transport
+    {
+        Transport::Stdio { command, args, env } => {
+            let (link, exited) = Link::spawn(upstream.name(), command, args, env, events)
+                .map_err(|e| format!("`{command}` could not be run: {e}"))?;
+            (link, exited)
+        }
+        Transport::Http { url } => {
+            let credentials = Credentials::of(&upstream.config.auth)?.map(Arc::new);
+            let link = HttpLink::new(upstream.name(), url, credentials, events)?;
+            // No process to watch: the receiver yields once the link is dropped.
+            let (gone, exited) = channel();
+            link.hold_until_dropped(gone);
+            (link, exited)
+        }
+    };
     let timeout = Duration::from_millis(UPSTREAM_START_MS);
-    let opened = dialect::handshake(&link, timeout).and_then(|(dialect, server)| {
-        let tools = list_tools(&link, dialect, &upstream.config, timeout)?;
+    let opened = dialect::handshake(link.as_ref(), timeout).and_then(|(dialect, server)| {
+        let tools = list_tools(link.as_ref(), dialect, &upstream.config, timeout)?;
         Ok((dialect, server, tools))
     });
     let (dialect, server, tools) = match opened {
@@ -156,7 +169,7 @@ fn connect(
             .join(", ")
     ));
     upstream.offer_tools(tools);
-    dialect::listen_for_changes(&link, dialect);
+    dialect::listen_for_changes(link.as_ref(), dialect);
     let mut live = upstream.live.lock().unwrap_or_else(|e| e.into_inner());
     live.link = Some(link.clone());
     live.dialect = dialect;
@@ -173,7 +186,7 @@ fn relist(upstream: &Upstream) {
         }
     };
     let timeout = Duration::from_millis(upstream.config.timeout_ms);
-    match list_tools(&link, dialect, &upstream.config, timeout) {
+    match list_tools(link.as_ref(), dialect, &upstream.config, timeout) {
         Ok(tools) => {
             crate::log::info(&format!(
                 "upstream `{}` changed its tools; {} mounted",
@@ -192,7 +205,7 @@ fn relist(upstream: &Upstream) {
 
 /// Every page of `tools/list`, admitted by the entry's allow-list.
 fn list_tools(
-    link: &Link,
+    link: &dyn Conversation,
     dialect: Dialect,
     config: &super::UpstreamConfig,
     timeout: Duration,
@@ -223,5 +236,6 @@ fn describe(e: RequestError) -> String {
         RequestError::Cancelled => "the start was cancelled".into(),
         RequestError::Closed(why) => why,
         RequestError::Busy => "too many requests were waiting".into(),
+        RequestError::Http { status, body } => format!("it answered HTTP {status}: {body}"),
     }
 }
