@@ -48,7 +48,7 @@ transport = "stdio"
 command = "{python}"
 args = ["{script}"]
 env = {{ UPSTREAM_MARKS = "{marks}" }}
-tools = ["echo", "add", "slow", "crash", "fail", "grow", "grown"]
+tools = ["echo", "add", "slow", "crash", "fail", "grow", "grown", "big"]
 {extra}
 "#,
         script = script.display(),
@@ -396,6 +396,80 @@ fn a_server_that_only_speaks_2025_11_25_is_initialized_after_discover_fails() {
     );
     assert!(tool_names(c).contains(&"py.grown".to_string()));
     assert_eq!(m.marks()[0], "add 40 2");
+}
+
+#[test]
+fn a_package_loaded_under_an_upstreams_name_is_refused() {
+    // In process: an upstream named `scene` mounted first, then the core `scene` package.
+    let dir = tempfile::tempdir().unwrap();
+    let text = config(&python(), &dir.path().join("marks"), "", "")
+        .replace("name = \"py\"", "name = \"scene\"");
+    let config = limina::config::Config::parse(&text).unwrap();
+    let mut registry = crate::support::in_process_registry(&[]);
+    let upstream = limina::upstream::Upstream::start(config.upstreams[0].clone()).unwrap();
+    registry.mount_upstreams(vec![upstream.clone()]).unwrap();
+    assert!(registry.skill("scene.echo").is_some());
+    let source = limina::packages::PackageSource::read(&repo().join("target/core/scene")).unwrap();
+    let err = registry.load(source).unwrap_err().to_string();
+    assert!(
+        err.contains("the name `scene` belongs to the upstream server `scene`"),
+        "{err}"
+    );
+    assert!(registry.skill("scene.createEntity").is_none());
+    upstream.stop();
+}
+
+#[test]
+fn a_result_over_the_cap_is_a_handler_error() {
+    let mut m = mounted("agent", "", "");
+    let c = &mut m.client;
+    let (code, message) = error_of(&c.call("py.big", json!({"kib": 1100})));
+    assert_eq!(code, "handler_error");
+    assert!(
+        message.contains("upstream `py` returned") && message.contains("over the 1048576 byte cap"),
+        "{message}"
+    );
+    assert!(executed(c, "py.big").is_empty());
+}
+
+#[test]
+fn a_slow_upstream_call_holds_up_no_other_client() {
+    let dir = tempfile::tempdir().unwrap();
+    let marks = dir.path().join("marks");
+    let path = dir.path().join("limina.toml");
+    std::fs::write(&path, config(&python(), &marks, "", "")).unwrap();
+    let host = crate::ws_client::WsHost::start(&[
+        "--config",
+        path.to_str().unwrap(),
+        "--profile",
+        "agent",
+    ]);
+    let mut waiting = host.client("agent", "slowpoke");
+    let mut other = host.client("agent", "other");
+    let id = waiting.send_request(
+        "tools/call",
+        json!({"name": "py.slow", "arguments": {"ms": 4000}}),
+    );
+    let reached = (0..300).any(|_| {
+        std::thread::sleep(Duration::from_millis(20));
+        std::fs::read_to_string(&marks).is_ok_and(|m| m.contains("slow 4000"))
+    });
+    assert!(reached, "the slow call reached the server");
+    // While it runs: the world and the same upstream answer the other client.
+    other.call_ok("scene.queryEntities", json!({}));
+    let (echoed, _) = other.call_ok("py.echo", json!({"text": "meanwhile"}));
+    assert_eq!(echoed, json!({"result": "meanwhile"}));
+    assert!(
+        waiting
+            .read_for(Duration::from_millis(10))
+            .is_none_or(|m| m.get("id") != Some(&json!(id))),
+        "the slow call was still running"
+    );
+    let reply = waiting.reply_to(id);
+    assert_eq!(
+        reply["result"]["structuredContent"],
+        json!({"result": "done"})
+    );
 }
 
 fn wait_for_mark(m: &Mounted, mark: &str) -> bool {

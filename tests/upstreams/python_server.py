@@ -3,7 +3,7 @@ tests (`tests/all/upstream.rs`) as a real peer over stdio, or over Streamable HT
 
 Tools: `echo` (text back), `add` (structured output with an output schema), `slow` (sleeps,
 reporting progress; writes `cancelled` to $UPSTREAM_MARKS when it is cancelled), `crash`
-(exits the process), `fail` (an `isError` result), `grow` (adds a tool `grown` and sends
+(exits the process), `fail` (an `isError` result), `big` (a result of any size), `grow` (adds a tool `grown` and sends
 `notifications/tools/list_changed`), `hidden` (kept out by the test's `tools` allow-list). Every tool call is
 appended to $UPSTREAM_MARKS, so a test sees what reached the server.
 """
@@ -60,6 +60,12 @@ def crash() -> str:
     mark("crash")
     print("py-upstream: crashing on purpose", file=sys.stderr, flush=True)
     os._exit(3)
+
+
+@server.tool(description="Returns `kib` KiB of text.")
+def big(kib: int) -> str:
+    mark(f"big {kib}")
+    return "x" * (kib * 1024)
 
 
 @server.tool(description="Always fails.")
