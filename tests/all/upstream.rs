@@ -169,6 +169,33 @@ fn a_python_servers_tools_are_listed_called_traced_and_charged() {
         "wall time is charged: {spent}"
     );
     assert_eq!(m.marks(), vec!["add 2 3", "echo hello"]);
+    // skills.search finds it like any skill.
+    let c = &mut m.client;
+    let found = c.call_ok("skills.search", json!({"query": "add two integers"}));
+    assert_eq!(found["results"][0]["name"], "py.add", "{found}");
+}
+
+#[test]
+fn the_servers_stderr_goes_to_the_host_log_with_its_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("limina.toml");
+    std::fs::write(&path, config(&python(), &dir.path().join("marks"), "", "")).unwrap();
+    // stdin is closed at once: the host starts, mounts the server, and stops.
+    let out = crate::support::limina(&[
+        "--mcp-stdio",
+        "--ephemeral-trace",
+        "--config",
+        path.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("limina info: upstream `py`: py-upstream: serving"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("upstream `py` (py-upstream) speaks 2026-07-28"),
+        "{stderr}"
+    );
 }
 
 #[test]
