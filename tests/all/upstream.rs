@@ -253,6 +253,63 @@ fn the_upstream_time_budget_refuses_once_spent() {
 }
 
 #[test]
+fn quotas_and_tool_allow_lists_hold_upstream_tools_like_any_skill() {
+    let rest = "[[quotas]]\ncap = \"py.echo\"\nlimit = 1\nwindowMs = 600000\n\n[profiles.narrow]\npermissions = [\"upstream.py\"]\ntools = [\"py.add\", \"audit.*\", \"trace.*\"]\n";
+    let mut m = mounted("agent", "", rest);
+    let c = &mut m.client;
+    c.call_ok("py.echo", json!({"text": "one"}));
+    let (code, message) = error_of(&c.call("py.echo", json!({"text": "two"})));
+    assert_eq!(code, "forbidden");
+    assert!(
+        message.contains(":py.echo:") && message.contains("all are used"),
+        "{message}"
+    );
+    c.rebind("narrow", "narrow-agent");
+    let names = tool_names(c);
+    assert!(names.contains(&"py.add".to_string()), "{names:?}");
+    assert!(!names.contains(&"py.echo".to_string()), "{names:?}");
+    let (code, message) = error_of(&c.call("py.echo", json!({"text": "three"})));
+    assert_eq!(code, "forbidden");
+    assert!(
+        message.contains("does not allow the tool `py.echo`"),
+        "{message}"
+    );
+    assert_eq!(m.marks(), vec!["echo one"]);
+}
+
+#[test]
+fn revoking_an_upstream_refuses_its_tools() {
+    let dir = tempfile::tempdir().unwrap();
+    let config =
+        limina::config::Config::parse(&config(&python(), &dir.path().join("marks"), "", ""))
+            .unwrap();
+    let mut registry = crate::support::in_process_registry(&[]);
+    registry.policy_mut().reconfigure(config.policy.clone());
+    let upstream = limina::upstream::Upstream::start(config.upstreams[0].clone()).unwrap();
+    registry.mount_upstreams(vec![upstream.clone()]).unwrap();
+    let caller = limina::registry::Caller {
+        agent_id: "a".into(),
+        session_id: "s".into(),
+        profile: "agent".into(),
+        permissions: Default::default(),
+    };
+    let ok = registry.invoke(&caller, "py.echo", json!({"text": "before"}));
+    assert!(ok.success, "{:?}", ok.error);
+    registry.revoke_package("py");
+    let refused = registry.invoke(&caller, "py.echo", json!({"text": "after"}));
+    let failure = refused.error.expect("refused");
+    assert_eq!(failure.code, limina::registry::ErrorCode::Forbidden);
+    assert!(
+        failure.message.contains("`py` was revoked"),
+        "{}",
+        failure.message
+    );
+    let marks = std::fs::read_to_string(dir.path().join("marks")).unwrap();
+    assert_eq!(marks, "echo before\n");
+    upstream.stop();
+}
+
+#[test]
 fn an_error_result_is_a_handler_error_naming_the_upstream() {
     let mut m = mounted("agent", "", "");
     let c = &mut m.client;
