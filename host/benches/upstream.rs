@@ -121,7 +121,7 @@ fn main() {
         "profile": "agent", "agentId": "bench"}}));
     host.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string());
 
-    let (mut through, mut straight) = (Vec::new(), Vec::new());
+    let (mut through, mut straight, mut pings) = (Vec::new(), Vec::new(), Vec::new());
     let direct_round = |direct: &mut Direct| {
         run(|id| {
             direct.exchange(
@@ -139,6 +139,10 @@ fn main() {
         })
     };
     for round in 0..ROUNDS {
+        // The host's own round trip (transport and JSON-RPC, no skill), for scale.
+        pings.push(run(|id| {
+            host.exchange(&json!({"jsonrpc": "2.0", "id": id, "method": "ping"}))
+        }));
         // Alternate which goes first.
         if round % 2 == 0 {
             straight.push(direct_round(&mut direct));
@@ -148,7 +152,7 @@ fn main() {
             straight.push(direct_round(&mut direct));
         }
     }
-    let (d, h) = (median(straight), median(through));
+    let (d, h, p) = (median(straight), median(through), median(pings));
     println!("upstream echo, {CALLS} sequential calls × {ROUNDS} rounds, medians of per-call p50:");
     println!(
         "  direct to the Python server : {d:>9.1} µs/call ({:>6.0} calls/s)",
@@ -163,4 +167,5 @@ fn main() {
         h / d,
         h - d
     );
+    println!("  the host's own ping         : {p:>9.1} µs (transport and JSON-RPC, for scale)");
 }

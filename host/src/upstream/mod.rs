@@ -153,7 +153,7 @@ impl Upstream {
             Err(RequestError::Closed(why)) => Err(Failure::new(
                 ErrorCode::HandlerError,
                 format!(
-                    "upstream `{name}` went down during the call ({why}); it is restarted with backoff, try again shortly"
+                    "upstream `{name}` could not complete the call ({why}); the host reconnects to it by itself, try again shortly"
                 ),
             )),
             Err(RequestError::Rpc { code, message }) => Err(Failure::new(
