@@ -394,7 +394,7 @@ fn a_slow_upstream_past_its_timeout_is_cancelled_there() {
     let mut m = mounted("agent", "timeoutMs = 1000", "");
     let c = &mut m.client;
     let (code, message) = error_of(&c.call("py.slow", json!({"ms": 20000})));
-    assert_eq!(code, "handler_error");
+    assert_eq!(code, "capacity_exceeded");
     assert!(
         message.contains("did not answer `slow` within its 1000 ms timeoutMs"),
         "{message}"

@@ -138,8 +138,9 @@ impl Upstream {
             control.progress.clone(),
         ) {
             Ok(result) => self.result_of(tool, result),
+            // A limit cut it, as a guest's deadline does.
             Err(RequestError::Timeout { ms }) => Err(Failure::new(
-                ErrorCode::HandlerError,
+                ErrorCode::CapacityExceeded,
                 format!(
                     "upstream `{name}` did not answer `{tool}` within its {ms} ms timeoutMs; it was sent notifications/cancelled"
                 ),
