@@ -26,9 +26,14 @@ impl HttpServer {
         let sdk = PYTHON_SDK_MODERN
             .ensure()
             .expect("installing the Python MCP SDK 2.3");
+        HttpServer::start_with(&sdk, dir, bearer_prefix)
+    }
+
+    /// [`HttpServer::start`] with the SDK installed at `sdk`.
+    fn start_with(sdk: &Path, dir: &Path, bearer_prefix: Option<&str>) -> HttpServer {
         let port = free_port();
         let marks = dir.join("marks");
-        let mut command = Command::new(venv_python(&sdk));
+        let mut command = Command::new(venv_python(sdk));
         command
             .arg(repo().join("tests/upstreams/python_server.py"))
             .args(["--http", &port.to_string()])
@@ -302,4 +307,31 @@ fn over_http_progress_is_relayed_cancellation_reaches_the_server_and_list_change
             .is_some()
     );
     assert!(tool_names(&mut c).contains(&"web.grown".to_string()));
+}
+
+#[test]
+fn a_2025_11_25_server_over_http_keeps_its_session_and_its_changes_are_heard() {
+    // The 1.x SDK's server: no `server/discover`, sessions by `Mcp-Session-Id`, and its
+    // notifications on the stream a GET opens.
+    use limina_guest_build::clients::PYTHON_SDK;
+    let sdk = PYTHON_SDK
+        .ensure()
+        .expect("installing the Python MCP SDK 1.x");
+    let dir = tempfile::tempdir().unwrap();
+    let server = HttpServer::start_with(&sdk, dir.path(), Some("static-"));
+    let mut c = host(dir.path(), &server, "{ token = \"static-2\" }", "");
+    assert!(tool_names(&mut c).contains(&"web.add".to_string()));
+    assert_eq!(
+        c.call_ok("web.add", json!({"a": 1, "b": 2})),
+        json!({"result": 3})
+    );
+    c.call_ok("web.grow", json!({}));
+    assert!(
+        c.wait_notification("notifications/tools/list_changed", Duration::from_secs(30))
+            .is_some()
+    );
+    assert_eq!(
+        c.call_ok("web.grown", json!({"text": "hi"})),
+        json!({"result": "HI"})
+    );
 }

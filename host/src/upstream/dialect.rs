@@ -76,15 +76,20 @@ pub fn handshake(
 }
 
 /// Asks to hear when the server's tools change. In 2025-11-25 the server sends
-/// `notifications/tools/list_changed` on its own; in 2026-07-28 only on a
-/// `subscriptions/listen` stream, opened here and kept for the connection's life.
+/// `notifications/tools/list_changed` on its own (over HTTP, on the stream a GET opens); in
+/// 2026-07-28 only on a `subscriptions/listen` stream. Either is kept for the connection's life.
 pub fn listen_for_changes(link: &dyn Conversation, dialect: Dialect) {
-    if dialect == Dialect::Modern {
-        link.open_stream(
-            "subscriptions/listen",
-            dialect.params(json!({"notifications": {"toolsListChanged": true}})),
-        );
-    }
+    link.listen_for_changes(dialect);
+}
+
+/// The `subscriptions/listen` request that asks for tool list changes (2026-07-28).
+pub fn listen_request(id: u64) -> Value {
+    json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "method": "subscriptions/listen",
+        "params": Dialect::Modern.params(json!({"notifications": {"toolsListChanged": true}})),
+    })
 }
 
 fn speaks_modern(discover: &Value) -> bool {

@@ -9,7 +9,7 @@
 //! every address checked (plain `http` reaches loopback only, a cloud metadata address never),
 //! then TCP and, for `https`, TLS with the Mozilla roots (`crate::net::connect`).
 
-use super::dialect::CLASSIC_VERSION;
+use super::dialect::{CLASSIC_VERSION, Dialect};
 use super::link::{Conversation, Events, RequestError, reply_of};
 use super::oauth::Credentials;
 use crate::limits::UPSTREAM_MESSAGE_BYTES;
@@ -117,6 +117,16 @@ pub async fn post(
     headers: Vec<(&'static str, String)>,
     body: String,
 ) -> Result<Answer, String> {
+    send(endpoint, hyper::Method::POST, headers, body).await
+}
+
+/// Sends one request to `endpoint` on a fresh connection.
+async fn send(
+    endpoint: &Endpoint,
+    method: hyper::Method,
+    headers: Vec<(&'static str, String)>,
+    body: String,
+) -> Result<Answer, String> {
     let addr = endpoint.address()?;
     let tls_name = endpoint.https.then_some(endpoint.host.as_str());
     let stream = crate::net::connect::open(addr, tls_name).await?;
@@ -125,7 +135,10 @@ pub async fn post(
             .await
             .map_err(|e| format!("HTTP with {} failed: {e}", endpoint.authority))?;
     tokio::spawn(connection);
-    let mut request = Request::post(endpoint.path.as_str()).header("host", &endpoint.authority);
+    let mut request = Request::builder()
+        .method(method)
+        .uri(endpoint.path.as_str())
+        .header("host", &endpoint.authority);
     for (name, value) in headers {
         request = request.header(name, value);
     }
@@ -405,10 +418,15 @@ impl Conversation for HttpLink {
                     RequestError::Cancelled => "the caller cancelled the call",
                     _ => "the caller's deadline passed",
                 };
-                self.notify(
-                    "notifications/cancelled",
-                    json!({"requestId": id, "reason": reason, "_meta": message["params"]["_meta"].clone()}),
-                );
+                let mut params = json!({"requestId": id, "reason": reason});
+                if message
+                    .pointer("/params/_meta")
+                    .and_then(|m| m.get(VERSION_KEY))
+                    .is_some()
+                {
+                    params = Dialect::Modern.params(params);
+                }
+                self.notify("notifications/cancelled", params);
                 Err(given_up)
             }
         }
@@ -423,21 +441,20 @@ impl Conversation for HttpLink {
         });
     }
 
-    fn open_stream(&self, method: &str, params: Value) {
+    fn listen_for_changes(&self, dialect: Dialect) {
         let Some(link) = self.me() else { return };
-        let method = method.to_string();
         let spawned = std::thread::Builder::new()
             .name(format!("upstream-{}-listen", self.name))
             .spawn(move || {
                 while !link.is_closed() {
-                    let id = link.next_id.fetch_add(1, Ordering::Relaxed);
-                    let message =
-                        json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-                    // Its messages are read as they come; the reply never comes while it lives.
-                    match link.block_on(link.exchange(&message, Some(id), None)) {
+                    let ended = match dialect {
+                        Dialect::Modern => link.listen_modern(),
+                        Dialect::Classic => link.block_on(link.listen_classic()),
+                    };
+                    match ended {
                         // The stream broke: open it again.
                         Err(RequestError::Closed(_)) => std::thread::sleep(RELISTEN),
-                        // Refused (the server has no listen streams) or ended by the server.
+                        // Refused (the server offers no such stream) or ended by the server.
                         _ => return,
                     }
                 }
@@ -463,6 +480,51 @@ impl Conversation for HttpLink {
 }
 
 impl HttpLink {
+    /// A `subscriptions/listen` POST, read for as long as it lasts (its reply never comes).
+    fn listen_modern(&self) -> Result<Value, RequestError> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let message = super::dialect::listen_request(id);
+        self.block_on(self.exchange(&message, Some(id), None))
+    }
+
+    /// The 2025-11-25 GET stream of the session, read for as long as it lasts.
+    async fn listen_classic(&self) -> Result<Value, RequestError> {
+        let mut headers = vec![
+            ("accept", "text/event-stream".to_string()),
+            ("mcp-protocol-version", CLASSIC_VERSION.to_string()),
+        ];
+        if let Some(session) = self
+            .session
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+        {
+            headers.push(("mcp-session-id", session));
+        }
+        if let Some(credentials) = &self.credentials {
+            let token = credentials.bearer().await.map_err(|e| RequestError::Http {
+                status: 401,
+                body: e,
+            })?;
+            headers.push(("authorization", format!("Bearer {token}")));
+        }
+        let answer = send(&self.endpoint, hyper::Method::GET, headers, String::new())
+            .await
+            .map_err(RequestError::Closed)?;
+        if answer.status != 200 {
+            // 405: the server offers no such stream.
+            return Err(RequestError::Http {
+                status: answer.status,
+                body: String::new(),
+            });
+        }
+        let mut events = EventStream::new(answer.body);
+        while let Some(message) = events.next().await.map_err(RequestError::Closed)? {
+            self.on_message(&message, None);
+        }
+        Err(RequestError::Closed("the stream ended".into()))
+    }
+
     /// Keeps `gone` until the link is dropped or killed, so its receiver learns it.
     pub fn hold_until_dropped(&self, gone: std::sync::mpsc::Sender<String>) {
         *self.gone.lock().unwrap_or_else(|e| e.into_inner()) = Some(gone);

@@ -51,9 +51,9 @@ pub trait Conversation: Send + Sync {
     ) -> Result<Value, RequestError>;
     /// Sends a notification.
     fn notify(&self, method: &str, params: Value);
-    /// Opens a stream of server messages nobody waits on (`subscriptions/listen`), kept for
-    /// the conversation's life.
-    fn open_stream(&self, method: &str, params: Value);
+    /// Opens what carries the server's tool list changes in `dialect`, kept for the
+    /// conversation's life (see [`super::dialect::listen_for_changes`]).
+    fn listen_for_changes(&self, dialect: super::Dialect);
     /// Whether the conversation is over.
     fn is_closed(&self) -> bool;
     /// Ends it (stops a stdio server).
@@ -365,10 +365,12 @@ impl Conversation for Link {
         let _ = self.write(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
     }
 
-    fn open_stream(&self, method: &str, params: Value) {
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let _ =
-            self.write(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+    fn listen_for_changes(&self, dialect: super::Dialect) {
+        // Over stdio a 2025-11-25 server's notifications arrive on its output anyway.
+        if dialect == super::Dialect::Modern {
+            let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+            let _ = self.write(&super::dialect::listen_request(id));
+        }
     }
 
     fn is_closed(&self) -> bool {
