@@ -125,7 +125,16 @@ impl Upstream {
             let live = self.live.lock().unwrap_or_else(|e| e.into_inner());
             match &live.link {
                 Some(link) if !link.is_closed() => (link.clone(), live.dialect),
-                _ => return Err(Failure::new(ErrorCode::HandlerError, live.down.clone())),
+                // Closed a moment ago; the supervisor has not marked it down yet.
+                Some(_) => {
+                    return Err(Failure::new(
+                        ErrorCode::HandlerError,
+                        format!(
+                            "upstream `{name}` is down (its connection just closed); it is being restarted, try again shortly"
+                        ),
+                    ));
+                }
+                None => return Err(Failure::new(ErrorCode::HandlerError, live.down.clone())),
             }
         };
         let params = dialect.params(json!({"name": tool, "arguments": arguments}));

@@ -85,6 +85,12 @@ fn check(upstream: &str, name: &str, tool: &Value) -> Result<ToolSpec, String> {
                     "its {which} takes {size} bytes, over the {UPSTREAM_SCHEMA_BYTES} byte limit"
                 ));
             }
+            if let Some(target) = outside_ref(schema) {
+                // Compiling it would fetch or read what it names (a file on this host).
+                return Err(format!(
+                    "its {which} refers outside itself (`$ref: {target}`); only `#…` references are allowed"
+                ));
+            }
         }
     }
     let description = tool
@@ -103,6 +109,22 @@ fn check(upstream: &str, name: &str, tool: &Value) -> Result<ToolSpec, String> {
         destructive: hint("destructiveHint").unwrap_or(true),
         idempotent: hint("idempotentHint").unwrap_or(false),
     })
+}
+
+/// The first `$ref` in `schema` that is not a reference inside it (`#…`), if any.
+fn outside_ref(schema: &Value) -> Option<String> {
+    match schema {
+        Value::Object(map) => {
+            if let Some(Value::String(target)) = map.get("$ref")
+                && !target.starts_with('#')
+            {
+                return Some(target.clone());
+            }
+            map.values().find_map(outside_ref)
+        }
+        Value::Array(items) => items.iter().find_map(outside_ref),
+        _ => None,
+    }
 }
 
 /// The description within [`UPSTREAM_DESCRIPTION_BYTES`], cut at a character boundary and
@@ -146,6 +168,18 @@ mod tests {
         assert!(cut.len() <= UPSTREAM_DESCRIPTION_BYTES, "{}", cut.len());
         assert!(cut.ends_with("from upstream `py` was longer]"));
         assert_eq!(cut_description("py", "short".into()), "short");
+    }
+
+    #[test]
+    fn schemas_that_refer_outside_themselves_are_refused() {
+        let listed = vec![
+            json!({"name": "file", "inputSchema": {"type": "object", "properties": {"a": {"$ref": "file:///etc/passwd"}}}}),
+            json!({"name": "web", "inputSchema": {"type": "object"}, "outputSchema": {"type": "object", "allOf": [{"$ref": "https://e.example/s.json"}]}}),
+            json!({"name": "local", "inputSchema": {"type": "object", "$defs": {"n": {"type": "integer"}}, "properties": {"a": {"$ref": "#/$defs/n"}}}}),
+        ];
+        let got = admit("py", &["*".into()], &listed);
+        let names: Vec<&str> = got.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, vec!["local"]);
     }
 
     #[test]
