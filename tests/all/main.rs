@@ -42,6 +42,8 @@ mod three_skills;
 mod trace_faults;
 mod trace_store;
 mod ui_skills;
+mod upstream;
+mod upstream_http;
 mod viewer;
 mod world_restart;
 mod ws;

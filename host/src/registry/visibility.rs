@@ -13,7 +13,12 @@ impl Registry {
     pub fn may_call(&self, caller: &Caller, skill: &Skill) -> bool {
         let package = skill
             .package_index()
-            .map(|i| self.packages[i].manifest.name.as_str());
+            .map(|i| self.packages[i].manifest.name.as_str())
+            .or_else(|| skill.upstream());
+        let capability = match skill.handler {
+            super::Handler::Upstream(i) => Some(self.upstreams[i].config.capability.as_str()),
+            _ => None,
+        };
         self.policy.may_call(CallRequest {
             session_id: &caller.session_id,
             profile: &caller.profile,
@@ -24,6 +29,7 @@ impl Registry {
             metered: false,
             skill_tier: skill.tier,
             approval: None,
+            capability,
         })
     }
 
