@@ -36,6 +36,7 @@ mod sdk_clients;
 mod social_skills;
 mod stdio;
 mod support;
+mod tasks;
 mod three_skills;
 mod trace_faults;
 mod trace_store;

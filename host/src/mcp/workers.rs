@@ -12,7 +12,15 @@ use std::sync::{Arc, Mutex};
 
 /// Threads running detached calls.
 pub struct Workers {
-    jobs: Sender<(PeerId, Box<DetachedCall>)>,
+    jobs: Sender<(Owner, Box<DetachedCall>)>,
+}
+
+/// Whom a finished call goes back to.
+pub enum Owner {
+    /// The connection waiting for its reply.
+    Peer(PeerId),
+    /// A task (its id).
+    Task(String),
 }
 
 impl Workers {
@@ -32,11 +40,16 @@ impl Workers {
     /// Queues `call` for `peer`.
     pub fn submit(&self, peer: PeerId, call: Box<DetachedCall>) {
         // The workers live as long as the engine that owns this sender.
-        let _ = self.jobs.send((peer, call));
+        let _ = self.jobs.send((Owner::Peer(peer), call));
+    }
+
+    /// Queues a task's `call`.
+    pub fn submit_task(&self, task: String, call: Box<DetachedCall>) {
+        let _ = self.jobs.send((Owner::Task(task), call));
     }
 }
 
-fn work(rx: &Mutex<Receiver<(PeerId, Box<DetachedCall>)>>, engine: &EngineHandle) {
+fn work(rx: &Mutex<Receiver<(Owner, Box<DetachedCall>)>>, engine: &EngineHandle) {
     let mut scratch = Box::new(Realm {
         world: World::new(WorldSettings {
             max_entities: 0,
@@ -51,10 +64,14 @@ fn work(rx: &Mutex<Receiver<(PeerId, Box<DetachedCall>)>>, engine: &EngineHandle
     });
     loop {
         let job = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
-        let Ok((peer, call)) = job else { return };
+        let Ok((owner, call)) = job else { return };
         let (back, ran) = call.run(scratch);
         scratch = back;
-        if !engine.send(Inbound::Completed { id: peer, ran }) {
+        let done = match owner {
+            Owner::Peer(id) => Inbound::Completed { id, ran },
+            Owner::Task(task) => Inbound::TaskDone { task, ran },
+        };
+        if !engine.send(done) {
             return;
         }
     }
