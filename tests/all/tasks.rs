@@ -10,8 +10,9 @@ use std::time::{Duration, Instant};
 const VERSION: &str = "2026-07-28";
 const EXTENSION: &str = "io.modelcontextprotocol/tasks";
 
-/// A host with the `sleepy` Python guest (its calls run off the engine) allowed to sleep long.
-fn sleepy_host(extra: &[&str]) -> (Client, tempfile::TempDir) {
+/// A folder with the `sleepy` Python guest (its calls run off the engine) as a package, and a
+/// configuration that lets it sleep long: the folder, `--packages`, `--config`.
+fn sleepy_package() -> (tempfile::TempDir, String, String) {
     let dir = tempfile::tempdir().unwrap();
     let package = dir.path().join("packages/sleepy");
     std::fs::create_dir_all(&package).unwrap();
@@ -31,16 +32,22 @@ fn sleepy_host(extra: &[&str]) -> (Client, tempfile::TempDir) {
         "[limits]\ntimeoutMs = 60000\n\n[packages.sleepy]\ntimeoutMs = 30000\n",
     )
     .unwrap();
-    let packages = dir.path().join("packages");
-    let mut args = vec![
+    let packages = dir.path().join("packages").to_str().unwrap().to_string();
+    let config = config.to_str().unwrap().to_string();
+    (dir, packages, config)
+}
+
+/// A stdio host with the `sleepy` package.
+fn sleepy_host() -> (Client, tempfile::TempDir) {
+    let (dir, packages, config) = sleepy_package();
+    let args = [
         "--profile",
         "builder.readWrite",
         "--packages",
-        packages.to_str().unwrap(),
+        &packages,
         "--config",
-        config.to_str().unwrap(),
+        &config,
     ];
-    args.extend(extra);
     (Client::spawn(&args), dir)
 }
 
@@ -88,7 +95,7 @@ fn events_of(c: &mut Client, kind: &str, modern_request: bool) -> Vec<Value> {
 
 #[test]
 fn a_slow_python_skill_runs_as_a_2026_task_while_the_client_goes_on() {
-    let (mut c, _dir) = sleepy_host(&[]);
+    let (mut c, _dir) = sleepy_host();
     let discovered = c.request("server/discover", modern(json!({}), false));
     assert!(
         discovered["result"]["capabilities"]["extensions"][EXTENSION].is_object(),
@@ -188,7 +195,7 @@ fn a_slow_python_skill_runs_as_a_2026_task_while_the_client_goes_on() {
 
 #[test]
 fn cancelling_a_task_stops_its_call_and_is_idempotent() {
-    let (mut c, _dir) = sleepy_host(&[]);
+    let (mut c, _dir) = sleepy_host();
     let created = c.request(
         "tools/call",
         modern(
@@ -213,7 +220,7 @@ fn cancelling_a_task_stops_its_call_and_is_idempotent() {
 
 #[test]
 fn trace_export_runs_as_a_2025_task_and_tasks_belong_to_their_caller() {
-    let (mut c, _dir) = sleepy_host(&[]);
+    let (mut c, _dir) = sleepy_host();
     let init = c.request(
         "initialize",
         json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"},
@@ -282,7 +289,7 @@ fn trace_export_runs_as_a_2025_task_and_tasks_belong_to_their_caller() {
 
 #[test]
 fn one_identity_holds_a_bounded_number_of_tasks() {
-    let (mut c, _dir) = sleepy_host(&[]);
+    let (mut c, _dir) = sleepy_host();
     let limit = limina::limits::MAX_TASKS_PER_IDENTITY;
     for n in 0..limit {
         let created = c.request(
@@ -319,4 +326,46 @@ fn one_identity_holds_a_bounded_number_of_tasks() {
         .filter(|e| e["payload"]["cap"] == "sleepy.nap")
         .count();
     assert_eq!(naps, limit);
+}
+
+#[test]
+fn over_http_each_poll_is_its_own_request_and_still_finds_the_task() {
+    let (_dir, packages, config) = sleepy_package();
+    let host = crate::http_client::HttpHost::start(&[
+        "--profile",
+        "builder.readWrite",
+        "--packages",
+        &packages,
+        "--config",
+        &config,
+    ]);
+    let post = |id: u64, method: &str, params: Value| {
+        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let reply = crate::modern::post_modern(&host, &message, &[]);
+        assert_eq!(reply.status, 200, "{}", reply.body);
+        reply.json()
+    };
+    let created = post(
+        1,
+        "tools/call",
+        modern(
+            json!({"name": "sleepy.nap", "arguments": {"seconds": 0.3}}),
+            true,
+        ),
+    );
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    let id = created["result"]["taskId"].as_str().unwrap().to_string();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut n = 2;
+    let done = loop {
+        let got = post(n, "tasks/get", modern(json!({"taskId": id}), true));
+        n += 1;
+        if got["result"]["status"] != "working" {
+            break got;
+        }
+        assert!(Instant::now() < deadline, "{got}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(done["result"]["status"], "completed", "{done}");
+    assert_eq!(done["result"]["result"]["isError"], false, "{done}");
 }
