@@ -125,6 +125,15 @@ pub const MAX_APPROVAL_TIMEOUT_MS: u64 = 3_600_000;
 /// the oldest is forgotten past it (its answer is then refused as unknown), so a client that
 /// never answers cannot grow the host's memory.
 pub const MAX_OPEN_APPROVALS_PER_IDENTITY: usize = 64;
+/// Tasks (long calls a client polls for) one identity may hold at once, running or finished and
+/// not yet expired: each keeps its result in memory until it expires, so this bounds what a
+/// client can make the host keep; past it a new task is refused (`capacity_exceeded`).
+pub const MAX_TASKS_PER_IDENTITY: usize = 32;
+/// How long a task and its result stay readable after it was created (`ttlMs`): long enough
+/// to come back for a long call's result, short enough that forgotten results do not pile up.
+pub const TASK_TTL_MS: u64 = 600_000;
+/// How often a client should poll a running task (`pollIntervalMs`).
+pub const TASK_POLL_INTERVAL_MS: u64 = 250;
 /// Fuel one millisecond of guest CPU burns on this kind of machine, used to turn fuel consumed
 /// into the CPU-ms charged to budgets. Measured by `cargo bench -p limina --bench invoke`
 /// (the `fuel per ms` line, a busy guest loop, median of 15 runs): 17.3 million on the

@@ -38,6 +38,7 @@ mod sdk_http;
 mod social_skills;
 mod stdio;
 mod support;
+mod tasks;
 mod three_skills;
 mod trace_faults;
 mod trace_store;

@@ -227,7 +227,7 @@ fn a_listen_stream_hears_tools_list_changed_after_a_hot_reload() {
 }
 
 /// POSTs a 2026-07-28 message with the headers the revision requires (plus `extra`).
-fn post_modern(host: &HttpHost, message: &Value, extra: &[(&str, &str)]) -> Reply {
+pub(crate) fn post_modern(host: &HttpHost, message: &Value, extra: &[(&str, &str)]) -> Reply {
     let method = message["method"].as_str().unwrap().to_string();
     let name = message["params"]["name"].as_str().map(str::to_string);
     let mut headers = vec![

@@ -79,6 +79,8 @@ pub enum Inbound {
     Close { id: PeerId },
     /// A detached call of its finished on a worker.
     Completed { id: PeerId, ran: RanCall },
+    /// A task's call finished on a worker.
+    TaskDone { task: String, ran: RanCall },
     /// The host was told to stop (a termination signal): finish cleanly.
     Stop { signal: i32 },
 }
@@ -332,6 +334,7 @@ impl Engine {
                 None => {}
             },
             Inbound::Completed { id, ran } => self.on_completed(id, ran),
+            Inbound::TaskDone { task, ran } => self.on_task_done(&task, ran),
             Inbound::Stop { signal } => self.stopped_by = Some(signal),
         }
     }
@@ -358,6 +361,24 @@ impl Engine {
         let reply = self.server.complete(&mut peer.conn, ran, pending);
         self.answer(id, reply);
         self.drain(id);
+    }
+
+    /// A task's call came back: its result kept, and the `tasks/result` requests waiting
+    /// for it answered.
+    fn on_task_done(&mut self, task: &str, ran: RanCall) {
+        self.server.complete_task(task, ran);
+        let ids: Vec<PeerId> = self
+            .peers
+            .iter()
+            .filter(|(_, p)| !p.conn.awaiting_tasks.is_empty())
+            .map(|(id, _)| *id)
+            .collect();
+        for id in ids {
+            let peer = self.peers.get_mut(&id).expect("listed above");
+            for reply in self.server.task_replies(&mut peer.conn) {
+                self.send(id, reply, Kind::Reply);
+            }
+        }
     }
 
     /// Handles the messages that waited behind a call (off the engine, or waiting for a
@@ -399,6 +420,9 @@ impl Engine {
         let Some(peer) = self.peers.get_mut(&id) else {
             return;
         };
+        for (task, call) in peer.conn.task_jobs.drain(..) {
+            self.workers.submit_task(task, call);
+        }
         let reply = match handled {
             Handled::Reply(reply) => reply,
             Handled::Detached(call, pending) => {

@@ -23,6 +23,7 @@ mod session;
 mod stateless;
 pub mod stdio;
 mod sync;
+mod tasks;
 mod tools;
 mod workers;
 pub mod ws;

@@ -134,6 +134,7 @@ pub fn capabilities() -> Value {
         "prompts": {},
         "resources": {},
         "logging": {},
+        "extensions": {super::tasks::EXTENSION: {}},
     })
 }
 

@@ -36,6 +36,8 @@ pub struct Server {
     pub(super) stateless: std::collections::HashMap<(String, String), Session>,
     /// Approval questions put to 2026-07-28 clients and not answered yet.
     pub(super) questions: super::approval::Questions,
+    /// Long calls clients poll for.
+    pub(super) tasks: super::tasks::Tasks,
 }
 
 /// One client's connection: its session once bound, its subscription, and what it is owed.
@@ -64,6 +66,10 @@ pub struct Connection {
     pub(super) envelope: Option<Envelope>,
     /// Its call held by an `[[approve]]` rule, waiting for the person's answer (2025-11-25).
     pub(super) asking: Option<super::approval::Asking>,
+    /// Task calls it started that wait for a worker (the engine hands them over).
+    pub(super) task_jobs: Vec<super::tasks::TaskJob>,
+    /// Its `tasks/result` requests waiting for their task to end: (task, request id).
+    pub(super) awaiting_tasks: Vec<(String, Value)>,
     /// A call of the request being handled that came back detached, to run off the engine.
     detached: Option<Box<DetachedCall>>,
     /// Its way to send notifications while a call runs (progress).
@@ -165,6 +171,7 @@ impl Server {
             telemetry: None,
             stateless: Default::default(),
             questions: Default::default(),
+            tasks: Default::default(),
         }
     }
 
@@ -222,6 +229,10 @@ impl Server {
                 };
                 conn.current = None;
                 conn.request_id = None;
+                if outcome.is_ok() && conn.awaiting_tasks.iter().any(|(_, r)| r == &id) {
+                    // `tasks/result` of a running task: answered when it ends.
+                    return Handled::Reply(None);
+                }
                 if let Some(asking) = conn.asking.as_mut().filter(|a| a.request_id == id) {
                     // It waits for a person's answer; the question goes out now, the reply later.
                     asking.watch = watch;
@@ -420,6 +431,14 @@ impl Server {
                 Ok(self.tools.limina_tools(&self.registry, &caller))
             }
             "callTool" => self.call_tool(conn, &params),
+            m if m.starts_with("tasks/") => {
+                self.dispatch_tasks(conn, m, &params).unwrap_or_else(|| {
+                    Err(RpcError::new(
+                        jsonrpc::METHOD_NOT_FOUND,
+                        format!("Method not found: {m}"),
+                    ))
+                })
+            }
             _ => Err(RpcError::new(
                 jsonrpc::METHOD_NOT_FOUND,
                 format!("Method not found: {method}"),
@@ -453,7 +472,11 @@ impl Server {
             .map_err(|m| RpcError::new(jsonrpc::INVALID_PARAMS, m))?;
         let mut reply = json!({
             "protocolVersion": session.protocol_version,
-            "capabilities": {"tools": {"listChanged": true}, "logging": {}},
+            "capabilities": {
+                "tools": {"listChanged": true},
+                "logging": {},
+                "tasks": {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}},
+            },
             "serverInfo": {"name": "limina", "version": env!("CARGO_PKG_VERSION")},
             "instructions": INSTRUCTIONS,
             "session": session.describe(),
@@ -544,6 +567,9 @@ impl Server {
             super::approval::Gate::Run(approval) => approval,
             super::approval::Gate::Reply(reply) => return Ok(reply),
         };
+        if let Some(dialect) = self.wants_task(conn, name, params) {
+            return self.start_task(conn, dialect, name, arguments, approval);
+        }
         let token = progress_token(params);
         Ok(self
             .invoke(conn, name, arguments, token, approval)
@@ -608,7 +634,7 @@ fn limina_result(response: Response) -> Result<Value, RpcError> {
 }
 
 /// An engine response in the MCP `tools/call` result shape.
-fn mcp_result(response: Response) -> Value {
+pub(super) fn mcp_result(response: Response) -> Value {
     let mut meta = json!({
         "executionTimeMs": response.metadata.execution_time_ms,
         "eventsEmitted": response.metadata.events_emitted,

@@ -32,6 +32,8 @@ impl ToolCache {
             .map(|s| {
                 let mut tool = memoized(&mut self.mcp, s, mcp_tool);
                 tool["_meta"]["latency"] = registry.latency(s).to_json();
+                tool["execution"] =
+                    json!({"taskSupport": super::tasks::task_support(registry, &s.name)});
                 tool
             })
             .collect()

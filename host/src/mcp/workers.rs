@@ -4,7 +4,7 @@
 
 use super::engine::{EngineHandle, Inbound, PeerId};
 use crate::realm::{Realm, Rng};
-use crate::registry::DetachedCall;
+use crate::registry::{DetachedCall, RanCall};
 use crate::trace::Tracer;
 use crate::world::{World, WorldSettings};
 use std::sync::mpsc::{Receiver, Sender, channel};
@@ -12,8 +12,26 @@ use std::sync::{Arc, Mutex};
 
 /// Threads running detached calls.
 pub struct Workers {
-    jobs: Sender<(PeerId, Box<DetachedCall>)>,
+    jobs: Sender<(Owner, Box<DetachedCall>)>,
     engine: EngineHandle,
+}
+
+/// Whom a finished call goes back to.
+pub enum Owner {
+    /// The connection waiting for its reply.
+    Peer(PeerId),
+    /// A task (its id).
+    Task(String),
+}
+
+impl Owner {
+    /// The engine message that hands `ran` back to this owner.
+    fn done(self, ran: RanCall) -> Inbound {
+        match self {
+            Owner::Peer(id) => Inbound::Completed { id, ran },
+            Owner::Task(task) => Inbound::TaskDone { task, ran },
+        }
+    }
 }
 
 impl Workers {
@@ -30,15 +48,25 @@ impl Workers {
         Ok(Workers { jobs, engine })
     }
 
-    /// Queues `call` for `peer`; a call to an upstream server gets a thread of its own.
+    /// Queues `call` for `peer`.
     pub fn submit(&self, peer: PeerId, call: Box<DetachedCall>) {
+        self.dispatch(Owner::Peer(peer), call);
+    }
+
+    /// Queues a task's `call`.
+    pub fn submit_task(&self, task: String, call: Box<DetachedCall>) {
+        self.dispatch(Owner::Task(task), call);
+    }
+
+    /// Hands `call` to a worker; a call to an upstream server gets a thread of its own.
+    fn dispatch(&self, owner: Owner, call: Box<DetachedCall>) {
         if call.waits_on_upstream() {
             let engine = self.engine.clone();
             let spawned = std::thread::Builder::new()
                 .name("limina-upstream-call".into())
                 .spawn(move || {
                     let ran = call.run_upstream();
-                    engine.send(Inbound::Completed { id: peer, ran });
+                    engine.send(owner.done(ran));
                 });
             if let Err(e) = spawned {
                 crate::log::error(&format!("cannot start a thread for an upstream call: {e}"));
@@ -46,7 +74,7 @@ impl Workers {
             return;
         }
         // The workers live as long as the engine that owns this sender.
-        let _ = self.jobs.send((peer, call));
+        let _ = self.jobs.send((owner, call));
     }
 }
 
@@ -66,14 +94,14 @@ fn scratch_realm() -> Box<Realm> {
     })
 }
 
-fn work(rx: &Mutex<Receiver<(PeerId, Box<DetachedCall>)>>, engine: &EngineHandle) {
+fn work(rx: &Mutex<Receiver<(Owner, Box<DetachedCall>)>>, engine: &EngineHandle) {
     let mut scratch = scratch_realm();
     loop {
         let job = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
-        let Ok((peer, call)) = job else { return };
+        let Ok((owner, call)) = job else { return };
         let (back, ran) = call.run(scratch);
         scratch = back;
-        if !engine.send(Inbound::Completed { id: peer, ran }) {
+        if !engine.send(owner.done(ran)) {
             return;
         }
     }

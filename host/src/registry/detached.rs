@@ -338,6 +338,12 @@ impl Registry {
 
     /// A guest skill whose package declares no capability and holds no state, or a built-in
     /// that only reads the history; and that no hook wraps.
+    /// Whether calls of `name` run off the engine (so they may run as tasks while their
+    /// client goes on).
+    pub fn runs_off_engine(&self, name: &str) -> bool {
+        self.detachable(name)
+    }
+
     fn detachable(&self, name: &str) -> bool {
         let Some(skill) = self.skills.get(name) else {
             return false;

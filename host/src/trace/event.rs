@@ -189,7 +189,7 @@ pub(super) fn now_iso8601() -> String {
 }
 
 /// UTC time as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
-fn iso8601(t: SystemTime) -> String {
+pub fn iso8601(t: SystemTime) -> String {
     let d = t.duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default();
     let secs = d.as_secs();
     let (days, rem) = (secs / 86_400, secs % 86_400);

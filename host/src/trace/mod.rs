@@ -16,7 +16,7 @@ pub mod synthetic;
 mod verify;
 
 pub use durability::{Durability, Fsync, OnWriteFailure};
-pub use event::{Event, Integrity, canonical_json, seq_of_id};
+pub use event::{Event, Integrity, canonical_json, iso8601, seq_of_id};
 pub use history::{ExportNameError, ExportRange, check_export_name};
 pub use index::{DECISION_KINDS, DecisionQuery, DecisionSummary};
 pub use reading::{History, HistorySnapshot};
