@@ -2,6 +2,7 @@
 //! binary and speak MCP over its stdio.
 
 mod agent_skills;
+mod approval;
 mod audio_skills;
 mod catalog;
 mod core_in_process;
@@ -41,6 +42,8 @@ mod three_skills;
 mod trace_faults;
 mod trace_store;
 mod ui_skills;
+mod upstream;
+mod upstream_http;
 mod viewer;
 mod world_restart;
 mod ws;

@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex};
 /// Threads running detached calls.
 pub struct Workers {
     jobs: Sender<(PeerId, Box<DetachedCall>)>,
+    engine: EngineHandle,
 }
 
 impl Workers {
@@ -26,18 +27,32 @@ impl Workers {
                 .name(format!("limina-worker-{n}"))
                 .spawn(move || work(&rx, &engine))?;
         }
-        Ok(Workers { jobs })
+        Ok(Workers { jobs, engine })
     }
 
-    /// Queues `call` for `peer`.
+    /// Queues `call` for `peer`; a call to an upstream server gets a thread of its own.
     pub fn submit(&self, peer: PeerId, call: Box<DetachedCall>) {
+        if call.waits_on_upstream() {
+            let engine = self.engine.clone();
+            let spawned = std::thread::Builder::new()
+                .name("limina-upstream-call".into())
+                .spawn(move || {
+                    let ran = call.run_upstream();
+                    engine.send(Inbound::Completed { id: peer, ran });
+                });
+            if let Err(e) = spawned {
+                crate::log::error(&format!("cannot start a thread for an upstream call: {e}"));
+            }
+            return;
+        }
         // The workers live as long as the engine that owns this sender.
         let _ = self.jobs.send((peer, call));
     }
 }
 
-fn work(rx: &Mutex<Receiver<(PeerId, Box<DetachedCall>)>>, engine: &EngineHandle) {
-    let mut scratch = Box::new(Realm {
+/// The realm a detached call is handed: an empty world, an in-memory trace.
+fn scratch_realm() -> Box<Realm> {
+    Box::new(Realm {
         world: World::new(WorldSettings {
             max_entities: 0,
             tick_seconds: 1.0 / 60.0,
@@ -48,7 +63,11 @@ fn work(rx: &Mutex<Receiver<(PeerId, Box<DetachedCall>)>>, engine: &EngineHandle
         state: crate::state::StateStore::unavailable(
             "a package's state is only reachable from calls that run on the engine",
         ),
-    });
+    })
+}
+
+fn work(rx: &Mutex<Receiver<(PeerId, Box<DetachedCall>)>>, engine: &EngineHandle) {
+    let mut scratch = scratch_realm();
     loop {
         let job = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
         let Ok((peer, call)) = job else { return };

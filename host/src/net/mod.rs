@@ -20,7 +20,7 @@
 
 pub mod address;
 mod body;
-mod connect;
+pub(crate) mod connect;
 pub mod ledger;
 pub mod outgoing;
 pub mod resolve;

@@ -2,6 +2,7 @@
 //! every call crosses: resolve → validate → policy → before-hooks → handler → after-hooks →
 //! output check → emit.
 
+mod approval;
 mod builtins;
 mod calibrate;
 mod calibration_store;
@@ -19,6 +20,7 @@ mod response;
 mod schema;
 pub mod search;
 mod stages;
+mod upstream;
 mod visibility;
 
 pub use calibrate::Calibrated;
@@ -64,6 +66,8 @@ pub(crate) enum Handler {
     Guest(usize),
     /// A host built-in that reads the host itself.
     Builtin(builtins::Builtin),
+    /// A tool of an upstream MCP server: index into the registry's upstreams.
+    Upstream(usize),
 }
 
 /// A registered skill's contract.
@@ -88,7 +92,7 @@ impl Skill {
     pub fn package_index(&self) -> Option<usize> {
         match self.handler {
             Handler::Guest(i) => Some(i),
-            Handler::Builtin(_) => None,
+            Handler::Builtin(_) | Handler::Upstream(_) => None,
         }
     }
 }
@@ -168,6 +172,8 @@ pub struct Registry {
     world_store: Option<crate::persistence::WorldStore>,
     /// The running call's world operations were journaled (forgotten once written).
     journal_pending: bool,
+    /// MCP servers whose tools are mounted (`[[upstream]]`, `upstream.rs`).
+    upstreams: Vec<Arc<crate::upstream::Upstream>>,
 }
 
 /// What the caller's transport attaches to a call: a way to cancel it, and where its progress
@@ -176,6 +182,8 @@ pub struct Registry {
 pub struct CallControl {
     pub cancel: crate::sandbox::Cancel,
     pub progress: Option<crate::sandbox::ProgressSink>,
+    /// A person's answer, for a call an `[[approve]]` rule holds (see `approval.rs`).
+    pub approval: Option<crate::policy::Approval>,
 }
 
 impl CallControl {
@@ -221,6 +229,7 @@ impl Registry {
             recorder: Default::default(),
             world_store: None,
             journal_pending: false,
+            upstreams: Vec::new(),
         };
         builtins::register(&mut registry);
         registry
