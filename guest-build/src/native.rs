@@ -248,6 +248,60 @@ mod tests {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../wit")
     }
 
+    /// `wit/deps` holds the standard WASI 0.2 packages the HTTP world names, exactly as the
+    /// host's `wasmtime-wasi-http` ships them, so guests build against the interfaces the host
+    /// links. When wasmtime is upgraded and this fails, copy the crate's `wit/deps` files.
+    #[test]
+    fn wit_deps_are_the_wasi_files_the_hosts_wasmtime_wasi_http_ships() {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.toml");
+        let out = Command::new(cargo)
+            .args([
+                "metadata",
+                "--format-version",
+                "1",
+                "--offline",
+                "--manifest-path",
+            ])
+            .arg(&manifest)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let crate_manifest = meta["packages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == "wasmtime-wasi-http")
+            .expect("the host depends on wasmtime-wasi-http")["manifest_path"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let theirs = Path::new(&crate_manifest)
+            .parent()
+            .unwrap()
+            .join("wit/deps");
+        let ours = repo_wit().join("deps");
+        let mut compared = 0;
+        for entry in fs::read_dir(&ours).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap();
+            let their = fs::read(theirs.join(name))
+                .unwrap_or_else(|e| panic!("{} has no {name:?}: {e}", theirs.display()));
+            assert!(
+                fs::read(&path).unwrap() == their,
+                "wit/deps/{name:?} differs from {}: copy theirs",
+                theirs.display()
+            );
+            compared += 1;
+        }
+        assert!(compared >= 5, "wit/deps holds only {compared} files");
+    }
+
     #[test]
     fn c_bindings_declare_the_exports_and_carry_the_world_type() {
         let files = c_bindings(&repo_wit()).unwrap();

@@ -209,6 +209,24 @@ fn python_sdk_client_is_refused_outside_its_grant() {
     refuses_a_url_outside_the_grant(&PYTHON);
 }
 
+/// Left to Python's garbage collector, a response could be dropped before its body, which
+/// traps the component ("resource has children") once a collection runs mid-call; the
+/// client drops every resource itself, children first, so request after request succeeds.
+#[test]
+fn python_sdk_client_survives_many_requests_in_one_instance() {
+    let server = LocalHttp::start();
+    let base = server.base();
+    let mut h = host(&PYTHON, &base);
+    for i in 0..150 {
+        let out = h.c.call_ok(
+            "fetcher.get",
+            json!({"url": format!("{base}/v1/forecast?n={i}")}),
+        );
+        assert_eq!(out["status"], 200, "request {i}: {out}");
+    }
+    assert_eq!(server.seen().len(), 150);
+}
+
 #[test]
 fn c_sdk_client_fetches_a_granted_url() {
     fetches_a_granted_url(&C);
