@@ -36,6 +36,8 @@ pub struct Config {
     pub network: crate::mcp::edge::NetworkSettings,
     /// World checkpoints (`[world]`, see `persistence/config.rs`).
     pub world: crate::persistence::WorldConfig,
+    /// The roots outbound `https` trusts (`[outbound] extraRoots`, see `net/tls.rs`).
+    pub outbound: crate::net::TlsRoots,
     /// MCP servers whose tools are mounted as skills (`[[upstream]]`, `upstream/config.rs`).
     pub upstreams: Vec<crate::upstream::UpstreamConfig>,
 }
@@ -66,6 +68,8 @@ struct Raw {
     network: Option<crate::mcp::edge::settings::RawNetwork>,
     world: Option<crate::persistence::RawWorld>,
     #[serde(default)]
+    approve: Vec<Spanned<crate::policy::approve::RawApprove>>,
+    outbound: Option<crate::net::tls::RawOutbound>,
     upstream: Vec<Spanned<crate::upstream::config::RawUpstream>>,
 }
 
@@ -339,10 +343,15 @@ impl Config {
         };
         let world =
             crate::persistence::parse_world_section(raw.world).map_err(|(s, m)| at(s, m))?;
+        let approvals = crate::policy::approve::parse(raw.approve, &profiles)
+            .map_err(|(span, msg)| at(span, msg))?;
+        let outbound =
+            crate::net::TlsRoots::parse(raw.outbound, base).map_err(|(s, m)| at(s, m))?;
         let upstreams =
             crate::upstream::config::parse(raw.upstream, base).map_err(|(s, m)| at(s, m))?;
 
         Ok(Config {
+            outbound,
             network,
             trace,
             trace_durability,
@@ -359,6 +368,7 @@ impl Config {
                 require_signatures: raw.require_signatures,
                 trusted_keys: raw.trusted_keys,
                 latency,
+                approvals,
                 named_capabilities,
             },
             package_limits,

@@ -113,6 +113,18 @@ pub const TOOLS_PAGE_SIZE: usize = 100;
 /// client may reuse a tool list without asking again. Short, because `package.*` skills and
 /// tier changes still alter it; listen streams hear `tools/list_changed` at once.
 pub const MODERN_LIST_TTL_MS: u64 = 5_000;
+/// How long a call held by an `[[approve]]` rule waits for a person's answer by default
+/// (`timeoutMs`): long enough to read a question and click, short enough that a forgotten
+/// dialog does not keep the call's connection waiting; past it the call is refused
+/// (`approval.unavailable`).
+pub const APPROVAL_TIMEOUT_MS: u64 = 120_000;
+/// Longest `timeoutMs` an `[[approve]]` rule may set: a 2025-11-25 connection waits (its other
+/// requests queued) while it asks, so no rule may make it wait for more than an hour.
+pub const MAX_APPROVAL_TIMEOUT_MS: u64 = 3_600_000;
+/// Approval questions (`input_required`, 2026-07-28) one identity may have unanswered at once;
+/// the oldest is forgotten past it (its answer is then refused as unknown), so a client that
+/// never answers cannot grow the host's memory.
+pub const MAX_OPEN_APPROVALS_PER_IDENTITY: usize = 64;
 /// Fuel one millisecond of guest CPU burns on this kind of machine, used to turn fuel consumed
 /// into the CPU-ms charged to budgets. Measured by `cargo bench -p limina --bench invoke`
 /// (the `fuel per ms` line, a busy guest loop, median of 15 runs): 17.3 million on the

@@ -2,6 +2,7 @@
 //! binary and speak MCP over its stdio.
 
 mod agent_skills;
+mod approval;
 mod audio_skills;
 mod catalog;
 mod core_in_process;
@@ -26,12 +27,14 @@ mod modern;
 mod otlp;
 mod otlp_collector;
 mod outbound;
+mod outbound_tls;
 mod physics_skills;
 mod pkg_cli;
 mod privileged_skills;
 mod python_package;
 mod scene;
 mod sdk_clients;
+mod sdk_http;
 mod social_skills;
 mod stdio;
 mod support;

@@ -212,6 +212,7 @@ fn build_registry_from(cli: &Cli, config: Config, durable_trace: bool) -> Result
     registry.set_host_grants(config.grants);
     registry.set_ceilings(config.ceilings);
     registry.set_files(config.files);
+    registry.set_tls_roots(config.outbound);
     registry.set_resolver(
         limina::net::HostResolver::with_pins(&cli.resolve)
             .map_err(anyhow::Error::msg)?

@@ -4,6 +4,7 @@
 //! mapped here and nowhere else.
 
 mod aoi;
+mod approval;
 mod cancel;
 mod clock;
 pub mod edge;

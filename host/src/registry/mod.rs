@@ -2,6 +2,7 @@
 //! every call crosses: resolve → validate → policy → before-hooks → handler → after-hooks →
 //! output check → emit.
 
+mod approval;
 mod builtins;
 mod calibrate;
 mod calibration_store;
@@ -137,6 +138,8 @@ pub struct Registry {
     file_quotas: HashMap<String, crate::files::WriteQuota>,
     /// How outbound names are resolved (`--resolve` pins, then the system).
     resolver: Arc<dyn crate::net::Resolver>,
+    /// The roots outbound `https` trusts (`[outbound] extraRoots`).
+    tls_roots: crate::net::TlsRoots,
     /// Where `trace.export` may write.
     traces_dir: Option<std::path::PathBuf>,
     /// What `dev.reload data` re-reads.
@@ -179,6 +182,8 @@ pub struct Registry {
 pub struct CallControl {
     pub cancel: crate::sandbox::Cancel,
     pub progress: Option<crate::sandbox::ProgressSink>,
+    /// A person's answer, for a call an `[[approve]]` rule holds (see `approval.rs`).
+    pub approval: Option<crate::policy::Approval>,
 }
 
 impl CallControl {
@@ -208,6 +213,7 @@ impl Registry {
             files: Default::default(),
             file_quotas: HashMap::new(),
             resolver: crate::net::HostResolver::default().into_shared(),
+            tls_roots: crate::net::TlsRoots::default(),
             traces_dir: None,
             config_path: None,
             scene_file: None,
@@ -259,6 +265,11 @@ impl Registry {
     /// How the names of outbound requests are resolved (the seam tests fill).
     pub fn set_resolver(&mut self, resolver: Arc<dyn crate::net::Resolver>) {
         self.resolver = resolver;
+    }
+
+    /// Sets the roots outbound `https` requests trust (the web roots plus `extraRoots`).
+    pub fn set_tls_roots(&mut self, roots: crate::net::TlsRoots) {
+        self.tls_roots = roots;
     }
 
     /// What the host gives each package.

@@ -193,6 +193,7 @@ impl Registry {
                 now_ms,
                 metered: matches!(handler, Handler::Guest(_)),
                 skill_tier,
+                approval: self.control.approval.as_ref(),
                 capability: capability.as_deref(),
             }),
             Authority::Host => Verdict {
@@ -216,7 +217,9 @@ impl Registry {
             package: package.as_deref(),
             required: required.names(),
         };
-        let decision = decision::record(realm, caller, crossing, &verdict);
+        // A person's answer travels only with a call an `[[approve]]` rule held.
+        let approval = self.control.approval.as_ref();
+        let decision = decision::record_call(realm, caller, crossing, &verdict, approval);
         events.extend(decision.events.iter().cloned());
         if !verdict.allow {
             return Err(Failure::new(ErrorCode::Forbidden, verdict.reason));

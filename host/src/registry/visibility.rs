@@ -28,6 +28,7 @@ impl Registry {
             now_ms: 0,
             metered: false,
             skill_tier: skill.tier,
+            approval: None,
             capability,
         })
     }

@@ -23,6 +23,8 @@ pub struct PolicyConfig {
     pub trusted_keys: Vec<String>,
     /// Where latency tiers end and how a session is held to its tier.
     pub latency: LatencyPolicy,
+    /// Calls a person must allow first (`[[approve]]`).
+    pub approvals: Vec<super::ApproveRule>,
     /// Named capabilities beyond the catalog's permissions that each profile holds, by
     /// profile name: the `upstream.*` ones that let sessions call mounted MCP servers.
     pub named_capabilities: BTreeMap<String, BTreeSet<String>>,
@@ -64,6 +66,9 @@ pub struct CallRequest<'a> {
     /// The skill's current latency tier, held against the session's when tiers are enforced
     /// by refusing.
     pub skill_tier: LatencyTier,
+    /// What a person said about this call, when an `[[approve]]` rule holds it and someone
+    /// was asked (`None`: nobody was).
+    pub approval: Option<&'a super::Approval>,
     /// A named capability the skill needs beyond `required` (an upstream server's, e.g.
     /// `upstream.search`); such calls are also held to the wall-time budget.
     pub capability: Option<&'a str>,
@@ -371,11 +376,32 @@ impl PolicyEngine {
         Ok(self.session_tier(session_id, profile))
     }
 
+    /// Whether no `[[approve]]` rule is configured (the common case: nothing to check).
+    pub fn config_approvals_empty(&self) -> bool {
+        self.config.approvals.is_empty()
+    }
+
+    /// The `[[approve]]` rule holding `req`, when rules 1–4 let it through (a call refused
+    /// anyway is not put to a person).
+    pub fn approval_rule(&self, req: CallRequest<'_>) -> Option<&super::ApproveRule> {
+        if self.config.approvals.is_empty() {
+            return None;
+        }
+        let profile = self.denial(&req).ok()?;
+        super::approve::rule_for(&self.config.approvals, &profile.name, req.skill)
+    }
+
     fn evaluate(&mut self, req: CallRequest<'_>) -> Verdict {
         let profile_name = match self.denial(&req) {
             Ok(profile) => profile.name.clone(),
             Err(verdict) => return verdict,
         };
+        // Between the allow-list and the quota: a held call runs only once a person allowed it.
+        if super::approve::rule_for(&self.config.approvals, &profile_name, req.skill).is_some()
+            && let Err((rule, reason)) = super::approve::judge(req.skill, req.approval)
+        {
+            return Verdict::deny(rule, reason);
+        }
         let mut quota = self.quotas.check(req.skill, req.session_id, req.now_ms);
         if let Some(q) = &quota
             && q.remaining == 0
