@@ -128,8 +128,14 @@ async fn send(
     body: String,
 ) -> Result<Answer, String> {
     let addr = endpoint.address()?;
-    let tls_name = endpoint.https.then_some(endpoint.host.as_str());
-    let stream = crate::net::connect::open(addr, tls_name).await?;
+    // The web roots: `[outbound] extraRoots` are not yet threaded to upstreams.
+    let tls = endpoint.https.then(|| crate::net::connect::Tls {
+        name: endpoint.host.as_str(),
+        config: crate::net::TlsRoots::default().client_config(),
+    });
+    let stream = crate::net::connect::open(addr, tls)
+        .await
+        .map_err(|e| format!("{} unreachable: {}", endpoint.authority, e.reason))?;
     let (mut sender, connection) =
         hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
             .await
