@@ -70,6 +70,7 @@ struct Raw {
     #[serde(default)]
     approve: Vec<Spanned<crate::policy::approve::RawApprove>>,
     outbound: Option<crate::net::tls::RawOutbound>,
+    #[serde(default)]
     upstream: Vec<Spanned<crate::upstream::config::RawUpstream>>,
 }
 
