@@ -48,7 +48,7 @@ transport = "stdio"
 command = "{python}"
 args = ["{script}"]
 env = {{ UPSTREAM_MARKS = "{marks}" }}
-tools = ["echo", "add", "slow", "crash", "fail", "grow", "grown", "big"]
+tools = ["echo", "add", "slow", "crash", "fail", "grow", "grown", "big", "long"]
 {extra}
 "#,
         script = script.display(),
@@ -150,6 +150,25 @@ fn a_python_servers_tools_are_listed_called_traced_and_charged() {
     assert_eq!(add["_meta"]["upstream"], "py");
     assert_eq!(add["description"], "Adds two integers.");
     assert_eq!(add["inputSchema"]["required"], json!(["a", "b"]));
+    // Another server's long description is cut to the limit and says where it came from.
+    let long = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "py.long")
+        .unwrap()
+        .clone();
+    let text = long["description"].as_str().unwrap();
+    assert!(
+        text.len() <= limina::limits::UPSTREAM_DESCRIPTION_BYTES,
+        "{}",
+        text.len()
+    );
+    assert!(
+        text.starts_with("A description far longer")
+            && text.ends_with("from upstream `py` was longer]")
+    );
+    assert_eq!(long["_meta"]["upstream"], "py");
 
     assert_eq!(
         c.call_ok("py.add", json!({"a": 2, "b": 3})),

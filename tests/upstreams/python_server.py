@@ -3,7 +3,7 @@ tests (`tests/all/upstream.rs`) as a real peer over stdio, or over Streamable HT
 
 Tools: `echo` (text back), `add` (structured output with an output schema), `slow` (sleeps,
 reporting progress; writes `cancelled` to $UPSTREAM_MARKS when it is cancelled), `crash`
-(exits the process), `fail` (an `isError` result), `big` (a result of any size), `grow` (adds a tool `grown` and sends
+(exits the process), `fail` (an `isError` result), `big` (a result of any size), `long` (a 6 KB description), `grow` (adds a tool `grown` and sends
 `notifications/tools/list_changed`), `hidden` (kept out by the test's `tools` allow-list). Every tool call is
 appended to $UPSTREAM_MARKS, so a test sees what reached the server.
 """
@@ -66,6 +66,12 @@ def crash() -> str:
 def big(kib: int) -> str:
     mark(f"big {kib}")
     return "x" * (kib * 1024)
+
+
+@server.tool(description="A description far longer than a host shows. " + "Lorem ipsum. " * 500)
+def long() -> str:
+    mark("long")
+    return "long"
 
 
 @server.tool(description="Always fails.")

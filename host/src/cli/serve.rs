@@ -254,10 +254,8 @@ fn build_registry_from(cli: &Cli, config: Config, durable_trace: bool) -> Result
     }
     registry.set_package_roots(cli.packages.clone());
     // Upstream MCP servers after the packages, so a name that would shadow one is refused.
-    let mut upstreams = Vec::new();
-    for entry in config.upstreams {
-        upstreams.push(limina::upstream::Upstream::start(entry).map_err(anyhow::Error::msg)?);
-    }
+    let upstreams =
+        limina::upstream::Upstream::start_all(config.upstreams).map_err(anyhow::Error::msg)?;
     registry
         .mount_upstreams(upstreams)
         .map_err(anyhow::Error::msg)

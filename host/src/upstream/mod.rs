@@ -76,9 +76,27 @@ impl Upstream {
     /// first tool list. A server that cannot start is retried in the background with backoff;
     /// its tools appear once it answers.
     pub fn start(config: UpstreamConfig) -> Result<Arc<Upstream>, String> {
-        let upstream = Arc::new(Upstream::new(config));
-        supervisor::start(&upstream)?;
-        Ok(upstream)
+        Ok(Upstream::start_all(vec![config])?.remove(0))
+    }
+
+    /// [`Upstream::start`] for several servers at once: they start together, and the wait for
+    /// all of them is one [`crate::limits::UPSTREAM_START_MS`], not one each.
+    pub fn start_all(configs: Vec<UpstreamConfig>) -> Result<Vec<Arc<Upstream>>, String> {
+        let deadline =
+            std::time::Instant::now() + Duration::from_millis(crate::limits::UPSTREAM_START_MS);
+        let mut started = Vec::new();
+        for config in configs {
+            let upstream = Arc::new(Upstream::new(config));
+            let first = supervisor::start(&upstream)?;
+            started.push((upstream, first));
+        }
+        Ok(started
+            .into_iter()
+            .map(|(upstream, first)| {
+                supervisor::wait_first(&upstream, first, deadline);
+                upstream
+            })
+            .collect())
     }
 
     /// Its name: its tools are `NAME.tool`.

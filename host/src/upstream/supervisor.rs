@@ -21,9 +21,10 @@ const MAX_PAGES: usize = 32;
 /// A run that lasted this long resets the backoff: the server works, it merely stopped.
 const HEALTHY_RUN: Duration = Duration::from_secs(10);
 
-/// Starts the supervisor thread of `upstream` and waits for its first start (succeeded or
-/// failed) at most [`UPSTREAM_START_MS`]; a failed first start is logged and retried.
-pub(super) fn start(upstream: &Arc<Upstream>) -> Result<(), String> {
+/// Starts the supervisor thread of `upstream`; the receiver yields its first start's outcome.
+pub(super) fn start(
+    upstream: &Arc<Upstream>,
+) -> Result<std::sync::mpsc::Receiver<Result<(), String>>, String> {
     let (first_tx, first) = channel();
     let weak = Arc::downgrade(upstream);
     std::thread::Builder::new()
@@ -35,7 +36,17 @@ pub(super) fn start(upstream: &Arc<Upstream>) -> Result<(), String> {
                 upstream.name()
             )
         })?;
-    match first.recv_timeout(Duration::from_millis(UPSTREAM_START_MS)) {
+    Ok(first)
+}
+
+/// Waits for `upstream`'s first start until `deadline`; a failed or late one is logged (it is
+/// retried in the background, and its tools are mounted once it answers).
+pub(super) fn wait_first(
+    upstream: &Upstream,
+    first: std::sync::mpsc::Receiver<Result<(), String>>,
+    deadline: Instant,
+) {
+    match first.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
         Ok(Ok(())) => {}
         Ok(Err(why)) => crate::log::error(&format!(
             "{why}; its tools are mounted once it starts (retried with backoff)"
@@ -45,7 +56,6 @@ pub(super) fn start(upstream: &Arc<Upstream>) -> Result<(), String> {
             upstream.name()
         )),
     }
-    Ok(())
 }
 
 fn supervise(weak: Weak<Upstream>, first: std::sync::mpsc::Sender<Result<(), String>>) {
