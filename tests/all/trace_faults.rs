@@ -413,3 +413,119 @@ fn with_fsync_always_every_event_a_reply_names_is_in_its_segment_when_the_reply_
     drop(host);
     assert_durable(&traces, &acked);
 }
+
+/// A registry serving `tests/guests/stash` (state granted) to a `keeper`, its state in
+/// `state_dir/state.sqlite` and its trace in `dir` on a disk with `faults`.
+fn stash_host(
+    dir: &Path,
+    state_dir: &Path,
+    faults: &Arc<Faults>,
+) -> (limina::registry::Registry, Caller, tempfile::TempDir) {
+    use limina::sandbox::{CompileCache, Sandbox};
+    let config = limina::config::Config::parse(
+        r#"
+[profiles.keeper]
+permissions = ["scene.read", "state.read", "state.write"]
+
+[packages.stash.grants]
+state = { keys = 4, bytes = 256 }
+"#,
+    )
+    .unwrap();
+    let permissions = config.policy.profiles.get("keeper").unwrap().permissions;
+    let realm = limina::realm::Realm {
+        world: limina::world::World::new(limina::world::WorldSettings {
+            max_entities: 100,
+            tick_seconds: 1.0 / 60.0,
+        }),
+        tracer: Tracer::open_on(
+            dir,
+            64,
+            Retention::default(),
+            Durability::default(),
+            Arc::new(FaultyDisk(faults.clone())),
+            false,
+        )
+        .unwrap(),
+        rng: limina::realm::Rng::seeded(7),
+        state: limina::state::StateStore::open(&state_dir.join("state.sqlite")).unwrap(),
+    };
+    let sandbox = Sandbox::new(CompileCache::new(CompileCache::default_dir())).unwrap();
+    let mut registry = limina::registry::Registry::new(sandbox, config.policy, realm);
+    registry.set_host_grants(config.grants);
+    let packages = crate::support::package_dir(
+        &crate::support::repo().join("tests/guests/stash"),
+        &crate::support::repo().join("target/components/stash.wasm"),
+    );
+    let source = limina::packages::PackageSource::read(&packages.path().join("stash")).unwrap();
+    registry.load(source).unwrap();
+    let caller = Caller {
+        agent_id: "keeper".into(),
+        session_id: "s1".into(),
+        profile: "keeper".into(),
+        permissions,
+    };
+    registry.admit_session(&caller).unwrap();
+    (registry, caller, packages)
+}
+
+/// What `state.sqlite` in `state_dir` holds for stash's key `k`, read by a store of its own
+/// (what a restarted host would find).
+fn stored(state_dir: &Path) -> Option<String> {
+    let mut store = limina::state::StateStore::open(&state_dir.join("state.sqlite")).unwrap();
+    store
+        .get("stash", None, "k")
+        .unwrap()
+        .map(|v| String::from_utf8(v).unwrap())
+}
+
+#[test]
+fn a_call_whose_record_fails_leaves_its_state_write_undone() {
+    let dir = tempfile::tempdir().unwrap();
+    let state_dir = tempfile::tempdir().unwrap();
+    let faults = Faults::with_room(1 << 20);
+    let (mut registry, caller, _packages) = stash_host(dir.path(), state_dir.path(), &faults);
+    let put = |value: &str| json!({"key": "k", "value": value, "then": "ok"});
+    let mut acked = ok(&registry.invoke(&caller, "stash.put", put("one")));
+    assert_eq!(stored(state_dir.path()).as_deref(), Some("one"));
+    let events = registry.realm().tracer.count();
+    let used = registry.policy().session_states(Some("s1"))[0].2.used;
+
+    // The trace's disk fills while the call's record is written: the call wrote its state
+    // (every SQLite write done), yet it is refused, so that write must not stay.
+    faults.set_room(100);
+    let refused = registry.invoke(&caller, "stash.put", put("two"));
+    let failure = refused.error.expect("refused");
+    assert_eq!(failure.code.as_str(), "capacity_exceeded");
+    assert!(
+        failure.message.contains("changed nothing"),
+        "{}",
+        failure.message
+    );
+    assert!(refused.metadata.events_emitted.is_empty());
+    assert_eq!(stored(state_dir.path()).as_deref(), Some("one"), "on disk");
+    assert_eq!(registry.realm().tracer.count(), events, "chain");
+    assert_eq!(
+        registry.policy().session_states(Some("s1"))[0].2.used,
+        used,
+        "budget"
+    );
+    let usage = registry
+        .realm_mut()
+        .state
+        .usage("stash")
+        .expect("usage reads");
+    assert_eq!(usage.keys, 1, "{usage:?}");
+    assert_eq!(usage.bytes, 4, "`k` and `one`: {usage:?}");
+
+    // Room returns: the host's own view agrees, and the next write is kept.
+    faults.set_room(1 << 20);
+    registry.realm_mut().tracer.retry_now();
+    let got = registry.invoke(&caller, "stash.get", json!({"key": "k"}));
+    assert_eq!(got.result.as_ref().unwrap()["value"], json!("one"));
+    acked.extend(ok(&got));
+    acked.extend(ok(&registry.invoke(&caller, "stash.put", put("three"))));
+    assert_eq!(stored(state_dir.path()).as_deref(), Some("three"));
+    drop(registry);
+    assert_durable(dir.path(), &acked);
+}

@@ -1,6 +1,7 @@
 //! A call is answered only once what it recorded is written. Before a call the trace is asked
 //! whether it can record (an outage ends only when a retry finds writing works); after it, the
-//! call's events are written and only then is its world transaction kept. When the write fails
+//! call's events are written and only then are its world transaction kept and its state
+//! transaction (prepared in SQLite, every write done) committed. When the write fails
 //! the call is undone — world rolled back, budget, quota and tally as before, its events never
 //! chained — and refused with `capacity_exceeded`, saying why and what to do. While the trace
 //! cannot be written, the built-ins that only read (listings, history queries) still answer,
@@ -53,6 +54,9 @@ impl Registry {
     ) -> Response {
         let written = self.realm_mut().tracer.commit();
         let kept = recording.recorded && written.is_ok();
+        // The state the call wrote is made durable only now that its events are: a call the
+        // trace could not record leaves its state as it was.
+        let saved = self.realm_mut().state.finish(kept);
         let world = &mut self.realm_mut().world;
         if result.is_ok() {
             // A read that could not be recorded changed nothing to undo.
@@ -64,7 +68,23 @@ impl Registry {
         }
         self.settle_journal(written.is_ok());
         if kept {
+            // Recorded, but its state could not be saved (SQLite failed at its commit, after
+            // every write had passed): the world stays as the trace and its journal say, the
+            // reply says what was lost.
+            let result = match saved {
+                Ok(()) => result,
+                Err(e) => {
+                    crate::log::error(&e);
+                    Err(Failure::new(
+                        ErrorCode::HandlerError,
+                        format!("{e}; the call is in the trace and its world changes were kept"),
+                    ))
+                }
+            };
             return Response::of(result, started, events);
+        }
+        if let Err(e) = saved {
+            crate::log::error(&e);
         }
         self.policy.restore(recording.mark);
         match written {

@@ -4,9 +4,10 @@
 //! session's, never an argument).
 //!
 //! A call's state changes share its fate: they are held aside while it runs (its own reads
-//! see them), written in one SQLite transaction when it succeeds — durably (WAL, `synchronous
-//! = FULL`) before the reply goes out — and dropped when it fails or is cancelled, as the
-//! world's changes are rolled back. A package's state is bounded by its grant's quota (keys,
+//! see them), written in one SQLite transaction when it succeeds and committed — durably (WAL,
+//! `synchronous = FULL`) — once the call's trace events are written and before the reply goes
+//! out ([`StateStore::prepare`], then [`StateStore::finish`]); dropped when it fails, is
+//! cancelled or cannot be recorded, as the world's changes are rolled back. A package's state is bounded by its grant's quota (keys,
 //! and bytes of keys and values together), checked on every write against what is stored plus
 //! what the call has pending. The store is `state.sqlite` in the trace folder, so it survives
 //! restarts; a host without a trace folder keeps it in memory.
@@ -74,6 +75,9 @@ pub struct StateStore {
     pending: BTreeMap<Slot, Option<Vec<u8>>>,
     /// Committed usage per package, read once and kept up to date.
     usage: HashMap<String, Usage>,
+    /// The packages of a call's changes written in an open transaction, waiting for
+    /// [`StateStore::finish`].
+    prepared: Option<Vec<String>>,
 }
 
 const SCHEMA: &str = "
@@ -116,6 +120,7 @@ impl StateStore {
             missing: why,
             pending: BTreeMap::new(),
             usage: HashMap::new(),
+            prepared: None,
         }
     }
 
@@ -125,6 +130,7 @@ impl StateStore {
             missing: "",
             pending: BTreeMap::new(),
             usage: HashMap::new(),
+            prepared: None,
         }
     }
 
@@ -290,50 +296,118 @@ impl StateStore {
         self.pending.clear();
     }
 
-    /// Drops what the call in progress changed.
+    /// Drops what the call in progress changed (its prepared transaction too).
     pub fn rollback(&mut self) {
         self.pending.clear();
+        if let Err(e) = self.finish(false) {
+            crate::log::error(&e);
+        }
     }
 
-    /// Writes what the call in progress changed, in one transaction, durably. On failure
-    /// nothing is written and the changes are dropped.
+    /// Writes what the call in progress changed, in one transaction, durably: [`prepare`]
+    /// then [`finish`]. On failure nothing is written and the changes are dropped.
+    ///
+    /// [`prepare`]: StateStore::prepare
+    /// [`finish`]: StateStore::finish
     pub fn commit(&mut self) -> Result<(), String> {
+        self.prepare()?;
+        self.finish(true)
+    }
+
+    /// The first half of a commit: writes what the call in progress changed inside a
+    /// transaction left open, so every check and write that can fail has run, and nothing is
+    /// durable or seen by a reopened store until [`StateStore::finish`]. The registry writes
+    /// the call's trace in between: a call the trace cannot record leaves its state as it
+    /// was. On failure nothing is written and the changes are dropped.
+    pub fn prepare(&mut self) -> Result<(), String> {
+        // A transaction left open by a call that never finished is not this call's.
+        self.finish(false)?;
         if self.pending.is_empty() {
             return Ok(());
         }
         let pending = std::mem::take(&mut self.pending);
-        let packages: std::collections::BTreeSet<String> =
-            pending.keys().map(|s| s.package.clone()).collect();
-        let result = (|| -> rusqlite::Result<()> {
-            let Some(db) = self.db.as_mut() else {
-                return Err(rusqlite::Error::InvalidQuery);
-            };
-            let tx = db.transaction()?;
-            {
-                let mut put = tx.prepare_cached(
-                    "INSERT INTO state (package, agent, key, value) VALUES (?1, ?2, ?3, ?4)
-                     ON CONFLICT (package, agent, key) DO UPDATE SET value = excluded.value",
-                )?;
-                let mut remove = tx.prepare_cached(
-                    "DELETE FROM state WHERE package = ?1 AND agent = ?2 AND key = ?3",
-                )?;
-                for (slot, value) in &pending {
-                    match value {
-                        Some(value) => {
-                            put.execute(params![slot.package, slot.agent, slot.key, value])?
-                        }
-                        None => remove.execute(params![slot.package, slot.agent, slot.key])?,
-                    };
-                }
+        let packages: Vec<String> = pending
+            .keys()
+            .map(|s| s.package.clone())
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let Some(db) = self.db.as_mut() else {
+            return Err(
+                "the call's state changes could not be saved: the store is unavailable".into(),
+            );
+        };
+        let written = write_pending(db, &pending);
+        self.prepared = Some(packages);
+        match written {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                self.finish(false)?;
+                Err(format!("the call's state changes could not be saved: {e}"))
             }
-            tx.commit()
-        })();
+        }
+    }
+
+    /// The second half of a commit: the prepared transaction made durable (`keep`) or
+    /// undone. Nothing prepared: nothing to do.
+    pub fn finish(&mut self, keep: bool) -> Result<(), String> {
+        let Some(packages) = self.prepared.take() else {
+            return Ok(());
+        };
         // Usage is read again from what is stored now, whichever way it went.
         for package in packages {
             self.usage.remove(&package);
         }
-        result.map_err(|e| format!("the call's state changes could not be saved: {e}"))
+        let Some(db) = self.db.as_mut() else {
+            return Ok(());
+        };
+        if db.is_autocommit() {
+            // The transaction never began (its BEGIN failed) or SQLite already ended it.
+            return match keep {
+                false => Ok(()),
+                true => Err(
+                    "the call's state changes could not be saved: their transaction \
+                             ended before its commit"
+                        .into(),
+                ),
+            };
+        }
+        let end = if keep { "COMMIT" } else { "ROLLBACK" };
+        match db.execute_batch(end) {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                // A failed COMMIT may leave the transaction open: end it, undone.
+                if !db.is_autocommit() {
+                    let _ = db.execute_batch("ROLLBACK");
+                }
+                Err(format!(
+                    "the call's state changes could not be {}: {e}",
+                    if keep { "saved" } else { "undone" }
+                ))
+            }
+        }
     }
+}
+
+/// Opens a transaction on `db` and writes `pending` into it, leaving it open.
+fn write_pending(
+    db: &mut Connection,
+    pending: &BTreeMap<Slot, Option<Vec<u8>>>,
+) -> rusqlite::Result<()> {
+    db.execute_batch("BEGIN IMMEDIATE")?;
+    let mut put = db.prepare_cached(
+        "INSERT INTO state (package, agent, key, value) VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT (package, agent, key) DO UPDATE SET value = excluded.value",
+    )?;
+    let mut remove =
+        db.prepare_cached("DELETE FROM state WHERE package = ?1 AND agent = ?2 AND key = ?3")?;
+    for (slot, value) in pending {
+        match value {
+            Some(value) => put.execute(params![slot.package, slot.agent, slot.key, value])?,
+            None => remove.execute(params![slot.package, slot.agent, slot.key])?,
+        };
+    }
+    Ok(())
 }
 
 fn slot(package: &str, agent: Option<&str>, key: &str) -> Result<Slot, StateError> {

@@ -163,3 +163,46 @@ fn an_unavailable_store_says_why() {
     store.begin();
     assert_eq!(store.commit(), Ok(()), "nothing pending, nothing to write");
 }
+
+#[test]
+fn a_prepared_call_is_durable_only_once_finished_and_undone_when_finished_without_keeping() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("state.sqlite");
+    let mut store = StateStore::open(&path).unwrap();
+    let on_disk = || {
+        let mut other = StateStore::open(&path).unwrap();
+        text(other.get("memory", None, "k").unwrap())
+    };
+    store.begin();
+    store
+        .set("memory", None, "k", b"v1".to_vec(), QUOTA)
+        .unwrap();
+    store.prepare().unwrap();
+    assert_eq!(on_disk(), None, "prepared is not committed");
+    store.finish(false).unwrap();
+    assert_eq!(on_disk(), None, "undone");
+    assert_eq!(store.usage("memory").unwrap(), Usage::default());
+
+    store.begin();
+    store
+        .set("memory", None, "k", b"v2".to_vec(), QUOTA)
+        .unwrap();
+    store.prepare().unwrap();
+    store.finish(true).unwrap();
+    assert_eq!(on_disk(), Some("v2".into()), "kept");
+    assert_eq!(store.usage("memory").unwrap(), Usage { keys: 1, bytes: 3 });
+
+    // A rollback after prepare undoes the open transaction too.
+    store.begin();
+    store.delete("memory", None, "k").unwrap();
+    store.prepare().unwrap();
+    store.rollback();
+    assert_eq!(on_disk(), Some("v2".into()));
+    assert_eq!(
+        text(store.get("memory", None, "k").unwrap()),
+        Some("v2".into())
+    );
+    // Nothing prepared: finishing either way does nothing.
+    store.finish(true).unwrap();
+    store.finish(false).unwrap();
+}
