@@ -250,3 +250,39 @@ pub const MAX_NET_REQUESTS_PER_CALL: u32 = 16;
 /// Outbound HTTP: longest a connection may take to open when the guest sets no shorter
 /// timeout (the call's own deadline cuts sooner when it is nearer).
 pub const NET_CONNECT_TIMEOUT_MS: u64 = 10_000;
+
+/// Upstream MCP servers (`[[upstream]]`): a tool call's deadline when the entry sets no
+/// `timeoutMs`. Past it the call answers `handler_error` and the server is sent
+/// `notifications/cancelled`.
+pub const UPSTREAM_TIMEOUT_MS: u64 = 10_000;
+/// Longest `timeoutMs` an upstream entry may set: a connection waits for its call this long
+/// at most, so one slow server cannot hold a client indefinitely.
+pub const UPSTREAM_MAX_TIMEOUT_MS: u64 = 300_000;
+/// How long an upstream server has to answer its handshake and first `tools/list` (a Python
+/// server starting on a loaded machine takes a few seconds).
+pub const UPSTREAM_START_MS: u64 = 30_000;
+/// Largest tool description shown from an upstream server, in bytes: longer ones are cut (at
+/// a character boundary) and marked, so another server cannot flood an agent's context.
+pub const UPSTREAM_DESCRIPTION_BYTES: usize = 2_048;
+/// Largest tool schema (input or output) an upstream server may give, in bytes of JSON; a
+/// tool with a larger one is not mounted.
+pub const UPSTREAM_SCHEMA_BYTES: usize = 64 << 10;
+/// Largest result an upstream tool call may return, in bytes of JSON: the skill output cap.
+pub const UPSTREAM_RESULT_BYTES: usize = MAX_OUTPUT_BYTES;
+/// Largest single message read from an upstream server, in bytes; a longer line closes the
+/// connection (and the server is restarted), so a broken server cannot exhaust memory.
+pub const UPSTREAM_MESSAGE_BYTES: usize = 4 << 20;
+/// Most tools mounted from one upstream server; the rest are left out with a warning.
+pub const UPSTREAM_MAX_TOOLS: usize = 256;
+/// Requests in flight to one upstream server at once; further calls are refused
+/// (`handler_error`) until one finishes, so a server that stops answering holds a bounded
+/// number of callers.
+pub const UPSTREAM_MAX_IN_FLIGHT: usize = 64;
+/// First wait before restarting a crashed stdio server; it doubles after each failed start up
+/// to [`UPSTREAM_BACKOFF_MAX_MS`] and falls back once a start succeeds.
+pub const UPSTREAM_BACKOFF_MIN_MS: u64 = 250;
+/// Longest wait between restarts of a crashed stdio server.
+pub const UPSTREAM_BACKOFF_MAX_MS: u64 = 30_000;
+/// An OAuth token for an upstream is fetched again this long before it expires (at most half
+/// its lifetime before), so no request goes out with a token about to lapse.
+pub const UPSTREAM_TOKEN_REFRESH_MARGIN_MS: u64 = 30_000;

@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex};
 /// Threads running detached calls.
 pub struct Workers {
     jobs: Sender<(Owner, Box<DetachedCall>)>,
+    engine: EngineHandle,
 }
 
 /// Whom a finished call goes back to.
@@ -21,6 +22,16 @@ pub enum Owner {
     Peer(PeerId),
     /// A task (its id).
     Task(String),
+}
+
+impl Owner {
+    /// What tells the engine `ran` is done.
+    fn done(self, ran: crate::registry::RanCall) -> Inbound {
+        match self {
+            Owner::Peer(id) => Inbound::Completed { id, ran },
+            Owner::Task(task) => Inbound::TaskDone { task, ran },
+        }
+    }
 }
 
 impl Workers {
@@ -34,23 +45,41 @@ impl Workers {
                 .name(format!("limina-worker-{n}"))
                 .spawn(move || work(&rx, &engine))?;
         }
-        Ok(Workers { jobs })
+        Ok(Workers { jobs, engine })
     }
 
-    /// Queues `call` for `peer`.
+    /// Queues `call` for `peer`; a call to an upstream server gets a thread of its own.
     pub fn submit(&self, peer: PeerId, call: Box<DetachedCall>) {
-        // The workers live as long as the engine that owns this sender.
-        let _ = self.jobs.send((Owner::Peer(peer), call));
+        self.queue(Owner::Peer(peer), call);
     }
 
     /// Queues a task's `call`.
     pub fn submit_task(&self, task: String, call: Box<DetachedCall>) {
-        let _ = self.jobs.send((Owner::Task(task), call));
+        self.queue(Owner::Task(task), call);
+    }
+
+    fn queue(&self, owner: Owner, call: Box<DetachedCall>) {
+        if call.waits_on_upstream() {
+            let engine = self.engine.clone();
+            let spawned = std::thread::Builder::new()
+                .name("limina-upstream-call".into())
+                .spawn(move || {
+                    let ran = call.run_upstream();
+                    engine.send(owner.done(ran));
+                });
+            if let Err(e) = spawned {
+                crate::log::error(&format!("cannot start a thread for an upstream call: {e}"));
+            }
+            return;
+        }
+        // The workers live as long as the engine that owns this sender.
+        let _ = self.jobs.send((owner, call));
     }
 }
 
-fn work(rx: &Mutex<Receiver<(Owner, Box<DetachedCall>)>>, engine: &EngineHandle) {
-    let mut scratch = Box::new(Realm {
+/// The realm a detached call is handed: an empty world, an in-memory trace.
+fn scratch_realm() -> Box<Realm> {
+    Box::new(Realm {
         world: World::new(WorldSettings {
             max_entities: 0,
             tick_seconds: 1.0 / 60.0,
@@ -61,17 +90,17 @@ fn work(rx: &Mutex<Receiver<(Owner, Box<DetachedCall>)>>, engine: &EngineHandle)
         state: crate::state::StateStore::unavailable(
             "a package's state is only reachable from calls that run on the engine",
         ),
-    });
+    })
+}
+
+fn work(rx: &Mutex<Receiver<(Owner, Box<DetachedCall>)>>, engine: &EngineHandle) {
+    let mut scratch = scratch_realm();
     loop {
         let job = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
         let Ok((owner, call)) = job else { return };
         let (back, ran) = call.run(scratch);
         scratch = back;
-        let done = match owner {
-            Owner::Peer(id) => Inbound::Completed { id, ran },
-            Owner::Task(task) => Inbound::TaskDone { task, ran },
-        };
-        if !engine.send(done) {
+        if !engine.send(owner.done(ran)) {
             return;
         }
     }

@@ -32,9 +32,7 @@ impl Registry {
         if skill.input.check(&input).is_some() {
             return None;
         }
-        let package = skill
-            .package_index()
-            .map(|i| self.packages[i].manifest.name.as_str());
+        let (package, capability) = self.package_and_capability(skill);
         self.policy
             .approval_rule(CallRequest {
                 session_id: &caller.session_id,
@@ -46,6 +44,7 @@ impl Registry {
                 metered: matches!(skill.handler, Handler::Guest(_)),
                 skill_tier: skill.tier,
                 approval: None,
+                capability,
             })
             .cloned()
     }

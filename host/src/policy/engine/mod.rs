@@ -6,7 +6,7 @@ use super::budget::{Budget, BudgetLimits};
 use super::quota::{QuotaRule, QuotaSnapshot, Quotas};
 use super::{LatencyPolicy, LatencyTier, Permission, Permissions, Profiles, TierEnforcement};
 use serde_json::Value;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 /// Everything the engine is configured with.
 #[derive(Debug, Clone, Default)]
@@ -25,6 +25,9 @@ pub struct PolicyConfig {
     pub latency: LatencyPolicy,
     /// Calls a person must allow first (`[[approve]]`).
     pub approvals: Vec<super::ApproveRule>,
+    /// Named capabilities beyond the catalog's permissions that each profile holds, by
+    /// profile name: the `upstream.*` ones that let sessions call mounted MCP servers.
+    pub named_capabilities: BTreeMap<String, BTreeSet<String>>,
 }
 
 /// What admission knows about a package.
@@ -66,6 +69,9 @@ pub struct CallRequest<'a> {
     /// What a person said about this call, when an `[[approve]]` rule holds it and someone
     /// was asked (`None`: nobody was).
     pub approval: Option<&'a super::Approval>,
+    /// A named capability the skill needs beyond `required` (an upstream server's, e.g.
+    /// `upstream.search`); such calls are also held to the wall-time budget.
+    pub capability: Option<&'a str>,
 }
 
 /// The outcome of a decision.
@@ -280,6 +286,21 @@ impl PolicyEngine {
             v.missing = Some(missing);
             return Err(v);
         }
+        if let Some(capability) = req.capability
+            && !self
+                .config
+                .named_capabilities
+                .get(&profile.name)
+                .is_some_and(|held| held.contains(capability))
+        {
+            return Err(Verdict::deny(
+                "profile.denied",
+                format!(
+                    "missing permission: {capability} (add it to profile `{}`'s permissions to call it)",
+                    profile.name
+                ),
+            ));
+        }
         if !profile.allows_tool(req.skill) {
             return Err(Verdict::deny(
                 "tool.denied",
@@ -397,7 +418,10 @@ impl PolicyEngine {
             return v;
         }
         let state = self.session(req.session_id);
-        if let Some((dimension, reason)) = state.budget.exhausted(req.metered) {
+        if let Some((dimension, reason)) = state
+            .budget
+            .exhausted(req.metered, req.capability.is_some())
+        {
             let mut v = Verdict::deny(dimension.rule(), reason);
             v.budget = Some(state.budget.snapshot());
             v.quota = quota;
@@ -424,6 +448,12 @@ impl PolicyEngine {
         let state = self.session(session_id);
         state.budget.used.cpu_ms += cpu_ms;
         state.budget.used.mem_bytes = state.budget.used.mem_bytes.max(mem_peak_bytes);
+    }
+
+    /// Charges the wall time an upstream server's call took to its session (no fuel is burned
+    /// there, so wall time is what such calls spend).
+    pub fn charge_upstream(&mut self, session_id: &str, wall_ms: f64) {
+        self.session(session_id).budget.used.upstream_ms += wall_ms;
     }
 
     /// Charges the outbound requests a call sent and the bytes they moved to its session.

@@ -32,6 +32,7 @@ fn req<'a>(
         metered: true,
         skill_tier: LatencyTier::Fast,
         approval: None,
+        capability: None,
     }
 }
 
@@ -396,6 +397,7 @@ fn a_skill_beyond_the_session_tier_is_refused_only_when_tiers_refuse() {
     fn slow(p: &Profile) -> CallRequest<'_> {
         CallRequest {
             skill_tier: LatencyTier::Standard,
+            capability: None,
             ..req(p, "rules.search", &[], 0)
         }
     }
