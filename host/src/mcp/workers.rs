@@ -4,7 +4,7 @@
 
 use super::engine::{EngineHandle, Inbound, PeerId};
 use crate::realm::{Realm, Rng};
-use crate::registry::{DetachedCall, RanCall};
+use crate::registry::DetachedCall;
 use crate::trace::Tracer;
 use crate::world::{World, WorldSettings};
 use std::sync::mpsc::{Receiver, Sender, channel};
@@ -25,8 +25,8 @@ pub enum Owner {
 }
 
 impl Owner {
-    /// The engine message that hands `ran` back to this owner.
-    fn done(self, ran: RanCall) -> Inbound {
+    /// What tells the engine `ran` is done.
+    fn done(self, ran: crate::registry::RanCall) -> Inbound {
         match self {
             Owner::Peer(id) => Inbound::Completed { id, ran },
             Owner::Task(task) => Inbound::TaskDone { task, ran },
@@ -48,18 +48,17 @@ impl Workers {
         Ok(Workers { jobs, engine })
     }
 
-    /// Queues `call` for `peer`.
+    /// Queues `call` for `peer`; a call to an upstream server gets a thread of its own.
     pub fn submit(&self, peer: PeerId, call: Box<DetachedCall>) {
-        self.dispatch(Owner::Peer(peer), call);
+        self.queue(Owner::Peer(peer), call);
     }
 
     /// Queues a task's `call`.
     pub fn submit_task(&self, task: String, call: Box<DetachedCall>) {
-        self.dispatch(Owner::Task(task), call);
+        self.queue(Owner::Task(task), call);
     }
 
-    /// Hands `call` to a worker; a call to an upstream server gets a thread of its own.
-    fn dispatch(&self, owner: Owner, call: Box<DetachedCall>) {
+    fn queue(&self, owner: Owner, call: Box<DetachedCall>) {
         if call.waits_on_upstream() {
             let engine = self.engine.clone();
             let spawned = std::thread::Builder::new()
