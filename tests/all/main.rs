@@ -26,6 +26,7 @@ mod modern;
 mod otlp;
 mod otlp_collector;
 mod outbound;
+mod parallel_calls;
 mod physics_skills;
 mod pkg_cli;
 mod privileged_skills;

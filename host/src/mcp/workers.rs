@@ -10,9 +10,12 @@ use crate::world::{World, WorldSettings};
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex};
 
+/// A call to run, for a connection, under the ticket its completion names.
+type Job = (PeerId, u64, Box<DetachedCall>);
+
 /// Threads running detached calls.
 pub struct Workers {
-    jobs: Sender<(PeerId, Box<DetachedCall>)>,
+    jobs: Sender<Job>,
 }
 
 impl Workers {
@@ -29,14 +32,14 @@ impl Workers {
         Ok(Workers { jobs })
     }
 
-    /// Queues `call` for `peer`.
-    pub fn submit(&self, peer: PeerId, call: Box<DetachedCall>) {
+    /// Queues `call` for `peer`, under `ticket`.
+    pub fn submit(&self, peer: PeerId, ticket: u64, call: Box<DetachedCall>) {
         // The workers live as long as the engine that owns this sender.
-        let _ = self.jobs.send((peer, call));
+        let _ = self.jobs.send((peer, ticket, call));
     }
 }
 
-fn work(rx: &Mutex<Receiver<(PeerId, Box<DetachedCall>)>>, engine: &EngineHandle) {
+fn work(rx: &Mutex<Receiver<Job>>, engine: &EngineHandle) {
     let mut scratch = Box::new(Realm {
         world: World::new(WorldSettings {
             max_entities: 0,
@@ -51,10 +54,16 @@ fn work(rx: &Mutex<Receiver<(PeerId, Box<DetachedCall>)>>, engine: &EngineHandle
     });
     loop {
         let job = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
-        let Ok((peer, call)) = job else { return };
+        let Ok((peer, ticket, call)) = job else {
+            return;
+        };
         let (back, ran) = call.run(scratch);
         scratch = back;
-        if !engine.send(Inbound::Completed { id: peer, ran }) {
+        if !engine.send(Inbound::Completed {
+            id: peer,
+            ticket,
+            ran,
+        }) {
             return;
         }
     }

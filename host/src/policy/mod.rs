@@ -9,7 +9,7 @@ mod profiles;
 mod quota;
 mod tier;
 
-pub use budget::{Budget, BudgetDimension, BudgetLimits, BudgetUsage};
+pub use budget::{Budget, BudgetDimension, BudgetLimits, BudgetUsage, Reservation};
 pub use engine::{
     CallRequest, PackageFacts, PolicyConfig, PolicyEngine, PolicyMark, Tally, Verdict,
 };
