@@ -8,9 +8,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 
-use crate::lang::{self, WORLD};
+use crate::lang::{self, HTTP_WORLD, WORLD};
 use crate::tools::{Registry, Tool};
 use crate::{files, native};
 
@@ -34,6 +34,23 @@ pub fn write_bindings(dir: &Path) -> Result<PathBuf> {
     files::write_if_changed(&out.join("limina.js"), LIMINA_JS.as_bytes())?;
     files::write_if_changed(&out.join("README.md"), native::BINDINGS_README.as_bytes())?;
     Ok(out)
+}
+
+/// Refuses a package that declares network grants, before any tool runs: componentize-qjs
+/// cannot build a component that imports `wasi:http` (its build-time snapshot links
+/// `wasi:http/types` with stand-ins whose stream types do not match `wasi:io`'s, so the build
+/// fails with "mismatched resource types"), and QuickJS has no `fetch`.
+pub fn check_world(dir: &Path) -> Result<()> {
+    if lang::world_of_package(dir) == HTTP_WORLD {
+        bail!(
+            "{}: a JavaScript package cannot declare `[grants] network` yet: componentize-qjs \
+             {COMPONENTIZE_QJS_VERSION}, the JavaScript toolchain, cannot build a component that \
+             imports `wasi:http`. Write the part that reaches the network in Rust, Python or C \
+             (each SDK has an HTTP client), or remove `network` from `[grants]` in limina.toml",
+            dir.join("limina.toml").display()
+        );
+    }
+    Ok(())
 }
 
 /// An installed componentize-qjs.

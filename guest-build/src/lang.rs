@@ -79,6 +79,17 @@ impl Lang {
         .map(|(_, lang)| lang)
     }
 
+    /// The folder of `sdk/` whose glue a build of the language writes into `bindings/`.
+    pub fn sdk_glue(self) -> &'static str {
+        match self {
+            Lang::Rust => "src",
+            Lang::Python => "python",
+            Lang::C => "c",
+            Lang::Zig => "zig",
+            Lang::Js => "js",
+        }
+    }
+
     /// The extensions of the files a build of the language reads from the package folder.
     pub fn source_extensions(self) -> &'static [&'static str] {
         match self {
@@ -105,6 +116,7 @@ pub fn build_foreign(lang: Lang, dir: &Path, wit: &Path) -> Result<Vec<u8>> {
             native::build(&zig, lang, dir, wit)
         }
         Lang::Js => {
+            js::check_world(dir)?;
             let qjs = js::componentize_qjs().with_context(tool_context)?;
             qjs.build(dir, wit)
         }
@@ -113,13 +125,19 @@ pub fn build_foreign(lang: Lang, dir: &Path, wit: &Path) -> Result<Vec<u8>> {
 }
 
 /// Whether `output` is newer than every source of the package (outside the generated
-/// `bindings/`), its manifest and the WIT, so that a repository build can skip the tool.
-pub fn is_up_to_date(lang: Lang, dir: &Path, wit: &Path, output: &Path) -> bool {
+/// `bindings/`), its manifest, the WIT and the SDK's glue in `sdk` (the repository's `sdk/`),
+/// so that a repository build can skip the tool.
+pub fn is_up_to_date(lang: Lang, dir: &Path, wit: &Path, sdk: &Path, output: &Path) -> bool {
     let Some(built) = files::modified(output) else {
         return false;
     };
     let newest = files::newest_source(dir, lang.source_extensions(), &[native::BINDINGS_DIR])
         .max(files::newest_source(wit, &["wit"], &[]))
+        .max(files::newest_source(
+            &sdk.join(lang.sdk_glue()),
+            &["py", "h", "zig", "js"],
+            &[],
+        ))
         .max(files::modified(&dir.join("limina.toml")).unwrap_or(SystemTime::UNIX_EPOCH));
     newest <= built
 }
@@ -166,8 +184,10 @@ pub fn run_tests(lang: Lang, dir: &Path, wit: &Path) -> Result<bool> {
             command
         }
         Lang::Python => {
+            // The SDK's modules, as a build puts them on the module path.
+            let bindings = python::write_bindings(dir)?;
             let mut command = Command::new("python3");
-            command.args(["-m", "unittest"]);
+            command.args(["-m", "unittest"]).env("PYTHONPATH", bindings);
             command
         }
         Lang::C => {

@@ -19,7 +19,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use wit_bindgen_core::wit_parser::Resolve;
 
-use crate::lang::{Lang, WORLD};
+use crate::lang::{HTTP_WORLD, Lang, WORLD, world_of_package};
 use crate::tools::{self, Registry, Tool};
 use crate::{component, files, process};
 
@@ -44,6 +44,8 @@ const STACK_BYTES: u32 = 64 * 1024;
 
 /// The Limina C glue (JSON helpers, the skill table, the exported functions).
 const LIMINA_H: &str = include_str!("../../sdk/c/limina.h");
+/// The Limina C HTTP client over `wasi:http`, for packages with network grants.
+const LIMINA_HTTP_H: &str = include_str!("../../sdk/c/limina_http.h");
 /// The Limina Zig glue.
 const LIMINA_ZIG: &str = include_str!("../../sdk/zig/limina.zig");
 
@@ -78,10 +80,35 @@ pub fn c_bindings(wit: &Path) -> Result<Vec<(String, Vec<u8>)>> {
         .push_dir(wit)
         .with_context(|| format!("reading the WIT in {}", wit.display()))?;
     let world = resolve.select_world(&[package], Some(WORLD))?;
+    generate_c(&mut resolve, world)
+}
+
+/// The world the SDK's C HTTP client (`limina_http.h`) is written against: the standard
+/// `wasi:http` outgoing handler alone, so its bindings sit beside the `skill-package` ones
+/// (files `wasi_http_client.*`) without repeating them.
+const HTTP_CLIENT_WIT: &str = "package limina:http-client;\n\
+    world wasi-http-client { import wasi:http/outgoing-handler@0.2.12; }\n";
+
+/// The C bindings of `wasi:http`'s outgoing handler, from the WASI packages in `wit/deps`:
+/// `wasi_http_client.h`, `.c` and `_component_type.o`.
+pub fn c_http_bindings(wit: &Path) -> Result<Vec<(String, Vec<u8>)>> {
+    let mut resolve = Resolve::default();
+    resolve
+        .push_dir(wit)
+        .with_context(|| format!("reading the WIT in {}", wit.display()))?;
+    let package = resolve.push_str("wasi-http-client.wit", HTTP_CLIENT_WIT)?;
+    let world = resolve.select_world(&[package], Some("wasi-http-client"))?;
+    generate_c(&mut resolve, world)
+}
+
+fn generate_c(
+    resolve: &mut Resolve,
+    world: wit_bindgen_core::wit_parser::WorldId,
+) -> Result<Vec<(String, Vec<u8>)>> {
     let mut files = wit_bindgen_core::Files::default();
     wit_bindgen_c::Opts::default()
         .build()
-        .generate(&mut resolve, world, &mut files)
+        .generate(resolve, world, &mut files)
         .context("generating the C bindings")?;
     Ok(files
         .iter()
@@ -98,6 +125,13 @@ pub fn write_bindings(dir: &Path, wit: &Path) -> Result<PathBuf> {
     }
     files::write_if_changed(&out.join("limina.h"), LIMINA_H.as_bytes())?;
     files::write_if_changed(&out.join("limina.zig"), LIMINA_ZIG.as_bytes())?;
+    // The HTTP client and its bindings, for packages that build against the HTTP world.
+    if world_of_package(dir) == HTTP_WORLD {
+        for (name, bytes) in c_http_bindings(wit)? {
+            files::write_if_changed(&out.join(name), &bytes)?;
+        }
+        files::write_if_changed(&out.join("limina_http.h"), LIMINA_HTTP_H.as_bytes())?;
+    }
     files::write_if_changed(&out.join("README.md"), BINDINGS_README.as_bytes())?;
     Ok(out)
 }
@@ -129,9 +163,13 @@ pub fn build(zig: &Zig, lang: Lang, dir: &Path, wit: &Path) -> Result<Vec<u8>> {
                 .arg("-DLIMINA_WASM")
                 .args(c_sources(dir)?)
                 .arg(bindings.join("skill_package.c"))
-                .arg(bindings.join("skill_package_component_type.o"))
-                .arg("-o")
-                .arg(&module);
+                .arg(bindings.join("skill_package_component_type.o"));
+            if world_of_package(dir) == HTTP_WORLD {
+                command
+                    .arg(bindings.join("wasi_http_client.c"))
+                    .arg(bindings.join("wasi_http_client_component_type.o"));
+            }
+            command.arg("-o").arg(&module);
         }
         Lang::Zig => {
             let header = bindings.join("skill_package.h");
@@ -232,6 +270,9 @@ mod tests {
             assert!(header.contains(export), "{export} missing from the header");
         }
         if let Ok(dir) = std::env::var("LIMINA_DUMP_BINDINGS") {
+            for (name, bytes) in c_http_bindings(&repo_wit()).unwrap() {
+                fs::write(Path::new(&dir).join(name), bytes).unwrap();
+            }
             for (name, bytes) in &files {
                 fs::write(Path::new(&dir).join(name), bytes).unwrap();
             }

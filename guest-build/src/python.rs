@@ -1,14 +1,17 @@
 //! Python packages: `app.py` beside `limina.toml`, made a component by componentize-py.
 //!
-//! componentize-py comes from PyPI, pinned, installed on demand by [`crate::tools`].
+//! componentize-py comes from PyPI, pinned, installed on demand by [`crate::tools`]. The
+//! Python SDK's modules (`sdk/python`: the HTTP client over `wasi:http`) are written into the
+//! package's `bindings/` on every build and put on the module path, so that packages import
+//! one copy instead of keeping their own.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 
-use crate::lang;
 use crate::tools::{self, Registry, Tool};
+use crate::{files, lang, native};
 
 /// The pinned componentize-py release.
 pub const COMPONENTIZE_PY_VERSION: &str = "0.25.1";
@@ -24,6 +27,25 @@ pub const TOOL: Tool = Tool {
     size: "70 MB",
     with: &[],
 };
+
+/// The Python SDK's modules, `(file, text)`: what a package imports beside the generated
+/// `wit_world`.
+pub const SDK_MODULES: &[(&str, &str)] = &[(
+    "limina_http.py",
+    include_str!("../../sdk/python/limina_http.py"),
+)];
+
+/// Writes the SDK's modules into `dir/bindings/` (only those whose bytes changed); returns
+/// the folder, which goes on the module path of builds and native tests.
+pub fn write_bindings(dir: &Path) -> Result<PathBuf> {
+    let out = dir.join(native::BINDINGS_DIR);
+    std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+    for (name, text) in SDK_MODULES {
+        files::write_if_changed(&out.join(name), text.as_bytes())?;
+    }
+    files::write_if_changed(&out.join("README.md"), native::BINDINGS_README.as_bytes())?;
+    Ok(out)
+}
 
 /// An installed componentize-py: the Python of its virtual environment.
 #[derive(Debug, Clone)]
@@ -43,6 +65,7 @@ impl Componentize {
     /// `skill-package-http` when the manifest declares network grants); returns the
     /// component's bytes.
     pub fn build(&self, dir: &Path, wit: &Path) -> Result<Vec<u8>> {
+        write_bindings(dir)?;
         lang::run_tool("componentize-py", dir, |output| {
             let mut command = Command::new(&self.python);
             command
@@ -59,6 +82,8 @@ impl Componentize {
                     APP_MODULE,
                     "-p",
                     ".",
+                    "-p",
+                    native::BINDINGS_DIR,
                 ])
                 .arg("-o")
                 .arg(output)

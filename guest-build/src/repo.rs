@@ -204,7 +204,7 @@ fn build_foreign(repo: &Repo) -> Result<Vec<String>> {
             _ => repo.component_dir().join(format!("{folder}.wasm")),
         };
         let shown = repo.display(&dir);
-        if lang::is_up_to_date(lang, &dir, &wit, &output) {
+        if lang::is_up_to_date(lang, &dir, &wit, &repo.root.join("sdk"), &output) {
             crate::say!("{lang} guest {shown}: up to date");
             continue;
         }

@@ -36,6 +36,10 @@ pub struct Config {
     pub network: crate::mcp::edge::NetworkSettings,
     /// World checkpoints (`[world]`, see `persistence/config.rs`).
     pub world: crate::persistence::WorldConfig,
+    /// The roots outbound `https` trusts (`[outbound] extraRoots`, see `net/tls.rs`).
+    pub outbound: crate::net::TlsRoots,
+    /// MCP servers whose tools are mounted as skills (`[[upstream]]`, `upstream/config.rs`).
+    pub upstreams: Vec<crate::upstream::UpstreamConfig>,
 }
 
 #[derive(Deserialize)]
@@ -63,6 +67,11 @@ struct Raw {
     limits: Option<Spanned<crate::ceilings::RawCeilings>>,
     network: Option<crate::mcp::edge::settings::RawNetwork>,
     world: Option<crate::persistence::RawWorld>,
+    #[serde(default)]
+    approve: Vec<Spanned<crate::policy::approve::RawApprove>>,
+    outbound: Option<crate::net::tls::RawOutbound>,
+    #[serde(default)]
+    upstream: Vec<Spanned<crate::upstream::config::RawUpstream>>,
 }
 
 #[derive(Deserialize)]
@@ -109,6 +118,7 @@ struct RawBudget {
     mem_bytes: Option<i64>,
     net_requests: Option<i64>,
     net_bytes: Option<i64>,
+    upstream_ms: Option<f64>,
 }
 
 #[derive(Deserialize)]
@@ -146,12 +156,21 @@ impl Config {
         let at = |span: Range<usize>, msg: String| format!("{}: {msg}", line_of(text, span.start));
 
         let mut profiles = Profiles::default();
+        let mut named_capabilities = BTreeMap::new();
         for (name, spanned) in raw.profiles {
             let span = spanned.span();
             let p = spanned.into_inner();
             let mut permissions = Permissions::NONE;
             for perm in p.permissions {
                 let span = perm.span();
+                // `upstream.NAME`: the capability of a mounted MCP server (`crate::upstream`).
+                if perm.get_ref().starts_with("upstream.") {
+                    named_capabilities
+                        .entry(name.clone())
+                        .or_insert_with(std::collections::BTreeSet::new)
+                        .insert(perm.into_inner());
+                    continue;
+                }
                 let parsed = crate::policy::Permission::parse(perm.get_ref())
                     .map_err(|e| at(span, format!("profile `{name}`: {e}")))?;
                 permissions.insert(parsed);
@@ -205,11 +224,12 @@ impl Config {
                 || b.cpu_ms.is_some_and(|v| v < 0.0 || !v.is_finite())
                 || b.mem_bytes.is_some_and(|v| v < 0)
                 || b.net_requests.is_some_and(|v| v < 0)
-                || b.net_bytes.is_some_and(|v| v < 0);
+                || b.net_bytes.is_some_and(|v| v < 0)
+                || b.upstream_ms.is_some_and(|v| v < 0.0 || !v.is_finite());
             if negative {
                 return Err(at(
                     span,
-                    "budgets must be ≥ 0 (`calls`, `cpuMs`, `memBytes`, `netRequests`, `netBytes`)"
+                    "budgets must be ≥ 0 (`calls`, `cpuMs`, `memBytes`, `netRequests`, `netBytes`, `upstreamMs`)"
                         .into(),
                 ));
             }
@@ -219,6 +239,7 @@ impl Config {
                 mem_bytes: b.mem_bytes.map(|v| v as u64),
                 net_requests: b.net_requests.map(|v| v as u64),
                 net_bytes: b.net_bytes.map(|v| v as u64),
+                upstream_ms: b.upstream_ms,
             };
         }
 
@@ -323,8 +344,15 @@ impl Config {
         };
         let world =
             crate::persistence::parse_world_section(raw.world).map_err(|(s, m)| at(s, m))?;
+        let approvals = crate::policy::approve::parse(raw.approve, &profiles)
+            .map_err(|(span, msg)| at(span, msg))?;
+        let outbound =
+            crate::net::TlsRoots::parse(raw.outbound, base).map_err(|(s, m)| at(s, m))?;
+        let upstreams =
+            crate::upstream::config::parse(raw.upstream, base).map_err(|(s, m)| at(s, m))?;
 
         Ok(Config {
+            outbound,
             network,
             trace,
             trace_durability,
@@ -332,6 +360,7 @@ impl Config {
             ceilings,
             files,
             world,
+            upstreams,
             policy: PolicyConfig {
                 profiles,
                 quotas,
@@ -340,6 +369,8 @@ impl Config {
                 require_signatures: raw.require_signatures,
                 trusted_keys: raw.trusted_keys,
                 latency,
+                approvals,
+                named_capabilities,
             },
             package_limits,
         })

@@ -2,7 +2,8 @@
 //!
 //! Layers, each using only those below it: `mcp` (JSON-RPC, sessions, transports) →
 //! `registry` (the call pipeline) → `policy`, `trace`, `sandbox`, `world`. `telemetry`
-//! (OpenTelemetry export) sits beside `mcp`, which feeds it.
+//! (OpenTelemetry export) sits beside `mcp`, which feeds it; `upstream` (other MCP servers
+//! whose tools the registry mounts) sits beside `sandbox`, below `registry`.
 
 pub mod ceilings;
 pub mod config;
@@ -21,5 +22,6 @@ pub mod sandbox;
 pub mod state;
 pub mod telemetry;
 pub mod trace;
+pub mod upstream;
 pub mod viewer;
 pub mod world;

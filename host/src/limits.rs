@@ -113,6 +113,18 @@ pub const TOOLS_PAGE_SIZE: usize = 100;
 /// client may reuse a tool list without asking again. Short, because `package.*` skills and
 /// tier changes still alter it; listen streams hear `tools/list_changed` at once.
 pub const MODERN_LIST_TTL_MS: u64 = 5_000;
+/// How long a call held by an `[[approve]]` rule waits for a person's answer by default
+/// (`timeoutMs`): long enough to read a question and click, short enough that a forgotten
+/// dialog does not keep the call's connection waiting; past it the call is refused
+/// (`approval.unavailable`).
+pub const APPROVAL_TIMEOUT_MS: u64 = 120_000;
+/// Longest `timeoutMs` an `[[approve]]` rule may set: a 2025-11-25 connection waits (its other
+/// requests queued) while it asks, so no rule may make it wait for more than an hour.
+pub const MAX_APPROVAL_TIMEOUT_MS: u64 = 3_600_000;
+/// Approval questions (`input_required`, 2026-07-28) one identity may have unanswered at once;
+/// the oldest is forgotten past it (its answer is then refused as unknown), so a client that
+/// never answers cannot grow the host's memory.
+pub const MAX_OPEN_APPROVALS_PER_IDENTITY: usize = 64;
 /// Fuel one millisecond of guest CPU burns on this kind of machine, used to turn fuel consumed
 /// into the CPU-ms charged to budgets. Measured by `cargo bench -p limina --bench invoke`
 /// (the `fuel per ms` line, a busy guest loop, median of 15 runs): 17.3 million on the
@@ -240,3 +252,39 @@ pub const MAX_NET_REQUESTS_PER_CALL: u32 = 16;
 /// Outbound HTTP: longest a connection may take to open when the guest sets no shorter
 /// timeout (the call's own deadline cuts sooner when it is nearer).
 pub const NET_CONNECT_TIMEOUT_MS: u64 = 10_000;
+
+/// Upstream MCP servers (`[[upstream]]`): a tool call's deadline when the entry sets no
+/// `timeoutMs`. Past it the call answers `handler_error` and the server is sent
+/// `notifications/cancelled`.
+pub const UPSTREAM_TIMEOUT_MS: u64 = 10_000;
+/// Longest `timeoutMs` an upstream entry may set: a connection waits for its call this long
+/// at most, so one slow server cannot hold a client indefinitely.
+pub const UPSTREAM_MAX_TIMEOUT_MS: u64 = 300_000;
+/// How long an upstream server has to answer its handshake and first `tools/list` (a Python
+/// server starting on a loaded machine takes a few seconds).
+pub const UPSTREAM_START_MS: u64 = 30_000;
+/// Largest tool description shown from an upstream server, in bytes: longer ones are cut (at
+/// a character boundary) and marked, so another server cannot flood an agent's context.
+pub const UPSTREAM_DESCRIPTION_BYTES: usize = 2_048;
+/// Largest tool schema (input or output) an upstream server may give, in bytes of JSON; a
+/// tool with a larger one is not mounted.
+pub const UPSTREAM_SCHEMA_BYTES: usize = 64 << 10;
+/// Largest result an upstream tool call may return, in bytes of JSON: the skill output cap.
+pub const UPSTREAM_RESULT_BYTES: usize = MAX_OUTPUT_BYTES;
+/// Largest single message read from an upstream server, in bytes; a longer line closes the
+/// connection (and the server is restarted), so a broken server cannot exhaust memory.
+pub const UPSTREAM_MESSAGE_BYTES: usize = 4 << 20;
+/// Most tools mounted from one upstream server; the rest are left out with a warning.
+pub const UPSTREAM_MAX_TOOLS: usize = 256;
+/// Requests in flight to one upstream server at once; further calls are refused
+/// (`handler_error`) until one finishes, so a server that stops answering holds a bounded
+/// number of callers.
+pub const UPSTREAM_MAX_IN_FLIGHT: usize = 64;
+/// First wait before restarting a crashed stdio server; it doubles after each failed start up
+/// to [`UPSTREAM_BACKOFF_MAX_MS`] and falls back once a start succeeds.
+pub const UPSTREAM_BACKOFF_MIN_MS: u64 = 250;
+/// Longest wait between restarts of a crashed stdio server.
+pub const UPSTREAM_BACKOFF_MAX_MS: u64 = 30_000;
+/// An OAuth token for an upstream is fetched again this long before it expires (at most half
+/// its lifetime before), so no request goes out with a token about to lapse.
+pub const UPSTREAM_TOKEN_REFRESH_MARGIN_MS: u64 = 30_000;

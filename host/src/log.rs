@@ -1,5 +1,6 @@
 //! Host logging: plain lines on stderr (stdout belongs to the protocol).
 
+use std::io::Write;
 use std::sync::atomic::{AtomicU8, Ordering};
 
 /// Severity, lowest first.
@@ -30,6 +31,10 @@ pub fn parse_level(s: &str) -> Option<Level> {
 }
 
 /// Writes one line to stderr if `level` is enabled.
+///
+/// A line that cannot be written (stderr on a full disk, past the process's file-size limit,
+/// a closed pipe) is dropped: the log is advice, the trace is the record, and a host must not
+/// stop serving because its advice has nowhere to go (`eprintln!` would panic the caller).
 pub fn write(level: Level, message: &str) {
     if level as u8 >= LEVEL.load(Ordering::Relaxed) {
         let tag = match level {
@@ -38,7 +43,8 @@ pub fn write(level: Level, message: &str) {
             Level::Warn => "warn",
             Level::Error => "error",
         };
-        eprintln!("limina {tag}: {message}");
+        let line = format!("limina {tag}: {message}\n");
+        let _ = std::io::stderr().lock().write_all(line.as_bytes());
     }
 }
 

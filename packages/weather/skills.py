@@ -2,7 +2,7 @@
 
 import json
 
-import fetch
+import limina_http as fetch
 from limina_skill import InvalidInput, Skill, SkillError
 
 DEFAULT_API = "https://api.open-meteo.com/v1"

@@ -23,6 +23,7 @@
 
 mod package;
 mod schema;
+pub mod http;
 pub mod state;
 
 /// Bindings generated from `wit/skill.wit`; the host interfaces live under `host`.

@@ -2,6 +2,7 @@
 //! binary and speak MCP over its stdio.
 
 mod agent_skills;
+mod approval;
 mod audio_skills;
 mod catalog;
 mod core_in_process;
@@ -26,6 +27,7 @@ mod modern;
 mod otlp;
 mod otlp_collector;
 mod outbound;
+mod outbound_tls;
 mod parallel_calls;
 mod physics_skills;
 mod pkg_cli;
@@ -33,6 +35,7 @@ mod privileged_skills;
 mod python_package;
 mod scene;
 mod sdk_clients;
+mod sdk_http;
 mod social_skills;
 mod stdio;
 mod support;
@@ -40,6 +43,8 @@ mod three_skills;
 mod trace_faults;
 mod trace_store;
 mod ui_skills;
+mod upstream;
+mod upstream_http;
 mod viewer;
 mod world_restart;
 mod ws;

@@ -414,13 +414,18 @@ fn http_listen_streams_acknowledge_and_carry_tools_list_changed() {
 /// Runs `tests/clients/modern_python.py` with the 2026-07-28 Python SDK; its report, and
 /// what it (and over stdio, the host it spawned) wrote on stderr.
 fn python_client(args: &[&str]) -> (Value, String) {
+    python_script("modern_python.py", args)
+}
+
+/// Runs `tests/clients/SCRIPT` with the 2026-07-28 Python SDK; its report and stderr.
+pub(crate) fn python_script(script: &str, args: &[&str]) -> (Value, String) {
     use limina_guest_build::clients::PYTHON_SDK_MODERN;
     use limina_guest_build::tools::venv_python;
     let sdk = PYTHON_SDK_MODERN
         .ensure()
         .expect("installing the Python MCP SDK 2.3");
     let out = std::process::Command::new(venv_python(&sdk))
-        .arg(crate::support::repo().join("tests/clients/modern_python.py"))
+        .arg(crate::support::repo().join("tests/clients").join(script))
         .args(args)
         .output()
         .unwrap();
@@ -494,15 +499,20 @@ fn the_official_python_sdk_speaks_the_new_revision_over_http_without_initialize(
 /// Runs `tests/clients/modern_typescript.mjs` with the TypeScript client v2 pinned to
 /// 2026-07-28; its report and stderr (over stdio, the host's too).
 fn typescript_client(args: &[&str]) -> (Value, String) {
+    typescript_script("modern_typescript.mjs", args)
+}
+
+/// Runs `tests/clients/SCRIPT` with the TypeScript client v2; its report and stderr.
+pub(crate) fn typescript_script(name: &str, args: &[&str]) -> (Value, String) {
     use limina_guest_build::clients::TYPESCRIPT_CLIENT;
     let sdk = TYPESCRIPT_CLIENT
         .ensure()
         .expect("installing the TypeScript MCP client 2.4");
     let dir = tempfile::tempdir().unwrap();
     std::os::unix::fs::symlink(sdk.join("node_modules"), dir.path().join("node_modules")).unwrap();
-    let script = dir.path().join("modern_typescript.mjs");
+    let script = dir.path().join(name);
     std::fs::copy(
-        crate::support::repo().join("tests/clients/modern_typescript.mjs"),
+        crate::support::repo().join("tests/clients").join(name),
         &script,
     )
     .unwrap();

@@ -212,6 +212,7 @@ fn build_registry_from(cli: &Cli, config: Config, durable_trace: bool) -> Result
     registry.set_host_grants(config.grants);
     registry.set_ceilings(config.ceilings);
     registry.set_files(config.files);
+    registry.set_tls_roots(config.outbound);
     registry.set_resolver(
         limina::net::HostResolver::with_pins(&cli.resolve)
             .map_err(anyhow::Error::msg)?
@@ -252,6 +253,15 @@ fn build_registry_from(cli: &Cli, config: Config, durable_trace: bool) -> Result
         }
     }
     registry.set_package_roots(cli.packages.clone());
+    // Upstream MCP servers after the packages, so a name that would shadow one is refused.
+    let mut upstreams = Vec::new();
+    for entry in config.upstreams {
+        upstreams.push(limina::upstream::Upstream::start(entry).map_err(anyhow::Error::msg)?);
+    }
+    registry
+        .mount_upstreams(upstreams)
+        .map_err(anyhow::Error::msg)
+        .context("[[upstream]]")?;
     if let Some(path) = &cli.config {
         registry.set_config_path(path.clone());
     }

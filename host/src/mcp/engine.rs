@@ -291,7 +291,19 @@ impl Engine {
             }
             let line = input.lock().unwrap_or_else(|e| e.into_inner()).next_line();
             match line {
-                Some(Ok(text)) => self.on_message(STDIO, &text),
+                Some(Ok(text)) => {
+                    let peer = self.peers.get_mut(&STDIO).expect("stdio is connected");
+                    // A connection whose call waits for a person still hears the answer.
+                    let answer = peer.conn.asking.is_some() && super::approval::lets_through(&text);
+                    let waits = peer.conn.asking.is_some() || !peer.backlog.is_empty();
+                    if waits && !answer {
+                        peer.backlog.push_back(text);
+                        self.drain(STDIO);
+                        continue;
+                    }
+                    self.on_message(STDIO, &text);
+                    self.drain(STDIO);
+                }
                 Some(Err(reply)) => self.send(STDIO, reply, Kind::Reply),
                 None => break,
             }
@@ -328,13 +340,20 @@ impl Engine {
                 let Some(peer) = self.peers.get_mut(&id) else {
                     return;
                 };
-                if peer.full() || !peer.backlog.is_empty() {
+                // A connection whose call waits for a person still hears the answer.
+                let answer = peer.conn.asking.is_some() && super::approval::lets_through(&text);
+                let waits = peer.full() || peer.conn.asking.is_some() || !peer.backlog.is_empty();
+                if waits && !answer {
+                    // Behind the others, in order; handled at once if nothing holds them.
                     peer.backlog.push_back(text);
+                    self.drain(id);
                 } else {
                     peer.in_flight.fetch_sub(1, Ordering::AcqRel);
                     self.on_message(id, &text);
+                    self.drain(id);
                 }
             }
+            // A call waiting for a person is withdrawn with its connection (`release`).
             Inbound::Close { id } => match self.peers.get_mut(&id) {
                 Some(peer) if !peer.running.is_empty() => peer.closing = true,
                 Some(_) => self.release(id),
@@ -369,11 +388,17 @@ impl Engine {
             .expect("a completed call was pending");
         let reply = self.server.complete(&mut peer.conn, ran, pending);
         self.answer(id, reply);
+        self.drain(id);
+    }
+
+    /// Handles the messages that waited behind a call (off the engine, or waiting for a
+    /// person) once it is done; a connection that went away meanwhile is released.
+    fn drain(&mut self, id: PeerId) {
         loop {
             let Some(peer) = self.peers.get_mut(&id) else {
                 return;
             };
-            if peer.full() {
+            if peer.full() || peer.conn.asking.is_some() {
                 return;
             }
             let Some(text) = peer.backlog.pop_front() else {
@@ -400,13 +425,22 @@ impl Engine {
         let Some(peer) = self.peers.get_mut(&id) else {
             return;
         };
-        let reply = match self.server.handle(&mut peer.conn, text) {
+        let handled = self.server.handle(&mut peer.conn, text);
+        self.take(id, handled);
+    }
+
+    /// What handling gave: a reply to send, or a call to hand a worker.
+    fn take(&mut self, id: PeerId, handled: Handled) {
+        let Some(peer) = self.peers.get_mut(&id) else {
+            return;
+        };
+        let reply = match handled {
             Handled::Reply(reply) => reply,
             Handled::Detached(call, pending) => {
                 crate::log::debug(&format!("{} runs off the engine", call.skill()));
                 let ticket = peer.next_ticket;
                 peer.next_ticket += 1;
-                peer.running.insert(ticket, pending);
+                peer.running.insert(ticket, *pending);
                 self.workers.submit(id, ticket, call);
                 None
             }
@@ -437,8 +471,27 @@ impl Engine {
         self.publish(&[]);
     }
 
+    /// Refuses the calls whose wait for a person's answer is over.
+    fn expire_approvals(&mut self) {
+        let now = Instant::now();
+        let due: Vec<PeerId> = self
+            .peers
+            .iter()
+            .filter(|(_, p)| Server::asking_deadline(&p.conn).is_some_and(|d| d <= now))
+            .map(|(id, _)| *id)
+            .collect();
+        for id in due {
+            let peer = self.peers.get_mut(&id).expect("listed above");
+            if let Some(handled) = self.server.expire_asking(&mut peer.conn) {
+                self.take(id, handled);
+                self.drain(id);
+            }
+        }
+    }
+
     /// Reloads, clock, deltas, and what idle connections are owed (`tools/list_changed`).
     fn idle(&mut self) {
+        self.expire_approvals();
         let generation = self.server.registry().generation();
         self.server.idle();
         self.publish(&[]);
@@ -594,10 +647,17 @@ impl Engine {
     /// Until the next world step when someone watches the world; else the idle period.
     fn poll_timeout(&self) -> Duration {
         let watched = self.peers.values().any(|p| p.conn.subscription.is_some());
-        match self.server.until_next_step() {
+        let timeout = match self.server.until_next_step() {
             Some(next) if watched => next.min(IDLE_POLL),
             _ => IDLE_POLL,
-        }
+        };
+        // A call waiting for a person is refused as soon as its deadline passes.
+        let now = Instant::now();
+        self.peers
+            .values()
+            .filter_map(|p| Server::asking_deadline(&p.conn))
+            .map(|d| d.saturating_duration_since(now))
+            .fold(timeout, Duration::min)
     }
 
     /// Registers a socket transport (so the engine keeps running after stdin ends).

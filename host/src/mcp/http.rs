@@ -105,6 +105,9 @@ struct HttpSession {
     in_flight: Arc<AtomicUsize>,
     routes: Mutex<Routes>,
     last_seen: Mutex<Instant>,
+    /// Its `initialize` declared elicitation: a `tools/call` may be asked about (approval),
+    /// so its response is an SSE stream that can carry the question.
+    elicits: std::sync::atomic::AtomicBool,
 }
 
 /// Where the engine's messages for a session go.
@@ -132,6 +135,17 @@ impl Routes {
     /// Routes one message from the engine.
     fn route(&mut self, text: String) {
         let message: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+        // A question about a request (approval) goes on that request's response stream.
+        let related = ["params", "_meta", super::approval::RELATED_KEY];
+        if let Some(request) = related
+            .iter()
+            .try_fold(&message, |v, key| v.get(key))
+            .filter(|_| message.get("id").is_some())
+            && let Some((_, tx)) = self.waiting.get(&request.to_string())
+        {
+            let _ = tx.try_send((false, text));
+            return;
+        }
         if message.get("method").is_none()
             && let Some(id) = message.get("id")
         {
@@ -521,7 +535,15 @@ async fn post(
     let token = message
         .pointer("/params/_meta/progressToken")
         .map(Value::to_string);
-    let stream = token.is_some() && accepts("text/event-stream");
+    if method == Some("initialize") {
+        let elicits = message
+            .pointer("/params/capabilities")
+            .is_some_and(super::approval::declares_elicitation);
+        session.elicits.store(elicits, Ordering::Relaxed);
+    }
+    // A call may be put to a person (approval): its response must be able to carry the question.
+    let asks = method == Some("tools/call") && session.elicits.load(Ordering::Relaxed);
+    let stream = (token.is_some() || asks) && accepts("text/event-stream");
     let (tx, mut rx) = mpsc::channel(64);
     session
         .routes
@@ -674,6 +696,7 @@ fn open_session(shared: &Arc<Shared>, grant: Grant) -> Arc<HttpSession> {
         in_flight: in_flight.clone(),
         routes: Mutex::default(),
         last_seen: Mutex::new(Instant::now()),
+        elicits: Default::default(),
     });
     shared.engine.send(Inbound::Open {
         id: peer,

@@ -22,8 +22,12 @@ pub enum Incoming {
     },
     /// A notification: run it, reply nothing.
     Notification { method: String, params: Value },
-    /// A reply from the client to something we sent: ignored.
-    Reply,
+    /// A reply from the client to a request we sent (an approval question): its id, and its
+    /// result or error object.
+    Reply {
+        id: Value,
+        outcome: Result<Value, Value>,
+    },
     /// Not acceptable; the reply to send.
     Invalid(Value),
 }
@@ -78,7 +82,16 @@ pub fn parse(text: &str) -> Incoming {
                 None,
             ));
         }
-        None if obj.contains_key("result") || obj.contains_key("error") => return Incoming::Reply,
+        None if obj.contains_key("result") || obj.contains_key("error") => {
+            let outcome = match obj.remove("error") {
+                Some(error) => Err(error),
+                None => Ok(obj.remove("result").unwrap_or(Value::Null)),
+            };
+            return Incoming::Reply {
+                id: id.unwrap_or(Value::Null),
+                outcome,
+            };
+        }
         None => {
             return Incoming::Invalid(error(
                 id.unwrap_or(Value::Null),

@@ -4,6 +4,7 @@
 //! mapped here and nowhere else.
 
 mod aoi;
+mod approval;
 mod cancel;
 mod clock;
 pub mod edge;
@@ -30,5 +31,7 @@ pub use clock::Clock;
 pub use engine::{Engine, EngineHandle, Inbound};
 pub use guard::Guard;
 pub use listener::Listen;
+/// The 2026-07-28 wire names, shared with the client side (`crate::upstream`).
+pub use modern::{CAPABILITIES_KEY, SERVER_INFO_KEY, VERSION as MODERN_VERSION, VERSION_KEY};
 pub use server::{Connection, Server, ServerConfig};
 pub use session::Session;

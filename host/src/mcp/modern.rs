@@ -40,6 +40,8 @@ pub const HEADER_MISMATCH: i64 = -32020;
 pub struct Envelope {
     /// Guest log lines at or above this level travel with the reply; none when absent.
     pub log_level: Option<Level>,
+    /// What the client declared it can do (`_meta.io.modelcontextprotocol/clientCapabilities`).
+    pub capabilities: Value,
 }
 
 /// The envelope of a request that speaks this revision; `None` when it speaks an older one
@@ -57,8 +59,8 @@ fn read_envelope(meta: &Value, version: &Value) -> Result<Envelope, RpcError> {
             .map_or_else(|| version.to_string(), str::to_string);
         return Err(unsupported(&requested));
     }
-    match meta.get(CAPABILITIES_KEY) {
-        Some(Value::Object(_)) => {}
+    let capabilities = match meta.get(CAPABILITIES_KEY) {
+        Some(capabilities @ Value::Object(_)) => capabilities.clone(),
         _ => {
             return Err(RpcError::new(
                 jsonrpc::INVALID_PARAMS,
@@ -67,7 +69,7 @@ fn read_envelope(meta: &Value, version: &Value) -> Result<Envelope, RpcError> {
                 ),
             ));
         }
-    }
+    };
     let log_level = match meta.get(LOG_LEVEL_KEY) {
         None | Some(Value::Null) => None,
         Some(level) => Some(level.as_str().and_then(Level::from_mcp).ok_or_else(|| {
@@ -77,7 +79,10 @@ fn read_envelope(meta: &Value, version: &Value) -> Result<Envelope, RpcError> {
             )
         })?),
     };
-    Ok(Envelope { log_level })
+    Ok(Envelope {
+        log_level,
+        capabilities,
+    })
 }
 
 /// Every version this server speaks: this one per request, the older ones through `initialize`.

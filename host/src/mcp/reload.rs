@@ -77,12 +77,16 @@ impl Server {
     /// Work done while no message is waiting: swap in rebuilt packages, keep the clock.
     pub fn idle(&mut self) {
         self.apply_reloads();
+        self.registry_mut().refresh_upstreams();
         self.advance_clock();
         self.registry_mut().world_idle();
     }
 
     /// The host is stopping cleanly: the world's last checkpoint.
     pub fn shutdown(&mut self) {
+        for upstream in self.registry().upstreams() {
+            upstream.stop();
+        }
         match self.registry_mut().checkpoint_world("shutdown") {
             Ok(_) => {}
             Err(e) => crate::log::error(&format!(

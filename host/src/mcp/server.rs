@@ -34,6 +34,8 @@ pub struct Server {
     /// The identities stateless (2026-07-28) requests ran under, by agent and profile, each
     /// admitted once: budgets, quotas and the trace see one caller per identity.
     pub(super) stateless: std::collections::HashMap<(String, String), Session>,
+    /// Approval questions put to 2026-07-28 clients and not answered yet.
+    pub(super) questions: super::approval::Questions,
 }
 
 /// One client's connection: its session once bound, its subscription, and what it is owed.
@@ -55,7 +57,13 @@ pub struct Connection {
     /// The trace events of its last call: what a delta it caused names in `causedBy`.
     pub last_events: Vec<String>,
     /// The cancel of the request being handled.
-    current: Option<crate::sandbox::Cancel>,
+    pub(super) current: Option<crate::sandbox::Cancel>,
+    /// The id of the request being handled.
+    pub(super) request_id: Option<Value>,
+    /// The 2026-07-28 envelope of the request being handled (`None`: a session's request).
+    pub(super) envelope: Option<Envelope>,
+    /// Its call held by an `[[approve]]` rule, waiting for the person's answer (2025-11-25).
+    pub(super) asking: Option<super::approval::Asking>,
     /// A call of the request being handled that came back detached, to run off the engine.
     detached: Option<Box<DetachedCall>>,
     /// Its way to send notifications while a call runs (progress).
@@ -92,7 +100,7 @@ pub enum Handled {
     /// A call to run off the engine; hand what it gives to [`Server::complete`]. The
     /// connection's further messages may be handled meanwhile: its budget holds the call's
     /// most possible cost until then (`registry/detached.rs`).
-    Detached(Box<DetachedCall>, PendingReply),
+    Detached(Box<DetachedCall>, Box<PendingReply>),
 }
 
 /// How to answer a detached call once it completes.
@@ -157,6 +165,7 @@ impl Server {
             sync_index: None,
             telemetry: None,
             stateless: Default::default(),
+            questions: Default::default(),
         }
     }
 
@@ -181,7 +190,11 @@ impl Server {
         self.apply_reloads();
         Handled::Reply(match jsonrpc::parse(text) {
             Incoming::Invalid(reply) => Some(reply),
-            Incoming::Reply => None,
+            Incoming::Reply { id, outcome } => {
+                return self
+                    .answered(conn, &id, outcome)
+                    .unwrap_or(Handled::Reply(None));
+            }
             Incoming::Notification { method, params } => {
                 // Notifications never get a reply, not even an error; a call sent as one runs
                 // on the engine (nobody waits for it).
@@ -198,6 +211,7 @@ impl Server {
                     Watch::begin(&method, &params, conn)
                 });
                 conn.current = Some(cancel);
+                conn.request_id = Some(id.clone());
                 let envelope = modern::envelope(&params);
                 let modern = envelope.as_ref().and_then(|e| e.as_ref().ok()).cloned();
                 let outcome = match envelope {
@@ -208,30 +222,77 @@ impl Server {
                     }
                 };
                 conn.current = None;
-                if let Some(call) = conn.detached.take() {
-                    let shape = if method == "callTool" {
-                        CallShape::Limina
-                    } else {
-                        CallShape::Mcp
-                    };
-                    return Handled::Detached(
-                        call,
-                        PendingReply {
-                            id,
-                            shape,
-                            modern,
-                            watch,
-                        },
-                    );
-                }
-                if outcome.is_ok() && conn.listen.as_ref().is_some_and(|l| l.id == id) {
-                    // A listen stream's reply comes only when it ends.
+                conn.request_id = None;
+                if let Some(asking) = conn.asking.as_mut().filter(|a| a.request_id == id) {
+                    // It waits for a person's answer; the question goes out now, the reply later.
+                    asking.watch = watch;
                     return Handled::Reply(None);
                 }
-                let outcome = self.in_dialect(conn, modern.as_ref(), outcome);
-                self.conclude(conn, id, || outcome, watch)
+                let shape = if method == "callTool" {
+                    CallShape::Limina
+                } else {
+                    CallShape::Mcp
+                };
+                return self.settle(conn, id, shape, modern, watch, outcome);
             }
         })
+    }
+
+    /// The end of a request that ran: detached to a worker, kept open (a listen stream), or
+    /// answered in its revision's shape.
+    fn settle(
+        &mut self,
+        conn: &mut Connection,
+        id: Value,
+        shape: CallShape,
+        modern: Option<Envelope>,
+        watch: Option<Watch>,
+        outcome: Result<Value, RpcError>,
+    ) -> Handled {
+        if let Some(call) = conn.detached.take() {
+            return Handled::Detached(
+                call,
+                Box::new(PendingReply {
+                    id,
+                    shape,
+                    modern,
+                    watch,
+                }),
+            );
+        }
+        if outcome.is_ok() && conn.listen.as_ref().is_some_and(|l| l.id == id) {
+            // A listen stream's reply comes only when it ends.
+            return Handled::Reply(None);
+        }
+        let outcome = self.in_dialect(conn, modern.as_ref(), outcome);
+        Handled::Reply(self.conclude(conn, id, || outcome, watch))
+    }
+
+    /// Runs a call that waited for a person's answer, as its own request would have.
+    pub(super) fn run_held(
+        &mut self,
+        conn: &mut Connection,
+        asking: super::approval::Asking,
+        approval: crate::policy::Approval,
+    ) -> Handled {
+        conn.current = Some(asking.cancel);
+        let response = self.invoke(
+            conn,
+            &asking.name,
+            asking.arguments,
+            asking.progress,
+            Some(approval),
+        );
+        conn.current = None;
+        let outcome = Ok(response.map_or(Value::Null, mcp_result));
+        self.settle(
+            conn,
+            asking.request_id,
+            CallShape::Mcp,
+            None,
+            asking.watch,
+            outcome,
+        )
     }
 
     /// Completes a detached call; the reply to send (none when it was cancelled).
@@ -292,6 +353,10 @@ impl Server {
 
     /// Ends a connection's session (transport closed).
     pub fn disconnect(&mut self, conn: &mut Connection) {
+        self.withdraw(
+            conn,
+            "the client went away (or opened a new session) before anyone answered",
+        );
         if let Some(session) = conn.session.take() {
             self.registry.end_session(&session.caller.session_id);
         }
@@ -322,6 +387,9 @@ impl Server {
                 if let Some(id) = params.get("requestId") {
                     conn.cancels.cancel(id);
                     self.end_listen(conn, id);
+                    if conn.asking.as_ref().is_some_and(|a| &a.request_id == id) {
+                        self.withdraw(conn, "the client cancelled the call while it waited");
+                    }
                 }
                 Ok(Value::Null)
             }
@@ -432,11 +500,13 @@ impl Server {
         name: &str,
         input: Value,
         progress_token: Option<Value>,
+        approval: Option<crate::policy::Approval>,
     ) -> Option<Response> {
         let session = conn.session.as_ref().expect("checked by the caller");
         let control = CallControl {
             cancel: conn.current.clone().unwrap_or_default(),
             progress: progress_token.and_then(|token| conn.progress_sink(token)),
+            approval,
         };
         // Only a request, which someone waits for, may leave the engine.
         let response = if conn.current.is_some() {
@@ -471,9 +541,13 @@ impl Server {
             ));
         }
         let arguments = params.get("arguments").cloned().unwrap_or(Value::Null);
+        let approval = match self.gate(conn, name, &arguments, params)? {
+            super::approval::Gate::Run(approval) => approval,
+            super::approval::Gate::Reply(reply) => return Ok(reply),
+        };
         let token = progress_token(params);
         Ok(self
-            .invoke(conn, name, arguments, token)
+            .invoke(conn, name, arguments, token, approval)
             .map_or(Value::Null, mcp_result))
     }
 
@@ -495,7 +569,7 @@ impl Server {
             .cloned()
             .unwrap_or(Value::Null);
         // A `context` in the request never overrides the bound identity.
-        match self.invoke(conn, name, input, progress_token(params)) {
+        match self.invoke(conn, name, input, progress_token(params), None) {
             Some(response) => limina_result(response),
             None => Ok(Value::Null),
         }

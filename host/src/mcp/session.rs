@@ -13,6 +13,8 @@ pub const PROTOCOL_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-2
 pub struct Session {
     pub caller: Caller,
     pub protocol_version: String,
+    /// Its client declared form elicitation at `initialize`: it can be asked for approvals.
+    pub elicits: bool,
 }
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
@@ -68,6 +70,9 @@ impl Session {
                 permissions: profile.permissions,
             },
             protocol_version,
+            elicits: params
+                .get("capabilities")
+                .is_some_and(super::approval::declares_elicitation),
         })
     }
 

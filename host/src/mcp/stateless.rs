@@ -79,7 +79,7 @@ impl Server {
         id: &Value,
         method: &str,
         params: Value,
-        _envelope: &Envelope,
+        envelope: &Envelope,
     ) -> Result<Value, RpcError> {
         if let Some(refused) = modern::removed(method) {
             return Err(refused);
@@ -100,7 +100,9 @@ impl Server {
                 let session = self.identity_session(self.request_identity(conn)?)?;
                 // The connection's own session (an older revision's) is set aside, not ended.
                 let own = conn.session.replace(session);
+                conn.envelope = Some(envelope.clone());
                 let outcome = self.dispatch(conn, method, params);
+                conn.envelope = None;
                 conn.session = own;
                 let generation = self.registry().generation();
                 let hot_reload = self.reloads.is_some();

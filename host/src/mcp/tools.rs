@@ -70,8 +70,12 @@ fn limina_tool(skill: &Skill) -> Value {
 }
 
 fn mcp_tool(skill: &Skill) -> Value {
-    let read_only = skill.permissions.read_only();
-    json!({
+    // An upstream's tools keep their own hints; the permission set says nothing about them.
+    let read_only = match skill.upstream() {
+        Some(_) => skill.annotations.read_only,
+        None => skill.permissions.read_only(),
+    };
+    let mut tool = json!({
         "name": skill.name,
         "title": title(&skill.name),
         "description": skill.description,
@@ -88,7 +92,12 @@ fn mcp_tool(skill: &Skill) -> Value {
             "category": skill.category,
             "permissions": skill.permissions.names(),
         },
-    })
+    });
+    if let Some(upstream) = skill.upstream() {
+        // Its description is another server's text: shown as coming from it.
+        tool["_meta"]["upstream"] = json!(upstream);
+    }
+    tool
 }
 
 /// `scene.createEntity` → `Scene: Create Entity`.

@@ -16,6 +16,7 @@ type Job = (PeerId, u64, Box<DetachedCall>);
 /// Threads running detached calls.
 pub struct Workers {
     jobs: Sender<Job>,
+    engine: EngineHandle,
 }
 
 impl Workers {
@@ -29,18 +30,37 @@ impl Workers {
                 .name(format!("limina-worker-{n}"))
                 .spawn(move || work(&rx, &engine))?;
         }
-        Ok(Workers { jobs })
+        Ok(Workers { jobs, engine })
     }
 
-    /// Queues `call` for `peer`, under `ticket`.
+    /// Queues `call` for `peer`, under `ticket`; a call to an upstream server gets a thread of
+    /// its own.
     pub fn submit(&self, peer: PeerId, ticket: u64, call: Box<DetachedCall>) {
+        if call.waits_on_upstream() {
+            let engine = self.engine.clone();
+            let spawned = std::thread::Builder::new()
+                .name("limina-upstream-call".into())
+                .spawn(move || {
+                    let ran = call.run_upstream();
+                    engine.send(Inbound::Completed {
+                        id: peer,
+                        ticket,
+                        ran,
+                    });
+                });
+            if let Err(e) = spawned {
+                crate::log::error(&format!("cannot start a thread for an upstream call: {e}"));
+            }
+            return;
+        }
         // The workers live as long as the engine that owns this sender.
         let _ = self.jobs.send((peer, ticket, call));
     }
 }
 
-fn work(rx: &Mutex<Receiver<Job>>, engine: &EngineHandle) {
-    let mut scratch = Box::new(Realm {
+/// The realm a detached call is handed: an empty world, an in-memory trace.
+fn scratch_realm() -> Box<Realm> {
+    Box::new(Realm {
         world: World::new(WorldSettings {
             max_entities: 0,
             tick_seconds: 1.0 / 60.0,
@@ -51,7 +71,11 @@ fn work(rx: &Mutex<Receiver<Job>>, engine: &EngineHandle) {
         state: crate::state::StateStore::unavailable(
             "a package's state is only reachable from calls that run on the engine",
         ),
-    });
+    })
+}
+
+fn work(rx: &Mutex<Receiver<Job>>, engine: &EngineHandle) {
+    let mut scratch = scratch_realm();
     loop {
         let job = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
         let Ok((peer, ticket, call)) = job else {

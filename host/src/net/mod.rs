@@ -9,8 +9,8 @@
 //!    checks every address ([`address`]): loopback, private, link-local, CGNAT, multicast,
 //!    metadata and mapped forms are refused unless the grant names the address (or
 //!    `localhost`);
-//! 3. [`connect`] opens a connection to the checked address only (TLS with rustls and the
-//!    Mozilla roots for `https`), and [`body`] caps and counts both bodies and cuts them at
+//! 3. [`connect`] opens a connection to the checked address only (TLS with rustls, the
+//!    Mozilla roots and any `[outbound] extraRoots` of [`tls`] for `https`), and [`body`] caps and counts both bodies and cuts them at
 //!    the call's deadline or cancellation.
 //!
 //! Redirects are not followed: a 3xx answer goes back to the guest, and any request it then
@@ -20,11 +20,13 @@
 
 pub mod address;
 mod body;
-mod connect;
+pub(crate) mod connect;
 pub mod ledger;
 pub mod outgoing;
 pub mod resolve;
+pub mod tls;
 
 pub use ledger::{NetUsage, Record};
 pub use outgoing::{NetCall, NetHooks};
 pub use resolve::{HostResolver, Resolver};
+pub use tls::TlsRoots;

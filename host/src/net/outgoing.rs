@@ -132,8 +132,11 @@ impl WasiHttpHooks for NetHooks {
             }
             Ok(plan) => {
                 let resolver = call.reach.resolver.clone();
+                let tls = call.reach.tls.client_config();
                 let interrupt = call.interrupt.clone();
-                Box::new(send(plan, request, options, record, resolver, interrupt))
+                Box::new(send(
+                    plan, request, options, record, resolver, tls, interrupt,
+                ))
             }
         }
     }
@@ -243,6 +246,7 @@ async fn send(
     options: Option<RequestOptions>,
     record: Arc<Record>,
     resolver: Arc<dyn super::Resolver>,
+    tls: Arc<rustls::ClientConfig>,
     interrupt: Interrupt,
 ) -> Sent {
     let cut = interrupt.clone();
@@ -254,7 +258,15 @@ async fn send(
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
     };
-    let work = exchange(plan, request, options, record.clone(), resolver, interrupt);
+    let work = exchange(
+        plan,
+        request,
+        options,
+        record.clone(),
+        resolver,
+        tls,
+        interrupt,
+    );
     tokio::select! {
         sent = work => sent,
         cut = stopped => {
@@ -270,6 +282,7 @@ async fn exchange(
     options: Option<RequestOptions>,
     record: Arc<Record>,
     resolver: Arc<dyn super::Resolver>,
+    tls: Arc<rustls::ClientConfig>,
     interrupt: Interrupt,
 ) -> Sent {
     let addresses = match &plan.host {
@@ -312,27 +325,34 @@ async fn exchange(
         .unwrap_or(Duration::from_millis(NET_CONNECT_TIMEOUT_MS))
         .min(Duration::from_millis(NET_CONNECT_TIMEOUT_MS));
     let mut stream = None;
-    let mut last_error = String::from("no address to connect to");
+    let mut last_error = connect::Unopened {
+        reason: String::from("no address to connect to"),
+        code: Error::ConnectionRefused,
+    };
     for ip in addresses {
         let addr = SocketAddr::new(ip, plan.port);
-        match tokio::time::timeout(
-            connect_timeout,
-            connect::open(addr, plan.tls_name.as_deref()),
-        )
-        .await
-        {
+        let tls = plan.tls_name.as_deref().map(|name| connect::Tls {
+            name,
+            config: tls.clone(),
+        });
+        match tokio::time::timeout(connect_timeout, connect::open(addr, tls)).await {
             Ok(Ok(s)) => {
                 record.connected_to(ip);
                 stream = Some(s);
                 break;
             }
             Ok(Err(e)) => last_error = e,
-            Err(_) => last_error = format!("connecting to {addr} timed out"),
+            Err(_) => {
+                last_error = connect::Unopened {
+                    reason: format!("connecting to {addr} timed out"),
+                    code: Error::ConnectionTimeout,
+                }
+            }
         }
     }
     let Some(stream) = stream else {
-        record.fail(last_error);
-        return Err(Error::ConnectionRefused);
+        record.fail(last_error.reason);
+        return Err(last_error.code);
     };
     let (mut sender, conn) =
         hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))

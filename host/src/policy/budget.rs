@@ -14,6 +14,8 @@ pub struct BudgetLimits {
     pub net_requests: Option<u64>,
     /// Bytes those requests may move in all (request and response bodies together).
     pub net_bytes: Option<u64>,
+    /// Wall-clock milliseconds the session's calls to upstream MCP servers may take in all.
+    pub upstream_ms: Option<f64>,
 }
 
 /// What a session has spent.
@@ -24,6 +26,7 @@ pub struct BudgetUsage {
     pub mem_bytes: u64,
     pub net_requests: u64,
     pub net_bytes: u64,
+    pub upstream_ms: f64,
 }
 
 /// The dimension a budget ran out in.
@@ -32,6 +35,8 @@ pub enum BudgetDimension {
     Calls,
     Cpu,
     Mem,
+    /// Wall time spent in upstream MCP servers.
+    Upstream,
 }
 
 impl BudgetDimension {
@@ -41,6 +46,7 @@ impl BudgetDimension {
             BudgetDimension::Calls => "budget.calls",
             BudgetDimension::Cpu => "budget.cpu",
             BudgetDimension::Mem => "budget.mem",
+            BudgetDimension::Upstream => "budget.upstream",
         }
     }
 }
@@ -106,8 +112,8 @@ impl Budget {
     }
 
     /// The first spent dimension with a reason, if any. Unmetered calls (host built-ins) are
-    /// only held to the call count.
-    pub fn exhausted(&self, metered: bool) -> Option<(BudgetDimension, String)> {
+    /// only held to the call count; calls to upstream servers also to their wall time.
+    pub fn exhausted(&self, metered: bool, upstream: bool) -> Option<(BudgetDimension, String)> {
         if let Some(limit) = self.limits.calls
             && self.used.calls >= limit
         {
@@ -116,6 +122,18 @@ impl Budget {
                 format!(
                     "call budget spent: {} of {limit} calls used",
                     self.used.calls
+                ),
+            ));
+        }
+        if upstream
+            && let Some(limit) = self.limits.upstream_ms
+            && self.used.upstream_ms >= limit
+        {
+            return Some((
+                BudgetDimension::Upstream,
+                format!(
+                    "upstream time budget spent: {:.3} of {limit} ms used in upstream servers",
+                    self.used.upstream_ms
                 ),
             ));
         }
@@ -202,6 +220,12 @@ impl Budget {
                 json!({"used": self.used.mem_bytes, "limit": limit}),
             );
         }
+        if let Some(limit) = self.limits.upstream_ms {
+            out.insert(
+                "upstreamMs".into(),
+                json!({"used": self.used.upstream_ms, "limit": limit}),
+            );
+        }
         let net_bounded = self.limits.net_requests.is_some() || self.limits.net_bytes.is_some();
         if net_bounded || self.used.net_requests > 0 {
             out.insert(
@@ -235,7 +259,7 @@ mod tests {
         b.limits.net_bytes = Some(100);
         assert_eq!(b.net_left(), (Some(1), Some(0)));
         // Network use never spends a call's other dimensions.
-        assert_eq!(b.exhausted(true), None);
+        assert_eq!(b.exhausted(true, false), None);
     }
 
     #[test]
@@ -259,7 +283,7 @@ mod tests {
         assert_eq!(b.net_left(), (Some(0), None));
         // A second call may have only what the first does not hold.
         b.reserve(b.reservation_for(4.0));
-        let (dimension, reason) = b.exhausted(true).expect("all of it is held");
+        let (dimension, reason) = b.exhausted(true, false).expect("all of it is held");
         assert_eq!(dimension, BudgetDimension::Cpu);
         assert!(
             reason.contains("10.000 ms held by calls still running"),
@@ -275,7 +299,7 @@ mod tests {
         b.used.cpu_ms += 0.5;
         assert_eq!(b.reserved, Reservation::default());
         assert_eq!(b.cpu_ms_left(), Some(8.0));
-        assert_eq!(b.exhausted(true), None);
+        assert_eq!(b.exhausted(true, false), None);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Who may do what: permissions, profiles and the decisions made from them. Pure: no I/O, no
 //! JSON-RPC, no wasm.
 
+pub mod approve;
 mod budget;
 mod engine;
 pub mod glob;
@@ -9,6 +10,7 @@ mod profiles;
 mod quota;
 mod tier;
 
+pub use approve::{Approval, ApproveRule, Outcome};
 pub use budget::{Budget, BudgetDimension, BudgetLimits, BudgetUsage, Reservation};
 pub use engine::{
     CallRequest, PackageFacts, PolicyConfig, PolicyEngine, PolicyMark, Tally, Verdict,

@@ -41,6 +41,29 @@ pub(super) fn record_caused(
     verdict: &Verdict,
     cause: Option<&str>,
 ) -> Recorded {
+    record_full(realm, caller, crossing, verdict, cause, None)
+}
+
+/// As `record`, for a call an `[[approve]]` rule held: the decision names the answer and who
+/// gave it (`approval {outcome, answeredBy, detail}`).
+pub(super) fn record_call(
+    realm: &mut Realm,
+    caller: &Caller,
+    crossing: Crossing<'_>,
+    verdict: &Verdict,
+    approval: Option<&crate::policy::Approval>,
+) -> Recorded {
+    record_full(realm, caller, crossing, verdict, None, approval)
+}
+
+fn record_full(
+    realm: &mut Realm,
+    caller: &Caller,
+    crossing: Crossing<'_>,
+    verdict: &Verdict,
+    cause: Option<&str>,
+    approval: Option<&crate::policy::Approval>,
+) -> Recorded {
     let tick = realm.world.tick();
     let new = |kind: &str, payload: Value| NewEvent {
         kind: kind.into(),
@@ -55,9 +78,7 @@ pub(super) fn record_caused(
     } else {
         "policy.denied"
     };
-    let id = realm.tracer.emit(new(
-        kind,
-        json!({
+    let mut payload = json!({
             "boundary": crossing.boundary,
             "cap": crossing.cap,
             "allow": verdict.allow,
@@ -71,8 +92,19 @@ pub(super) fn record_caused(
             "tick": tick,
             "quota": verdict.quota,
             "budget": verdict.budget,
-        }),
-    ));
+    });
+    if let Some(approval) = approval {
+        payload["approval"] = json!({
+            "outcome": match approval.outcome {
+                crate::policy::Outcome::Accepted => "accepted",
+                crate::policy::Outcome::Declined => "declined",
+                crate::policy::Outcome::Unavailable => "unavailable",
+            },
+            "answeredBy": approval.answered_by,
+            "detail": approval.detail,
+        });
+    }
+    let id = realm.tracer.emit(new(kind, payload));
     let mut events = vec![id.clone()];
     if let Some(missing) = verdict.missing {
         let mut denied = new(

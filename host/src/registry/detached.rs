@@ -75,12 +75,20 @@ enum Work {
     },
     /// A built-in that only reads the history, prepared on a snapshot of it (taken when run).
     History(Option<Job>),
+    /// A tool of an upstream MCP server: the call waits on the server, not on a CPU.
+    Upstream {
+        upstream: std::sync::Arc<crate::upstream::Upstream>,
+        input: Value,
+        control: CallControl,
+    },
 }
 
 /// What a detached call gave.
 enum Outcome {
     Guest(CallOutcome),
     History(Result<Value, Failure>),
+    /// The upstream's answer and the wall time it took, in milliseconds.
+    Upstream(Result<Value, Failure>, f64),
 }
 
 /// A detached call that ran.
@@ -120,6 +128,7 @@ impl DetachedCall {
                 );
                 (scratch, Outcome::History(result), Vec::new())
             }
+            Work::Upstream { .. } => return (scratch, self.run_upstream()),
         };
         (
             scratch,
@@ -134,6 +143,37 @@ impl DetachedCall {
     /// The skill it runs.
     pub fn skill(&self) -> &str {
         &self.name
+    }
+
+    /// Runs a call to an upstream server (on the thread that waits for it); no realm needed.
+    pub fn run_upstream(mut self: Box<Self>) -> RanCall {
+        let outcome = match &mut self.work {
+            Work::Upstream {
+                upstream,
+                input,
+                control,
+            } => {
+                let started = Instant::now();
+                let tool = super::upstream::tool_of(upstream.name(), &self.name);
+                let result = upstream.call(tool, std::mem::take(input), control);
+                Outcome::Upstream(result, started.elapsed().as_secs_f64() * 1000.0)
+            }
+            _ => Outcome::History(Err(Failure::new(
+                super::ErrorCode::HandlerError,
+                "not an upstream call",
+            ))),
+        };
+        RanCall {
+            call: self,
+            outcome,
+            traced: Vec::new(),
+        }
+    }
+
+    /// Whether it waits on another server rather than computing: such calls get a thread of
+    /// their own, so a slow server never holds up the workers that run guests.
+    pub fn waits_on_upstream(&self) -> bool {
+        matches!(self.work, Work::Upstream { .. })
     }
 }
 
@@ -174,7 +214,7 @@ impl Registry {
                         self.package_label(prep.key.1),
                         self.observing().then(|| Stage::new(started, started)),
                     ),
-                    Work::History(_) => (None, None),
+                    Work::History(_) | Work::Upstream { .. } => (None, None),
                 };
                 Invocation::Detached(Box::new(DetachedCall {
                     caller: caller.clone(),
@@ -242,6 +282,11 @@ impl Registry {
         match outcome {
             Outcome::Guest(outcome) => self.complete_guest(call, outcome, traced),
             Outcome::History(result) => self.complete_history(call, result),
+            Outcome::Upstream(result, wall_ms) => {
+                self.policy
+                    .charge_upstream(&call.caller.session_id, wall_ms);
+                self.complete_history(call, result)
+            }
         }
     }
 
@@ -342,6 +387,8 @@ impl Registry {
                 manifest.capabilities.iter().next().is_none() && manifest.grants.state.is_none()
             }
             Handler::Builtin(builtin) => builtin.reads_history_only(),
+            // It cannot touch the world: it only talks to another server.
+            Handler::Upstream(_) => true,
         };
         away && !self.host_hooks.iter().any(|h| covers(&h.skills, name))
             && !self
@@ -369,6 +416,11 @@ impl Registry {
                 }
             }
             Handler::Builtin(builtin) => Work::History(Some(builtin.job(self, &decided.input))),
+            Handler::Upstream(index) => Work::Upstream {
+                upstream: self.upstreams[index].clone(),
+                input: decided.input.clone(),
+                control: self.control.clone(),
+            },
         };
         Ok((decided, work))
     }

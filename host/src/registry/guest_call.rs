@@ -261,6 +261,7 @@ impl Registry {
             declared: Arc::new(declared.clone()),
             host: self.host_grants.clone(),
             resolver: self.resolver.clone(),
+            tls: self.tls_roots.clone(),
             net_left: budget.net_left(),
             redact: Arc::new(crate::grants::secrets::values_of(
                 declared,

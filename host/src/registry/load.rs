@@ -113,6 +113,11 @@ impl Registry {
         label: &str,
     ) -> Result<Vec<String>> {
         let name = source.manifest.name.clone();
+        if self.upstreams.iter().any(|u| u.name() == name) {
+            bail!(
+                "{label}: the name `{name}` belongs to the upstream server `{name}` ([[upstream]]); its skills would shadow that server's tools"
+            );
+        }
         let existing = self.packages.iter().position(|p| p.manifest.name == name);
         let limits = self
             .limit_overrides

@@ -2,6 +2,7 @@
 //! every call crosses: resolve → validate → policy → before-hooks → handler → after-hooks →
 //! output check → emit.
 
+mod approval;
 mod builtins;
 mod calibrate;
 mod calibration_store;
@@ -19,6 +20,7 @@ mod response;
 mod schema;
 pub mod search;
 mod stages;
+mod upstream;
 mod visibility;
 
 pub use calibrate::Calibrated;
@@ -64,6 +66,8 @@ pub(crate) enum Handler {
     Guest(usize),
     /// A host built-in that reads the host itself.
     Builtin(builtins::Builtin),
+    /// A tool of an upstream MCP server: index into the registry's upstreams.
+    Upstream(usize),
 }
 
 /// A registered skill's contract.
@@ -88,7 +92,7 @@ impl Skill {
     pub fn package_index(&self) -> Option<usize> {
         match self.handler {
             Handler::Guest(i) => Some(i),
-            Handler::Builtin(_) => None,
+            Handler::Builtin(_) | Handler::Upstream(_) => None,
         }
     }
 }
@@ -134,6 +138,8 @@ pub struct Registry {
     file_quotas: HashMap<String, crate::files::WriteQuota>,
     /// How outbound names are resolved (`--resolve` pins, then the system).
     resolver: Arc<dyn crate::net::Resolver>,
+    /// The roots outbound `https` trusts (`[outbound] extraRoots`).
+    tls_roots: crate::net::TlsRoots,
     /// Where `trace.export` may write.
     traces_dir: Option<std::path::PathBuf>,
     /// What `dev.reload data` re-reads.
@@ -166,6 +172,8 @@ pub struct Registry {
     world_store: Option<crate::persistence::WorldStore>,
     /// The running call's world operations were journaled (forgotten once written).
     journal_pending: bool,
+    /// MCP servers whose tools are mounted (`[[upstream]]`, `upstream.rs`).
+    upstreams: Vec<Arc<crate::upstream::Upstream>>,
 }
 
 /// What the caller's transport attaches to a call: a way to cancel it, and where its progress
@@ -174,6 +182,8 @@ pub struct Registry {
 pub struct CallControl {
     pub cancel: crate::sandbox::Cancel,
     pub progress: Option<crate::sandbox::ProgressSink>,
+    /// A person's answer, for a call an `[[approve]]` rule holds (see `approval.rs`).
+    pub approval: Option<crate::policy::Approval>,
 }
 
 impl CallControl {
@@ -203,6 +213,7 @@ impl Registry {
             files: Default::default(),
             file_quotas: HashMap::new(),
             resolver: crate::net::HostResolver::default().into_shared(),
+            tls_roots: crate::net::TlsRoots::default(),
             traces_dir: None,
             config_path: None,
             scene_file: None,
@@ -218,6 +229,7 @@ impl Registry {
             recorder: Default::default(),
             world_store: None,
             journal_pending: false,
+            upstreams: Vec::new(),
         };
         builtins::register(&mut registry);
         registry
@@ -253,6 +265,11 @@ impl Registry {
     /// How the names of outbound requests are resolved (the seam tests fill).
     pub fn set_resolver(&mut self, resolver: Arc<dyn crate::net::Resolver>) {
         self.resolver = resolver;
+    }
+
+    /// Sets the roots outbound `https` requests trust (the web roots plus `extraRoots`).
+    pub fn set_tls_roots(&mut self, roots: crate::net::TlsRoots) {
+        self.tls_roots = roots;
     }
 
     /// What the host gives each package.

@@ -172,9 +172,15 @@ impl Registry {
         let skill_tier = skill.tier;
         let version = skill.version.clone();
         let required = skill.permissions;
+        // An upstream's tools are revoked with it, as a package's are (`package.revoke`).
         let package = skill
             .package_index()
-            .map(|i| self.packages[i].manifest.name.clone());
+            .map(|i| self.packages[i].manifest.name.clone())
+            .or_else(|| skill.upstream().map(str::to_string));
+        let capability = match handler {
+            Handler::Upstream(i) => Some(self.upstreams[i].config.capability.clone()),
+            _ => None,
+        };
         let now_ms = self.now_ms();
         let deciding = self.stage_start();
         let verdict = match authority {
@@ -187,6 +193,8 @@ impl Registry {
                 now_ms,
                 metered: matches!(handler, Handler::Guest(_)),
                 skill_tier,
+                approval: self.control.approval.as_ref(),
+                capability: capability.as_deref(),
             }),
             Authority::Host => Verdict {
                 allow: true,
@@ -209,7 +217,9 @@ impl Registry {
             package: package.as_deref(),
             required: required.names(),
         };
-        let decision = decision::record(realm, caller, crossing, &verdict);
+        // A person's answer travels only with a call an `[[approve]]` rule held.
+        let approval = self.control.approval.as_ref();
+        let decision = decision::record_call(realm, caller, crossing, &verdict, approval);
         events.extend(decision.events.iter().cloned());
         if !verdict.allow {
             return Err(Failure::new(ErrorCode::Forbidden, verdict.reason));
@@ -233,9 +243,10 @@ impl Registry {
         result: Result<(Value, Value), Failure>,
         events: &mut Vec<String>,
     ) -> Result<Value, Failure> {
+        let upstream = self.upstream_of(name).map(|u| u.name().to_string());
         let realm = self.realm_mut();
         let tick = realm.world.tick();
-        let (kind, payload, outcome) = match result {
+        let (kind, mut payload, outcome) = match result {
             Ok((input, output)) => (
                 "skill.executed",
                 json!({"skill": name, "version": version, "input": input, "tick": tick}),
@@ -248,6 +259,9 @@ impl Registry {
             ),
             Err(failure) => return Err(failure),
         };
+        if let Some(upstream) = upstream {
+            payload["upstream"] = json!(upstream);
+        }
         events.push(realm.tracer.emit(NewEvent {
             kind: kind.into(),
             actor_id: caller.agent_id.clone(),
@@ -287,6 +301,7 @@ impl Registry {
         }
         let output = match handler {
             Handler::Builtin(builtin) => builtin.run(self, caller, &mut input)?,
+            Handler::Upstream(index) => self.call_upstream_here(caller, index, name, &input)?,
             Handler::Guest(package) => {
                 let text = input.to_string();
                 let running = self.stage_start();
@@ -386,7 +401,9 @@ impl Registry {
             }
         }
         let skill = &self.skills[name];
-        if matches!(skill.handler, Handler::Builtin(_)) {
+        // Nor do they wrap an upstream's tools: a package would read what another server
+        // was sent and answered.
+        if matches!(skill.handler, Handler::Builtin(_) | Handler::Upstream(_)) {
             return Ok(payload);
         }
         let required = skill.permissions;

@@ -89,6 +89,7 @@ impl Registry {
         self.set_host_grants(config.grants);
         self.set_ceilings(config.ceilings);
         self.set_files(config.files);
+        self.set_tls_roots(config.outbound);
         // The tier thresholds may have moved.
         self.refresh_tiers();
         self.generation += 1;

@@ -11,9 +11,7 @@ use crate::policy::CallRequest;
 impl Registry {
     /// Whether `caller` may call `skill` (quotas and budgets aside, which change per call).
     pub fn may_call(&self, caller: &Caller, skill: &Skill) -> bool {
-        let package = skill
-            .package_index()
-            .map(|i| self.packages[i].manifest.name.as_str());
+        let (package, capability) = self.package_and_capability(skill);
         self.policy.may_call(CallRequest {
             session_id: &caller.session_id,
             profile: &caller.profile,
@@ -23,7 +21,26 @@ impl Registry {
             now_ms: 0,
             metered: false,
             skill_tier: skill.tier,
+            approval: None,
+            capability,
         })
+    }
+
+    /// What policy knows a skill by besides its name: its package (or upstream server) and
+    /// the named capability an upstream's tools need.
+    pub(super) fn package_and_capability<'a>(
+        &'a self,
+        skill: &'a Skill,
+    ) -> (Option<&'a str>, Option<&'a str>) {
+        let package = skill
+            .package_index()
+            .map(|i| self.packages[i].manifest.name.as_str())
+            .or_else(|| skill.upstream());
+        let capability = match skill.handler {
+            super::Handler::Upstream(i) => Some(self.upstreams[i].config.capability.as_str()),
+            _ => None,
+        };
+        (package, capability)
     }
 
     /// The skills `caller` may call within its latency tier, sorted by name.

@@ -16,6 +16,8 @@ pub struct Reach {
     /// What the host's configuration gives, now.
     pub host: Arc<HostGrants>,
     pub resolver: Arc<dyn Resolver>,
+    /// The roots `https` requests trust.
+    pub tls: crate::net::TlsRoots,
     /// Requests and bytes the session may still send (`None`: unbounded).
     pub net_left: (Option<u64>, Option<u64>),
     /// Secret values never to pass on (see [`crate::grants::secrets::redact`]).

@@ -11,7 +11,7 @@ from wit_world import exports
 from wit_world.imports import environment, log, trace
 from wit_world.imports import limina_skill_types as types
 
-import fetch
+import limina_http as fetch
 
 
 def _get(input):

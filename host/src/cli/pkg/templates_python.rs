@@ -15,11 +15,6 @@ pub fn files(name: &str) -> Vec<(&'static str, String)> {
             "limina_skill.py",
             include_str!("python_template/limina_skill.py").to_string(),
         ),
-        // An HTTP client over `wasi:http`, for when the manifest declares network grants.
-        (
-            "fetch.py",
-            include_str!("../../../../packages/weather/fetch.py").to_string(),
-        ),
         ("skills.py", fill(include_str!("python_template/skills.py"))),
         (
             "test_skills.py",
@@ -30,8 +25,8 @@ pub fn files(name: &str) -> Vec<(&'static str, String)> {
     ]
 }
 
-/// Ignores the build output and Python's caches.
-const GITIGNORE: &str = "/*.wasm\n__pycache__/\n";
+/// Ignores the build output, the SDK modules each build writes and Python's caches.
+const GITIGNORE: &str = "/*.wasm\n/bindings/\n__pycache__/\n";
 
 /// `README.md`: how to test, build and serve the package.
 fn readme(name: &str) -> String {
@@ -45,7 +40,8 @@ A Limina skill package in Python: `{name}.hello {{name}}` answers `{{greeting}}`
 - `app.py` — exports them as the component's `skill` interface (leave it as it is);
 - `limina_skill.py` — the `Skill` record and the errors a handler raises
   (`InvalidInput`, `NotFound`, `Forbidden`);
-- `fetch.py` — a small HTTP client over `wasi:http` (`fetch.get(url)`), usable once
+- `bindings/` — written by every build and test run from the Limina SDK, never edited:
+  `limina_http`, a small HTTP client over `wasi:http` (`limina_http.get(url)`), usable once
   `limina.toml` declares `[grants] network` and the host gives it;
 - `test_skills.py` — native unit tests.
 

@@ -6,7 +6,7 @@ use super::budget::{Budget, BudgetLimits};
 use super::quota::{QuotaRule, QuotaSnapshot, Quotas};
 use super::{LatencyPolicy, LatencyTier, Permission, Permissions, Profiles, TierEnforcement};
 use serde_json::Value;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 /// Everything the engine is configured with.
 #[derive(Debug, Clone, Default)]
@@ -23,6 +23,11 @@ pub struct PolicyConfig {
     pub trusted_keys: Vec<String>,
     /// Where latency tiers end and how a session is held to its tier.
     pub latency: LatencyPolicy,
+    /// Calls a person must allow first (`[[approve]]`).
+    pub approvals: Vec<super::ApproveRule>,
+    /// Named capabilities beyond the catalog's permissions that each profile holds, by
+    /// profile name: the `upstream.*` ones that let sessions call mounted MCP servers.
+    pub named_capabilities: BTreeMap<String, BTreeSet<String>>,
 }
 
 /// What admission knows about a package.
@@ -61,6 +66,12 @@ pub struct CallRequest<'a> {
     /// The skill's current latency tier, held against the session's when tiers are enforced
     /// by refusing.
     pub skill_tier: LatencyTier,
+    /// What a person said about this call, when an `[[approve]]` rule holds it and someone
+    /// was asked (`None`: nobody was).
+    pub approval: Option<&'a super::Approval>,
+    /// A named capability the skill needs beyond `required` (an upstream server's, e.g.
+    /// `upstream.search`); such calls are also held to the wall-time budget.
+    pub capability: Option<&'a str>,
 }
 
 /// The outcome of a decision.
@@ -275,6 +286,21 @@ impl PolicyEngine {
             v.missing = Some(missing);
             return Err(v);
         }
+        if let Some(capability) = req.capability
+            && !self
+                .config
+                .named_capabilities
+                .get(&profile.name)
+                .is_some_and(|held| held.contains(capability))
+        {
+            return Err(Verdict::deny(
+                "profile.denied",
+                format!(
+                    "missing permission: {capability} (add it to profile `{}`'s permissions to call it)",
+                    profile.name
+                ),
+            ));
+        }
         if !profile.allows_tool(req.skill) {
             return Err(Verdict::deny(
                 "tool.denied",
@@ -350,11 +376,32 @@ impl PolicyEngine {
         Ok(self.session_tier(session_id, profile))
     }
 
+    /// Whether no `[[approve]]` rule is configured (the common case: nothing to check).
+    pub fn config_approvals_empty(&self) -> bool {
+        self.config.approvals.is_empty()
+    }
+
+    /// The `[[approve]]` rule holding `req`, when rules 1–4 let it through (a call refused
+    /// anyway is not put to a person).
+    pub fn approval_rule(&self, req: CallRequest<'_>) -> Option<&super::ApproveRule> {
+        if self.config.approvals.is_empty() {
+            return None;
+        }
+        let profile = self.denial(&req).ok()?;
+        super::approve::rule_for(&self.config.approvals, &profile.name, req.skill)
+    }
+
     fn evaluate(&mut self, req: CallRequest<'_>) -> Verdict {
         let profile_name = match self.denial(&req) {
             Ok(profile) => profile.name.clone(),
             Err(verdict) => return verdict,
         };
+        // Between the allow-list and the quota: a held call runs only once a person allowed it.
+        if super::approve::rule_for(&self.config.approvals, &profile_name, req.skill).is_some()
+            && let Err((rule, reason)) = super::approve::judge(req.skill, req.approval)
+        {
+            return Verdict::deny(rule, reason);
+        }
         let mut quota = self.quotas.check(req.skill, req.session_id, req.now_ms);
         if let Some(q) = &quota
             && q.remaining == 0
@@ -371,7 +418,10 @@ impl PolicyEngine {
             return v;
         }
         let state = self.session(req.session_id);
-        if let Some((dimension, reason)) = state.budget.exhausted(req.metered) {
+        if let Some((dimension, reason)) = state
+            .budget
+            .exhausted(req.metered, req.capability.is_some())
+        {
             let mut v = Verdict::deny(dimension.rule(), reason);
             v.budget = Some(state.budget.snapshot());
             v.quota = quota;
@@ -398,6 +448,12 @@ impl PolicyEngine {
         let state = self.session(session_id);
         state.budget.used.cpu_ms += cpu_ms;
         state.budget.used.mem_bytes = state.budget.used.mem_bytes.max(mem_peak_bytes);
+    }
+
+    /// Charges the wall time an upstream server's call took to its session (no fuel is burned
+    /// there, so wall time is what such calls spend).
+    pub fn charge_upstream(&mut self, session_id: &str, wall_ms: f64) {
+        self.session(session_id).budget.used.upstream_ms += wall_ms;
     }
 
     /// Charges the outbound requests a call sent and the bytes they moved to its session.

@@ -31,6 +31,8 @@ fn req<'a>(
         package: Some("x"),
         metered: true,
         skill_tier: LatencyTier::Fast,
+        approval: None,
+        capability: None,
     }
 }
 
@@ -395,6 +397,7 @@ fn a_skill_beyond_the_session_tier_is_refused_only_when_tiers_refuse() {
     fn slow(p: &Profile) -> CallRequest<'_> {
         CallRequest {
             skill_tier: LatencyTier::Standard,
+            capability: None,
             ..req(p, "rules.search", &[], 0)
         }
     }
@@ -425,4 +428,58 @@ fn a_skill_beyond_the_session_tier_is_refused_only_when_tiers_refuse() {
         1,
         "the refused call cost nothing"
     );
+}
+
+#[test]
+fn an_approve_rule_sits_between_the_allow_list_and_the_quota() {
+    use crate::policy::{Approval, ApproveRule, Outcome};
+    let p = profile("p", &[Permission::SceneRead], Some(&["scene.*"]));
+    let config = PolicyConfig {
+        approvals: vec![ApproveRule {
+            skill: "scene.clear*".into(),
+            profiles: None,
+            message: None,
+            timeout_ms: 1000,
+        }],
+        quotas: vec![QuotaRule {
+            cap: Some("scene.clearAll".into()),
+            per_session: true,
+            limit: 1,
+            window_ms: 60_000,
+        }],
+        ..PolicyConfig::default()
+    };
+    let mut e = engine(config, &p);
+    let answer = |outcome| Approval {
+        outcome,
+        answered_by: serde_json::json!({"agentId": "a"}),
+        detail: "said so".into(),
+    };
+    // Rules 1–4 first: a skill outside the allow-list is never put to a person.
+    assert!(e.approval_rule(req(&p, "trace.tail", &[], 0)).is_none());
+    assert_eq!(
+        e.decide_call(req(&p, "trace.tail", &[], 0)).rule,
+        "tool.denied"
+    );
+    assert!(e.approval_rule(req(&p, "scene.clearAll", &[], 0)).is_some());
+    assert!(e.approval_rule(req(&p, "scene.query", &[], 0)).is_none());
+    // Unasked, declined, unavailable: refused, and the quota is untouched.
+    let v = e.decide_call(req(&p, "scene.clearAll", &[], 0));
+    assert_eq!((v.allow, v.rule), (false, "approval.unavailable"));
+    let declined = answer(Outcome::Declined);
+    let v = e.decide_call(CallRequest {
+        approval: Some(&declined),
+        ..req(&p, "scene.clearAll", &[], 0)
+    });
+    assert_eq!((v.allow, v.rule), (false, "approval.declined"));
+    assert!(v.reason.contains("said so"), "{}", v.reason);
+    assert_eq!(e.budget("s1").used.calls, 0, "refused calls cost nothing");
+    // Accepted: on to the quota, which counts it, and then refuses the next even if accepted.
+    let accepted = answer(Outcome::Accepted);
+    let allowed = || CallRequest {
+        approval: Some(&accepted),
+        ..req(&p, "scene.clearAll", &[], 0)
+    };
+    assert_eq!(e.decide_call(allowed()).rule, "profile.grant");
+    assert_eq!(e.decide_call(allowed()).rule, "quota.exceeded");
 }

@@ -1,11 +1,20 @@
-"""A small HTTP client over the standard `wasi:http` outgoing handler, for packages whose
-manifest declares network grants (they build against the `skill-package-http` world). The
-host checks every request against the grants; a refused one raises `FetchError` with the
+"""The Limina Python SDK's HTTP client over the standard `wasi:http` outgoing handler, for
+packages whose manifest declares network grants (they build against the `skill-package-http`
+world). `limina pkg build` writes it into the package's `bindings/` on every build, so a
+package imports it without keeping a copy:
+
+    import limina_http
+    response = limina_http.get("https://api.example.com/v1/items", [("accept", "application/json")])
+
+The host checks every request against the grants; a refused one raises `FetchError` with the
 `wasi:http` error code (`HttpRequestDenied`, `DestinationIpProhibited`, …)."""
 
-from componentize_py_types import Err, Ok
-from wit_world.imports import outgoing_handler, streams
-from wit_world.imports import wasi_http_types as http
+try:  # the host's imports exist only inside the component
+    from componentize_py_types import Err
+    from wit_world.imports import outgoing_handler, streams
+    from wit_world.imports import wasi_http_types as http
+except ImportError:  # native tests: every request fails with `NoNetwork`
+    http = None
 
 
 class FetchError(Exception):
@@ -29,10 +38,16 @@ def _code(error):
 def request(method, url, headers=(), body=None, limit=1 << 20):
     """Sends one request and reads the answer (at most `limit` bytes of body). Redirects are
     not followed: a 3xx comes back as it is."""
+    if http is None:
+        raise FetchError("NoNetwork")
     scheme, sep, rest = url.partition("://")
     if not sep or scheme not in ("http", "https"):
         raise FetchError(f"`{url}` is not an http(s) URL")
     authority, slash, path = rest.partition("/")
+    headers = list(headers)
+    # A body goes with its length, so servers that read none but `content-length` get it.
+    if body is not None and not any(k.lower() == "content-length" for k, _ in headers):
+        headers.append(("content-length", str(len(body))))
     fields = http.Fields.from_list([(k, v.encode()) for k, v in headers])
     req = http.OutgoingRequest(fields)
     req.set_method(http.Method_Post() if method == "POST" else http.Method_Get())
@@ -46,7 +61,9 @@ def request(method, url, headers=(), body=None, limit=1 << 20):
         raise FetchError(_code(e.value))
     if outgoing is not None:
         stream = outgoing.write()
-        stream.blocking_write_and_flush(body)
+        # `blocking-write-and-flush` takes at most 4096 bytes at once.
+        for at in range(0, len(body), 4096):
+            stream.blocking_write_and_flush(body[at : at + 4096])
         del stream
         http.OutgoingBody.finish(outgoing, None)
     while True:
@@ -81,4 +98,5 @@ def request(method, url, headers=(), body=None, limit=1 << 20):
 
 
 def get(url, headers=()):
+    """`request("GET", url, headers)`."""
     return request("GET", url, headers)
