@@ -171,6 +171,17 @@ pub const MAX_IN_FLIGHT_PER_CONNECTION: usize = 64;
 pub const MAX_WS_MESSAGE_BYTES: usize = 4 << 20;
 /// How long a subscriber may stay behind (its queue full) before it is disconnected.
 pub const MAX_STALL_MS: u64 = 10_000;
+
+/// Calls of one connection that may run off the engine at once (calls that cannot touch the
+/// world, `registry/detached.rs`). A client sending several together — a model asking for
+/// three tools in one turn — gets them run in parallel; past this many its messages wait, in
+/// order, so one connection cannot queue unbounded work on the workers.
+pub const MAX_PARALLEL_CALLS: usize = 16;
+
+/// The fewest worker threads for calls off the engine, whatever the core count: a call that
+/// waits (a WASI sleep, a slow outbound server) holds a worker without using a core, and a
+/// client's three parallel calls should not queue behind each other on a 2-core machine.
+pub const DETACHED_WORKERS_MIN: usize = 4;
 /// Default `--mcp-ws` port.
 pub const DEFAULT_WS_PORT: u16 = 8787;
 /// Side of one cell of the spatial index that filters deltas by area of interest, in metres.

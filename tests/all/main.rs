@@ -28,6 +28,7 @@ mod otlp;
 mod otlp_collector;
 mod outbound;
 mod outbound_tls;
+mod parallel_calls;
 mod physics_skills;
 mod pkg_cli;
 mod privileged_skills;

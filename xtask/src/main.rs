@@ -6,6 +6,7 @@
 
 mod dist;
 mod layout;
+mod stdio_bench;
 mod tasks;
 
 use std::fs;
@@ -29,6 +30,9 @@ Commands:
                             (no --workspace when the args pick packages with -p)
   run [-- <limina args>]    setup, build-guests, then `cargo run --quiet -p limina -- <args>`
   bench [-- <cargo args>]   setup, build-guests, then `cargo bench -p limina <cargo args>`
+  bench stdio [--smoke]     limina against a bare rmcp server and a do-nothing responder over
+                            stdio, fresh processes, interleaved rounds (release builds;
+                            --smoke: dev builds, one short round, every reply checked)
   dist [-- <cargo args>]    setup, build-guests, then the release host with the core packages
                             built in, copied to target/dist/limina: one file to install
   encode <module> <out>     encode one core wasm module as a component
@@ -80,7 +84,10 @@ fn dispatch(args: Vec<String>) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         "test" => tasks::test(rest),
-        "bench" => tasks::bench(rest),
+        "bench" => match rest.split_first() {
+            Some((first, flags)) if first == "stdio" => stdio_bench::run(flags),
+            _ => tasks::bench(rest),
+        },
         "run" => tasks::run(rest),
         "dist" => dist::dist(rest),
         "encode" => match rest {

@@ -13,9 +13,12 @@
 //! - **Calls that cannot touch the world** (their package imports nothing that reaches the world
 //!   or the trace) are decided on the engine — resolve, validate, policy, traced in arrival
 //!   order — then run on a worker thread; the engine serves everyone else meanwhile and
-//!   completes the call (charge, output check, `skill.executed`) when it comes back. That
-//!   connection's later messages wait for it, in order, so its budget is charged before its next
-//!   call is decided (see `registry/detached.rs`).
+//!   completes the call (charge, output check, `skill.executed`) when it comes back. The
+//!   connection's later messages are handled at once, so several of its detached calls run
+//!   together and each reply goes out as its call finishes: the budget stays exact because a
+//!   detached call's most possible cost is held back when it is decided and settled when it
+//!   completes (see `registry/detached.rs`). World calls run on the engine, in arrival order.
+//!   Past `MAX_PARALLEL_CALLS` detached calls in flight, a connection's messages wait, in order.
 //! - After every message and every clock step the engine takes the world's change set and
 //!   queues each subscriber its `state/delta`, filtered by its area of interest; `causedBy`
 //!   names the events of the call that made the change.
@@ -29,7 +32,7 @@ use super::outbox::{Outbox, Sent};
 use super::server::{Connection, Handled, Notify, PendingReply, Server};
 use super::stdio::StdioInput;
 use super::workers::Workers;
-use crate::limits::{MAX_STALL_MS, OUTBOX_CAPACITY};
+use crate::limits::{DETACHED_WORKERS_MIN, MAX_PARALLEL_CALLS, MAX_STALL_MS, OUTBOX_CAPACITY};
 use crate::registry::RanCall;
 use serde_json::Value;
 use std::collections::{HashMap, VecDeque};
@@ -40,8 +43,14 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// Threads that run calls which cannot touch the world (the machine this targets has 2 cores).
-const DETACHED_WORKERS: usize = 2;
+/// Threads that run calls which cannot touch the world: one per core, and at least
+/// `DETACHED_WORKERS_MIN` (a call that waits — a WASI sleep, a slow server — holds a worker
+/// without using a core).
+fn detached_workers() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .max(DETACHED_WORKERS_MIN)
+}
 
 /// How long the engine sleeps when nothing is due (it still looks for hot reloads).
 const IDLE_POLL: Duration = Duration::from_millis(100);
@@ -77,8 +86,12 @@ pub enum Inbound {
     Message { id: PeerId, text: String },
     /// It went away.
     Close { id: PeerId },
-    /// A detached call of its finished on a worker.
-    Completed { id: PeerId, ran: RanCall },
+    /// A detached call of its finished on a worker (`ticket` names which).
+    Completed {
+        id: PeerId,
+        ticket: u64,
+        ran: RanCall,
+    },
     /// A task's call finished on a worker.
     TaskDone { task: String, ran: RanCall },
     /// The host was told to stop (a termination signal): finish cleanly.
@@ -116,10 +129,12 @@ struct Peer {
     conn: Connection,
     outbox: Outbox,
     in_flight: Arc<AtomicUsize>,
-    /// Its call running off the engine: its other messages wait in `backlog`, in order.
-    busy: Option<PendingReply>,
+    /// Its calls running off the engine, by ticket. Once `MAX_PARALLEL_CALLS` run, its other
+    /// messages wait in `backlog`, in order.
+    running: HashMap<u64, PendingReply>,
+    next_ticket: u64,
     backlog: VecDeque<String>,
-    /// It went away while busy: released once the call completes.
+    /// It went away while calls of its ran: released once they complete.
     closing: bool,
 }
 
@@ -129,10 +144,16 @@ impl Peer {
             conn,
             outbox,
             in_flight,
-            busy: None,
+            running: HashMap::new(),
+            next_ticket: 0,
             backlog: VecDeque::new(),
             closing: false,
         }
+    }
+
+    /// Whether its next message must wait: as many of its calls run off the engine as may.
+    fn full(&self) -> bool {
+        self.running.len() >= MAX_PARALLEL_CALLS
     }
 }
 
@@ -170,7 +191,7 @@ impl Engine {
             wake: Arc::new(Wake::new()?),
             trace_health: server.registry().realm().tracer.health(),
         };
-        let workers = Workers::start(DETACHED_WORKERS, handle.clone())?;
+        let workers = Workers::start(detached_workers(), handle.clone())?;
         let holding = server.replies_wait_for_sync();
         let mut engine = Engine {
             server,
@@ -224,8 +245,8 @@ impl Engine {
             }
             self.flush()?;
             let timeout = self.poll_timeout();
-            // While stdio's call runs off the engine its input waits in the pipe.
-            let stdio_busy = self.peers.get(&STDIO).is_some_and(|p| p.busy.is_some());
+            // While stdio runs all the calls off the engine it may, its input waits in the pipe.
+            let stdio_busy = self.peers.get(&STDIO).is_some_and(Peer::full);
             let stdin = self
                 .stdio
                 .as_ref()
@@ -267,15 +288,19 @@ impl Engine {
         };
         let input = stdio.input.clone();
         loop {
-            if self.peers.get(&STDIO).is_some_and(|p| p.busy.is_some()) {
+            if self.peers.get(&STDIO).is_some_and(Peer::full) {
                 return Ok(true);
             }
             let line = input.lock().unwrap_or_else(|e| e.into_inner()).next_line();
             match line {
                 Some(Ok(text)) => {
                     let peer = self.peers.get_mut(&STDIO).expect("stdio is connected");
-                    if peer.conn.asking.is_some() && !super::approval::lets_through(&text) {
+                    // A connection whose call waits for a person still hears the answer.
+                    let answer = peer.conn.asking.is_some() && super::approval::lets_through(&text);
+                    let waits = peer.conn.asking.is_some() || !peer.backlog.is_empty();
+                    if waits && !answer {
                         peer.backlog.push_back(text);
+                        self.drain(STDIO);
                         continue;
                     }
                     self.on_message(STDIO, &text);
@@ -318,9 +343,12 @@ impl Engine {
                     return;
                 };
                 // A connection whose call waits for a person still hears the answer.
-                let waits = peer.conn.asking.is_some() && !super::approval::lets_through(&text);
-                if peer.busy.is_some() || waits {
+                let answer = peer.conn.asking.is_some() && super::approval::lets_through(&text);
+                let waits = peer.full() || peer.conn.asking.is_some() || !peer.backlog.is_empty();
+                if waits && !answer {
+                    // Behind the others, in order; handled at once if nothing holds them.
                     peer.backlog.push_back(text);
+                    self.drain(id);
                 } else {
                     peer.in_flight.fetch_sub(1, Ordering::AcqRel);
                     self.on_message(id, &text);
@@ -329,11 +357,11 @@ impl Engine {
             }
             // A call waiting for a person is withdrawn with its connection (`release`).
             Inbound::Close { id } => match self.peers.get_mut(&id) {
-                Some(peer) if peer.busy.is_some() => peer.closing = true,
+                Some(peer) if !peer.running.is_empty() => peer.closing = true,
                 Some(_) => self.release(id),
                 None => {}
             },
-            Inbound::Completed { id, ran } => self.on_completed(id, ran),
+            Inbound::Completed { id, ticket, ran } => self.on_completed(id, ticket, ran),
             Inbound::TaskDone { task, ran } => self.on_task_done(&task, ran),
             Inbound::Stop { signal } => self.stopped_by = Some(signal),
         }
@@ -352,12 +380,15 @@ impl Engine {
         }
     }
 
-    /// A detached call came back: its reply, then the messages that waited behind it.
-    fn on_completed(&mut self, id: PeerId, ran: RanCall) {
+    /// A detached call came back: its reply, then the messages that waited for room.
+    fn on_completed(&mut self, id: PeerId, ticket: u64, ran: RanCall) {
         let Some(peer) = self.peers.get_mut(&id) else {
             return;
         };
-        let pending = peer.busy.take().expect("a completed call was pending");
+        let pending = peer
+            .running
+            .remove(&ticket)
+            .expect("a completed call was pending");
         let reply = self.server.complete(&mut peer.conn, ran, pending);
         self.answer(id, reply);
         self.drain(id);
@@ -388,7 +419,7 @@ impl Engine {
             let Some(peer) = self.peers.get_mut(&id) else {
                 return;
             };
-            if peer.busy.is_some() || peer.conn.asking.is_some() {
+            if peer.full() || peer.conn.asking.is_some() {
                 return;
             }
             let Some(text) = peer.backlog.pop_front() else {
@@ -399,7 +430,11 @@ impl Engine {
             }
             self.on_message(id, &text);
         }
-        if self.peers.get(&id).is_some_and(|p| p.closing) {
+        if self
+            .peers
+            .get(&id)
+            .is_some_and(|p| p.closing && p.running.is_empty())
+        {
             self.release(id);
         }
     }
@@ -427,8 +462,10 @@ impl Engine {
             Handled::Reply(reply) => reply,
             Handled::Detached(call, pending) => {
                 crate::log::debug(&format!("{} runs off the engine", call.skill()));
-                peer.busy = Some(*pending);
-                self.workers.submit(id, call);
+                let ticket = peer.next_ticket;
+                peer.next_ticket += 1;
+                peer.running.insert(ticket, *pending);
+                self.workers.submit(id, ticket, call);
                 None
             }
         };

@@ -104,7 +104,8 @@ pub enum Handled {
     /// The reply to send, if any.
     Reply(Option<Value>),
     /// A call to run off the engine; hand what it gives to [`Server::complete`]. The
-    /// connection's further messages must wait until then.
+    /// connection's further messages may be handled meanwhile: its budget holds the call's
+    /// most possible cost until then (`registry/detached.rs`).
     Detached(Box<DetachedCall>, Box<PendingReply>),
 }
 

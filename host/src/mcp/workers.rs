@@ -18,8 +18,8 @@ pub struct Workers {
 
 /// Whom a finished call goes back to.
 pub enum Owner {
-    /// The connection waiting for its reply.
-    Peer(PeerId),
+    /// The connection waiting for its reply, and the ticket its completion names.
+    Peer(PeerId, u64),
     /// A task (its id).
     Task(String),
 }
@@ -28,7 +28,7 @@ impl Owner {
     /// What tells the engine `ran` is done.
     fn done(self, ran: crate::registry::RanCall) -> Inbound {
         match self {
-            Owner::Peer(id) => Inbound::Completed { id, ran },
+            Owner::Peer(id, ticket) => Inbound::Completed { id, ticket, ran },
             Owner::Task(task) => Inbound::TaskDone { task, ran },
         }
     }
@@ -48,9 +48,10 @@ impl Workers {
         Ok(Workers { jobs, engine })
     }
 
-    /// Queues `call` for `peer`; a call to an upstream server gets a thread of its own.
-    pub fn submit(&self, peer: PeerId, call: Box<DetachedCall>) {
-        self.queue(Owner::Peer(peer), call);
+    /// Queues `call` for `peer`, under `ticket`; a call to an upstream server gets a thread of
+    /// its own.
+    pub fn submit(&self, peer: PeerId, ticket: u64, call: Box<DetachedCall>) {
+        self.queue(Owner::Peer(peer, ticket), call);
     }
 
     /// Queues a task's `call`.

@@ -51,11 +51,23 @@ impl BudgetDimension {
     }
 }
 
-/// A session's budget: limits and spending.
+/// What calls still running have been promised: the most they may spend, held back from the
+/// budget when each is decided and given back when it completes and is charged what it used.
+/// So a session's next call is decided without waiting for those in flight, and all of them
+/// together can never spend more than the budget (`registry/detached.rs`).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Reservation {
+    pub cpu_ms: f64,
+    pub net_requests: u64,
+    pub net_bytes: u64,
+}
+
+/// A session's budget: limits, spending, and what calls in flight hold.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Budget {
     pub limits: BudgetLimits,
     pub used: BudgetUsage,
+    pub reserved: Reservation,
 }
 
 impl Budget {
@@ -63,6 +75,39 @@ impl Budget {
         Budget {
             limits,
             used: BudgetUsage::default(),
+            reserved: Reservation::default(),
+        }
+    }
+
+    /// What a call about to run off the engine may spend at most: the CPU it was given
+    /// (`cpu_ms`) and, of the network, what is left — each only where the budget is bounded.
+    pub fn reservation_for(&self, cpu_ms: f64) -> Reservation {
+        let (requests, bytes) = self.net_left();
+        Reservation {
+            cpu_ms: if self.limits.cpu_ms.is_some() {
+                cpu_ms
+            } else {
+                0.0
+            },
+            net_requests: requests.unwrap_or(0),
+            net_bytes: bytes.unwrap_or(0),
+        }
+    }
+
+    /// Holds `r` back for a call in flight.
+    pub fn reserve(&mut self, r: Reservation) {
+        self.reserved.cpu_ms += r.cpu_ms;
+        self.reserved.net_requests += r.net_requests;
+        self.reserved.net_bytes += r.net_bytes;
+    }
+
+    /// Gives `r` back once its call is charged what it used.
+    pub fn release(&mut self, r: Reservation) {
+        self.reserved.cpu_ms = (self.reserved.cpu_ms - r.cpu_ms).max(0.0);
+        self.reserved.net_requests = self.reserved.net_requests.saturating_sub(r.net_requests);
+        self.reserved.net_bytes = self.reserved.net_bytes.saturating_sub(r.net_bytes);
+        if self.reserved.cpu_ms < 1e-9 {
+            self.reserved.cpu_ms = 0.0;
         }
     }
 
@@ -96,15 +141,21 @@ impl Budget {
             return None;
         }
         if let Some(limit) = self.limits.cpu_ms
-            && self.used.cpu_ms >= limit
+            && self.used.cpu_ms + self.reserved.cpu_ms >= limit
         {
-            return Some((
-                BudgetDimension::Cpu,
+            let held = self.reserved.cpu_ms;
+            let reason = if held > 0.0 {
+                format!(
+                    "CPU budget spent: {:.3} of {limit} ms used and {held:.3} ms held by calls still running; retry when they finish",
+                    self.used.cpu_ms
+                )
+            } else {
                 format!(
                     "CPU budget spent: {:.3} of {limit} ms used",
                     self.used.cpu_ms
-                ),
-            ));
+                )
+            };
+            return Some((BudgetDimension::Cpu, reason));
         }
         if let Some(limit) = self.limits.mem_bytes
             && self.used.mem_bytes >= limit
@@ -122,7 +173,9 @@ impl Budget {
 
     /// CPU milliseconds left, if bounded.
     pub fn cpu_ms_left(&self) -> Option<f64> {
-        self.limits.cpu_ms.map(|l| (l - self.used.cpu_ms).max(0.0))
+        self.limits
+            .cpu_ms
+            .map(|l| (l - self.used.cpu_ms - self.reserved.cpu_ms).max(0.0))
     }
 
     /// Memory bytes the session may still reach, if bounded.
@@ -134,12 +187,14 @@ impl Budget {
     /// A request is refused (`budget.net`) once either is spent.
     pub fn net_left(&self) -> (Option<u64>, Option<u64>) {
         (
-            self.limits
-                .net_requests
-                .map(|l| l.saturating_sub(self.used.net_requests)),
-            self.limits
-                .net_bytes
-                .map(|l| l.saturating_sub(self.used.net_bytes)),
+            self.limits.net_requests.map(|l| {
+                l.saturating_sub(self.used.net_requests)
+                    .saturating_sub(self.reserved.net_requests)
+            }),
+            self.limits.net_bytes.map(|l| {
+                l.saturating_sub(self.used.net_bytes)
+                    .saturating_sub(self.reserved.net_bytes)
+            }),
         )
     }
 
@@ -205,5 +260,51 @@ mod tests {
         assert_eq!(b.net_left(), (Some(1), Some(0)));
         // Network use never spends a call's other dimensions.
         assert_eq!(b.exhausted(true, false), None);
+    }
+
+    #[test]
+    fn reservations_hold_back_cpu_and_network_until_released() {
+        let mut b = Budget::new(BudgetLimits {
+            cpu_ms: Some(10.0),
+            net_requests: Some(4),
+            ..BudgetLimits::default()
+        });
+        let r = b.reservation_for(6.0);
+        assert_eq!(
+            r,
+            Reservation {
+                cpu_ms: 6.0,
+                net_requests: 4,
+                net_bytes: 0
+            }
+        );
+        b.reserve(r);
+        assert_eq!(b.cpu_ms_left(), Some(4.0));
+        assert_eq!(b.net_left(), (Some(0), None));
+        // A second call may have only what the first does not hold.
+        b.reserve(b.reservation_for(4.0));
+        let (dimension, reason) = b.exhausted(true, false).expect("all of it is held");
+        assert_eq!(dimension, BudgetDimension::Cpu);
+        assert!(
+            reason.contains("10.000 ms held by calls still running"),
+            "{reason}"
+        );
+        // Settled: each gives its hold back and is charged what it used.
+        b.release(r);
+        b.used.cpu_ms += 1.5;
+        b.release(Reservation {
+            cpu_ms: 4.0,
+            ..Reservation::default()
+        });
+        b.used.cpu_ms += 0.5;
+        assert_eq!(b.reserved, Reservation::default());
+        assert_eq!(b.cpu_ms_left(), Some(8.0));
+        assert_eq!(b.exhausted(true, false), None);
+    }
+
+    #[test]
+    fn an_unbounded_budget_reserves_nothing() {
+        let b = Budget::new(BudgetLimits::default());
+        assert_eq!(b.reservation_for(50.0), Reservation::default());
     }
 }

@@ -11,7 +11,7 @@ mod quota;
 mod tier;
 
 pub use approve::{Approval, ApproveRule, Outcome};
-pub use budget::{Budget, BudgetDimension, BudgetLimits, BudgetUsage};
+pub use budget::{Budget, BudgetDimension, BudgetLimits, BudgetUsage, Reservation};
 pub use engine::{
     CallRequest, PackageFacts, PolicyConfig, PolicyEngine, PolicyMark, Tally, Verdict,
 };

@@ -7,9 +7,12 @@
 //! when it comes back: it records in the real trace, in order, what the guest traced (its
 //! `trace.emit` events and refused imports — the id `trace.emit` returned to a detached guest
 //! is provisional; the recorded event gets the next id of the real chain), charges the fuel and
-//! memory used, checks the output and records `skill.executed`. Budgets stay exact because a
-//! connection sends nothing else to the engine while its detached call runs (its messages
-//! wait, in order), so no second call of the session is decided before the first is charged.
+//! memory used, checks the output and records `skill.executed`. Budgets stay exact without
+//! making the session's later messages wait: when the call is decided its session's budget
+//! holds back the most it may spend (the CPU its fuel allows, the network left — a
+//! [`Reservation`]), so the next call is decided on what is left; when it completes the
+//! reservation is given back and what it used is charged. Several detached calls of one
+//! connection run at once, and a session can still never spend past its budget.
 //!
 //! The built-ins that only read the trace (`trace.tail`, `trace.explainEvent`, `audit.query`,
 //! `audit.explain`, `trace.export`) leave the engine the same way: they run on a snapshot of
@@ -23,6 +26,7 @@ use super::hooks::covers;
 use super::pipeline::{Authority, Decided, parse_output};
 use super::{CallControl, CallStages, Caller, Failure, Handler, Registry, Response, Stage};
 use crate::limits::TRACE_WINDOW;
+use crate::policy::Reservation;
 use crate::realm::{Realm, Rng};
 use crate::sandbox::CallOutcome;
 use crate::trace::{Event, NewEvent, Tracer};
@@ -54,6 +58,8 @@ pub struct DetachedCall {
     ran: Option<Stage>,
     /// Its package's name and version (noted only when stages are observed).
     package: Option<(String, String)>,
+    /// What its session's budget holds back for it until it completes.
+    reservation: Reservation,
 }
 
 /// What a detached call runs.
@@ -192,6 +198,11 @@ impl Registry {
             r.decide(caller, name, input, Authority::Session, &mut events)
                 .and_then(|decided| r.detach(caller, name, decided))
         });
+        // Held back before the decision is written, so a refused write gives it back too.
+        let reservation = match &prepared {
+            Ok((_, work)) => self.reserve_for(caller, work),
+            Err(_) => Reservation::default(),
+        };
         // The decision is written before the call leaves: it is what a reply will name.
         if let Err(refused) = self.record_detaching(mark) {
             return Invocation::Done(Response::of(Err(refused), started, Vec::new()));
@@ -217,6 +228,7 @@ impl Registry {
                     ran,
                     package,
                     stages: self.take_stages(),
+                    reservation,
                 }))
             }
             Err(failure) => Invocation::Done(Response::of(Err(failure), started, events)),
@@ -230,11 +242,34 @@ impl Registry {
         let mark = self
             .policy
             .mark(&ran.call.caller.session_id, &ran.call.name);
+        let (session, reservation) = (ran.call.caller.session_id.clone(), ran.call.reservation);
         let response = self.complete_unrecorded(ran);
         match self.record_detaching(mark) {
             Ok(()) => response,
-            Err(refused) => Response::of(Err(refused), started, Vec::new()),
+            Err(refused) => {
+                // Its charge is undone with the rest; its hold must not outlive it.
+                self.policy.release(&session, reservation);
+                Response::of(Err(refused), started, Vec::new())
+            }
         }
+    }
+
+    /// Holds back in `caller`'s budget the most `work` may spend: a guest's fuel in CPU
+    /// milliseconds and the network left (history queries are not metered).
+    fn reserve_for(&mut self, caller: &Caller, work: &Work) -> Reservation {
+        let Work::Guest { prep, .. } = work else {
+            return Reservation::default();
+        };
+        if caller.session_id == super::HOST_SESSION {
+            return Reservation::default();
+        }
+        let cpu_ms = prep.info.fuel as f64 / crate::limits::FUEL_PER_MS as f64;
+        let reservation = self
+            .policy
+            .budget(&caller.session_id)
+            .reservation_for(cpu_ms);
+        self.policy.reserve(&caller.session_id, reservation);
+        reservation
     }
 
     /// [`Registry::complete`] before its events are written.
@@ -325,6 +360,9 @@ impl Registry {
         let Work::Guest { prep, .. } = work else {
             unreachable!("only guest calls come back with a guest outcome");
         };
+        // The hold goes back first: what it used is charged in its place (`settle`).
+        self.policy
+            .release(&call.caller.session_id, call.reservation);
         self.enter_call();
         self.restore_recorded(std::mem::take(&mut call.stages));
         self.clear_usage();

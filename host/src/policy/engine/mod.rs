@@ -463,6 +463,17 @@ impl PolicyEngine {
         used.net_bytes += bytes;
     }
 
+    /// Holds back what a call about to run off the engine may spend at most (see
+    /// [`Reservation`]); [`PolicyEngine::release`] gives it back when the call is charged.
+    pub fn reserve(&mut self, session_id: &str, r: super::Reservation) {
+        self.session(session_id).budget.reserve(r);
+    }
+
+    /// Gives back a call's reservation, just before it is charged what it used.
+    pub fn release(&mut self, session_id: &str, r: super::Reservation) {
+        self.session(session_id).budget.release(r);
+    }
+
     /// The session's budget (limits and spending).
     pub fn budget(&mut self, session_id: &str) -> Budget {
         self.session(session_id).budget
