@@ -9,8 +9,10 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::Duration;
 
-/// How long any single reply may take before the test fails instead of hanging.
-const REPLY_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long any single reply may take before the test fails instead of hanging. Generous:
+/// a first call may wait for an 18 MB Python component to compile, which takes over a minute
+/// on a loaded two-core machine with a cold cache.
+const REPLY_TIMEOUT: Duration = Duration::from_secs(180);
 
 /// The repository root.
 pub fn repo() -> PathBuf {
