@@ -46,6 +46,7 @@ mod trace_store;
 mod ui_skills;
 mod upstream;
 mod upstream_http;
+mod upstream_rmcp;
 mod viewer;
 mod world_restart;
 mod ws;
