@@ -235,22 +235,9 @@ impl HttpLink {
             }
         } else if method != "initialize" {
             headers.push(("mcp-protocol-version", CLASSIC_VERSION.to_string()));
-            if let Some(session) = self
-                .session
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .clone()
-            {
-                headers.push(("mcp-session-id", session));
-            }
+            self.push_session(&mut headers);
         }
-        if let Some(credentials) = &self.credentials {
-            let token = credentials.bearer().await.map_err(|e| RequestError::Http {
-                status: 401,
-                body: e,
-            })?;
-            headers.push(("authorization", format!("Bearer {token}")));
-        }
+        self.push_bearer(&mut headers).await?;
         Ok(headers)
     }
 
@@ -493,20 +480,23 @@ impl HttpLink {
         self.block_on(self.exchange(&message, Some(id), None))
     }
 
-    /// The 2025-11-25 GET stream of the session, read for as long as it lasts.
-    async fn listen_classic(&self) -> Result<Value, RequestError> {
-        let mut headers = vec![
-            ("accept", "text/event-stream".to_string()),
-            ("mcp-protocol-version", CLASSIC_VERSION.to_string()),
-        ];
-        if let Some(session) = self
+    /// The 2025-11-25 session's id, once the upstream gave one.
+    fn push_session(&self, headers: &mut Vec<(&'static str, String)>) {
+        let session = self
             .session
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .clone()
-        {
+            .clone();
+        if let Some(session) = session {
             headers.push(("mcp-session-id", session));
         }
+    }
+
+    /// The bearer token the configuration gives (fetched or refreshed when it is OAuth's).
+    async fn push_bearer(
+        &self,
+        headers: &mut Vec<(&'static str, String)>,
+    ) -> Result<(), RequestError> {
         if let Some(credentials) = &self.credentials {
             let token = credentials.bearer().await.map_err(|e| RequestError::Http {
                 status: 401,
@@ -514,6 +504,17 @@ impl HttpLink {
             })?;
             headers.push(("authorization", format!("Bearer {token}")));
         }
+        Ok(())
+    }
+
+    /// The 2025-11-25 GET stream of the session, read for as long as it lasts.
+    async fn listen_classic(&self) -> Result<Value, RequestError> {
+        let mut headers = vec![
+            ("accept", "text/event-stream".to_string()),
+            ("mcp-protocol-version", CLASSIC_VERSION.to_string()),
+        ];
+        self.push_session(&mut headers);
+        self.push_bearer(&mut headers).await?;
         let answer = send(&self.endpoint, hyper::Method::GET, headers, String::new())
             .await
             .map_err(RequestError::Closed)?;
