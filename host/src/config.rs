@@ -348,8 +348,12 @@ impl Config {
             .map_err(|(span, msg)| at(span, msg))?;
         let outbound =
             crate::net::TlsRoots::parse(raw.outbound, base).map_err(|(s, m)| at(s, m))?;
-        let upstreams =
+        let mut upstreams =
             crate::upstream::config::parse(raw.upstream, base).map_err(|(s, m)| at(s, m))?;
+        // An https upstream trusts what outbound https trusts.
+        for upstream in &mut upstreams {
+            upstream.roots = outbound.clone();
+        }
 
         Ok(Config {
             outbound,

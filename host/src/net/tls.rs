@@ -138,6 +138,16 @@ mod tests {
         let path = dir.path().join("limina.toml");
         std::fs::write(&path, "[outbound]\nextraRoots = [\"ca.pem\"]\n").unwrap();
         assert_eq!(Config::load(&path).unwrap().outbound.extra, 1);
+
+        // An https upstream trusts the same roots.
+        std::fs::write(
+            &path,
+            "[outbound]\nextraRoots = [\"ca.pem\"]\n\n[[upstream]]\nname = \"remote\"\n\
+             transport = \"http\"\nurl = \"https://mcp.example/mcp\"\n",
+        )
+        .unwrap();
+        let config = Config::load(&path).unwrap();
+        assert_eq!(config.upstreams[0].roots.extra, 1);
     }
 
     #[test]

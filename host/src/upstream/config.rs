@@ -120,7 +120,7 @@ impl std::fmt::Debug for Auth {
 }
 
 /// One upstream server, checked.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct UpstreamConfig {
     /// Its tools are mounted as `NAME.tool`.
     pub name: String,
@@ -133,6 +133,9 @@ pub struct UpstreamConfig {
     /// The permission a session's profile must list to call its tools (`upstream.NAME` unless
     /// set).
     pub capability: String,
+    /// What an `https` upstream's certificate must chain to: the web roots and
+    /// `[outbound] extraRoots` (set by the configuration once both are read).
+    pub roots: crate::net::TlsRoots,
 }
 
 type Refusal = (Range<usize>, String);
@@ -339,6 +342,7 @@ fn parse_one(
         tools,
         timeout_ms,
         capability,
+        roots: crate::net::TlsRoots::default(),
     })
 }
 

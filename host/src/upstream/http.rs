@@ -41,6 +41,8 @@ pub struct Endpoint {
     pub authority: String,
     /// Path and query.
     pub path: String,
+    /// What `https` trusts: the web roots and `[outbound] extraRoots`.
+    pub roots: crate::net::TlsRoots,
 }
 
 impl Endpoint {
@@ -69,6 +71,7 @@ impl Endpoint {
             port,
             authority,
             path,
+            roots: crate::net::TlsRoots::default(),
         })
     }
 
@@ -128,10 +131,9 @@ async fn send(
     body: String,
 ) -> Result<Answer, String> {
     let addr = endpoint.address()?;
-    // The web roots: `[outbound] extraRoots` are not yet threaded to upstreams.
     let tls = endpoint.https.then(|| crate::net::connect::Tls {
         name: endpoint.host.as_str(),
-        config: crate::net::TlsRoots::default().client_config(),
+        config: endpoint.roots.client_config(),
     });
     let stream = crate::net::connect::open(addr, tls)
         .await
@@ -201,8 +203,12 @@ impl HttpLink {
         url: &str,
         credentials: Option<Arc<Credentials>>,
         events: Events,
+        roots: &crate::net::TlsRoots,
     ) -> Result<Arc<HttpLink>, String> {
-        let endpoint = Endpoint::parse(url)?;
+        let endpoint = Endpoint {
+            roots: roots.clone(),
+            ..Endpoint::parse(url)?
+        };
         Ok(Arc::new_cyclic(|me| HttpLink {
             me: me.clone(),
             gone: Mutex::new(None),

@@ -34,7 +34,10 @@ pub struct Cached {
 
 impl Credentials {
     /// From the configuration's `auth`; `None` when nothing is sent.
-    pub fn of(auth: &super::Auth) -> Result<Option<Credentials>, String> {
+    pub fn of(
+        auth: &super::Auth,
+        roots: &crate::net::TlsRoots,
+    ) -> Result<Option<Credentials>, String> {
         Ok(match auth {
             super::Auth::None => None,
             super::Auth::Bearer(token) => Some(Credentials::Static(token.clone())),
@@ -44,7 +47,10 @@ impl Credentials {
                 secret,
                 scopes,
             } => Some(Credentials::Client {
-                endpoint: Endpoint::parse(token_url)?,
+                endpoint: Endpoint {
+                    roots: roots.clone(),
+                    ..Endpoint::parse(token_url)?
+                },
                 client_id: client_id.clone(),
                 secret: secret.clone(),
                 scopes: scopes.clone(),

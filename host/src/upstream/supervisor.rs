@@ -147,8 +147,9 @@ fn connect(
             (link, exited)
         }
         Transport::Http { url } => {
-            let credentials = Credentials::of(&upstream.config.auth)?.map(Arc::new);
-            let link = HttpLink::new(upstream.name(), url, credentials, events)?;
+            let roots = &upstream.config.roots;
+            let credentials = Credentials::of(&upstream.config.auth, roots)?.map(Arc::new);
+            let link = HttpLink::new(upstream.name(), url, credentials, events, roots)?;
             // No process to watch: the receiver yields once the link is dropped.
             let (gone, exited) = channel();
             link.hold_until_dropped(gone);
