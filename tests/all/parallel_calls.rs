@@ -67,6 +67,34 @@ fn three_off_engine_calls_sent_together_over_stdio_come_back_as_each_finishes() 
 }
 
 #[test]
+fn a_client_that_closes_stdin_after_its_calls_still_gets_every_reply() {
+    let packages = sleepy();
+    let mut c = Client::session(
+        "builder.readWrite",
+        &["--packages", packages.path().to_str().unwrap()],
+    );
+    for (i, seconds) in NAPS.iter().enumerate() {
+        c.send_line(&nap(100 + i as u64, *seconds).to_string());
+    }
+    c.close_input();
+    let mut answered = Vec::new();
+    while answered.len() < NAPS.len() {
+        let message = c.read();
+        if let Some(id) = message.get("id").and_then(Value::as_u64) {
+            assert_napped(&message);
+            answered.push(id);
+        }
+    }
+    answered.sort();
+    assert_eq!(answered, vec![100, 101, 102]);
+    assert_eq!(
+        c.close(),
+        Some(0),
+        "the host exits cleanly once all are answered"
+    );
+}
+
+#[test]
 fn three_off_engine_calls_sent_together_over_websocket_come_back_as_each_finishes() {
     let packages = sleepy();
     let host = WsHost::start(&[

@@ -199,6 +199,11 @@ impl Client {
         self.child.wait().unwrap().code()
     }
 
+    /// Closes stdin, as a client that has sent everything does; replies may still come.
+    pub fn close_input(&mut self) {
+        drop(self.stdin.take());
+    }
+
     /// Closes stdin and waits for the host to exit; returns its exit status code.
     pub fn close(mut self) -> Option<i32> {
         drop(self.stdin.take());

@@ -247,10 +247,13 @@ impl Engine {
             let timeout = self.poll_timeout();
             // While stdio runs all the calls off the engine it may, its input waits in the pipe.
             let stdio_busy = self.peers.get(&STDIO).is_some_and(Peer::full);
+            // An ended stdin stays readable: poll it no more while its last calls finish.
             let stdin = self
                 .stdio
                 .as_ref()
-                .filter(|_| !stdio_busy)
+                .filter(|s| {
+                    !stdio_busy && !s.input.lock().unwrap_or_else(|e| e.into_inner()).ended()
+                })
                 .map(|_| libc::STDIN_FILENO);
             let ready = poll(stdin, self.handle.wake.fd, timeout)?;
             if ready.stdin
@@ -311,6 +314,15 @@ impl Engine {
             }
         }
         let ended = input.lock().unwrap_or_else(|e| e.into_inner()).ended();
+        // Calls still running (or waiting behind them) are answered before stdio goes: a
+        // client that sends its calls and closes its end still gets every reply.
+        let owed = self
+            .peers
+            .get(&STDIO)
+            .is_some_and(|p| !p.running.is_empty() || !p.backlog.is_empty());
+        if ended && owed {
+            return Ok(true);
+        }
         if ended {
             self.flush()?;
             self.release(STDIO);
