@@ -43,9 +43,8 @@ fn assert_napped(reply: &Value) {
     assert!(slept >= 0.19, "{reply}");
 }
 
-#[test]
-fn three_off_engine_calls_sent_together_over_stdio_come_back_as_each_finishes() {
-    let packages = sleepy();
+/// A stdio host with the sleepy package, sent the three naps at once.
+fn stdio_napper(packages: &tempfile::TempDir) -> Client {
     let mut c = Client::session(
         "builder.readWrite",
         &["--packages", packages.path().to_str().unwrap()],
@@ -53,6 +52,11 @@ fn three_off_engine_calls_sent_together_over_stdio_come_back_as_each_finishes() 
     for (i, seconds) in NAPS.iter().enumerate() {
         c.send_line(&nap(100 + i as u64, *seconds).to_string());
     }
+    c
+}
+
+/// The naps' reply ids, in the order they came (notifications skipped).
+fn stdio_nap_replies(c: &mut Client) -> Vec<u64> {
     let mut order = Vec::new();
     while order.len() < NAPS.len() {
         let message = c.read();
@@ -61,6 +65,14 @@ fn three_off_engine_calls_sent_together_over_stdio_come_back_as_each_finishes() 
             order.push(id);
         }
     }
+    order
+}
+
+#[test]
+fn three_off_engine_calls_sent_together_over_stdio_come_back_as_each_finishes() {
+    let packages = sleepy();
+    let mut c = stdio_napper(&packages);
+    let order = stdio_nap_replies(&mut c);
     assert_eq!(order, shortest_first(), "the naps ran one after another");
     // The connection serves on afterwards.
     assert!(c.request("ping", json!({})).get("result").is_some());
@@ -69,22 +81,9 @@ fn three_off_engine_calls_sent_together_over_stdio_come_back_as_each_finishes() 
 #[test]
 fn a_client_that_closes_stdin_after_its_calls_still_gets_every_reply() {
     let packages = sleepy();
-    let mut c = Client::session(
-        "builder.readWrite",
-        &["--packages", packages.path().to_str().unwrap()],
-    );
-    for (i, seconds) in NAPS.iter().enumerate() {
-        c.send_line(&nap(100 + i as u64, *seconds).to_string());
-    }
+    let mut c = stdio_napper(&packages);
     c.close_input();
-    let mut answered = Vec::new();
-    while answered.len() < NAPS.len() {
-        let message = c.read();
-        if let Some(id) = message.get("id").and_then(Value::as_u64) {
-            assert_napped(&message);
-            answered.push(id);
-        }
-    }
+    let mut answered = stdio_nap_replies(&mut c);
     answered.sort();
     assert_eq!(answered, vec![100, 101, 102]);
     assert_eq!(

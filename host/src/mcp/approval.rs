@@ -323,15 +323,12 @@ impl Server {
         arguments: &Value,
         params: &Value,
     ) -> Result<Gate, RpcError> {
-        let caller = conn
-            .session
-            .as_ref()
-            .expect("checked by the caller")
-            .caller
-            .clone();
-        let Some(rule) = self.registry().approval_needed(&caller, name, arguments) else {
+        let caller = &conn.session.as_ref().expect("checked by the caller").caller;
+        let Some(rule) = self.registry().approval_needed(caller, name, arguments) else {
             return Ok(Gate::Run(None));
         };
+        // Only a held call pays for its own copy of the caller.
+        let caller = caller.clone();
         if let Some(envelope) = conn.envelope.clone() {
             return self.gate_stateless(&caller, &envelope, &rule, name, arguments, params);
         }
