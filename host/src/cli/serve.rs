@@ -205,7 +205,8 @@ fn build_registry_from(cli: &Cli, config: Config, durable_trace: bool) -> Result
         world,
         tracer,
         rng: cli.seed.map(Rng::seeded).unwrap_or_else(Rng::from_time),
-        state: StateStore::open(&trace_dir.join("state.sqlite")).map_err(anyhow::Error::msg)?,
+        // Opened below only when a package keeps state, else on its first use.
+        state: StateStore::deferred(&trace_dir.join("state.sqlite")),
     };
     let mut registry = Registry::new(sandbox, config.policy, realm);
     registry.set_limit_overrides(config.package_limits);
@@ -253,6 +254,15 @@ fn build_registry_from(cli: &Cli, config: Config, durable_trace: bool) -> Result
         }
     }
     registry.set_package_roots(cli.packages.clone());
+    // The state store is opened now when a package keeps state, so a folder it cannot be
+    // opened in stops the start instead of that package's first call.
+    if registry
+        .packages()
+        .iter()
+        .any(|p| p.manifest.grants.state.is_some())
+    {
+        registry.realm().state.ready().map_err(anyhow::Error::msg)?;
+    }
     // Upstream MCP servers after the packages, so a name that would shadow one is refused.
     let upstreams =
         limina::upstream::Upstream::start_all(config.upstreams).map_err(anyhow::Error::msg)?;

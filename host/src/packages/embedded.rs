@@ -82,12 +82,12 @@ impl EmbeddedPackage {
                 manifest.component
             )
         })?;
-        Ok(PackageSource {
-            dir: Path::new(EMBEDDED_DIR).join(self.folder),
+        Ok(PackageSource::new(
+            Path::new(EMBEDDED_DIR).join(self.folder),
             manifest,
-            component: component.to_vec(),
-            embedded: true,
-        })
+            std::borrow::Cow::Borrowed(component),
+            true,
+        ))
     }
 
     /// The bytes of the file at `path` (relative to the package folder).
