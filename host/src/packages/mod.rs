@@ -71,6 +71,12 @@ impl PackageSource {
         }
     }
 
+    /// The same, its component's hex sha256 known already (computed when it was embedded).
+    pub fn with_hash(self, sha256_hex: &str) -> PackageSource {
+        let _ = self.hash.set(format!("sha256:{sha256_hex}"));
+        self
+    }
+
     /// The component's `sha256:<hex>`, hashed once however often it is asked for.
     pub fn content_hash(&self) -> String {
         self.hash
