@@ -12,6 +12,7 @@ mod reading;
 mod scan;
 mod segments;
 mod store;
+mod syncer;
 pub mod synthetic;
 mod verify;
 
@@ -229,6 +230,15 @@ impl Tracer {
     /// tracer).
     pub fn health(&self) -> Health {
         self.store.as_ref().map(|s| s.health()).unwrap_or_default()
+    }
+
+    /// Makes the next [`Tracer::flush`] start an `interval` sync and waits for one in flight
+    /// (tests).
+    #[cfg(test)]
+    pub fn sync_interval_now(&mut self) -> Result<(), String> {
+        self.store
+            .as_mut()
+            .map_or(Ok(()), |s| s.sync_interval_now())
     }
 
     /// Whether replies must wait for [`Tracer::flush`] to sync the events they name
