@@ -274,10 +274,24 @@ pub fn run(calls: usize) {
         builds.push(("baseline".into(), baseline));
     }
     let mut rounds: Vec<Vec<Round>> = vec![Vec::new(); builds.len()];
-    for r in 0..ROUNDS {
+    for n in 0..ROUNDS {
         for k in 0..builds.len() {
-            let i = (k + r) % builds.len();
-            rounds[i].push(round(&builds[i].1, calls));
+            let i = (k + n) % builds.len();
+            let r = round(&builds[i].1, calls);
+            eprintln!(
+                "  round {r_no} {}: writer {:.0}/s, indexer {:.0}/s, lag {:.0}, query after burst \
+                 first {:.1} ms p95 {:.1} ms, after restart first {:.1} ms p95 {:.1} ms",
+                builds[i].0,
+                r.writer_per_s,
+                r.indexer_per_s,
+                r.lag_at_end,
+                r.after_burst.0,
+                r.after_burst.2,
+                r.after_restart.0,
+                r.after_restart.2,
+                r_no = n + 1
+            );
+            rounds[i].push(r);
         }
     }
     println!(

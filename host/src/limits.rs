@@ -96,6 +96,11 @@ pub const MIN_TRACE_SEGMENT_BYTES: u64 = 4 << 10;
 /// the index lacks from the segments. Queries run on the engine, so this bounds how long one
 /// waits; the indexer normally catches up within a millisecond of a flush.
 pub const TRACE_INDEX_WAIT_MS: u64 = 50;
+/// Longest the trace indexer keeps a transaction open while it follows a busy writer. Committing
+/// once per this many milliseconds rather than after every flush writes each hot page of the
+/// index once per commit instead of once per flush (most of its cost in a burst); a query that
+/// needs newer rows does not wait for it, it asks the indexer to commit at once.
+pub const TRACE_INDEX_COMMIT_MS: u64 = 25;
 /// Calls per skill the latency window remembers (the newest replace the oldest).
 pub const LATENCY_WINDOW: usize = 100;
 /// Calls a skill needs in its window before its measured p50 decides its tier; until then a

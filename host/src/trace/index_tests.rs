@@ -293,3 +293,88 @@ fn a_damaged_line_is_passed_over_by_queries_and_named_by_verify() {
     let err = verify_dir(dir.path(), None, None).unwrap_err().to_string();
     assert!(err.contains("line 11: invalid_json"), "{err}");
 }
+
+/// `n` calls as a live host traces them: a decision (one in three denied, across caps and
+/// sessions) and, when allowed, the `skill.executed` it causes.
+fn live_calls(t: &mut Tracer, n: usize, round: usize) {
+    for i in 0..n {
+        let allow = i % 3 != 0;
+        let cap = ["scene.createEntity", "dice.roll", "names.generate"][(i + round) % 3];
+        let session = format!("sess_{}", (i + round) % 4);
+        let decision = t.emit(NewEvent {
+            kind: if allow {
+                "policy.decision"
+            } else {
+                "policy.denied"
+            }
+            .into(),
+            actor_id: "agent_1".into(),
+            thread_id: session.clone(),
+            parent_event_id: None,
+            caused_by: vec![],
+            payload: serde_json::json!({"cap": cap, "allow": allow, "rule": "profile",
+                "agentId": "agent_1", "sessionId": session, "package": null}),
+        });
+        if allow {
+            t.emit(NewEvent {
+                kind: "skill.executed".into(),
+                actor_id: "agent_1".into(),
+                thread_id: session,
+                parent_event_id: None,
+                caused_by: vec![decision],
+                payload: serde_json::json!({"skill": cap, "ok": true}),
+            });
+        }
+    }
+}
+
+#[test]
+fn a_live_tracer_indexes_every_event_across_batches_and_counts_each_decision_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = Tracer::open_with(dir.path(), 8, small_segments()).unwrap();
+    let queries = [
+        DecisionQuery {
+            limit: 4,
+            ..Default::default()
+        },
+        DecisionQuery {
+            allow: Some(false),
+            session_id: Some("sess_2".into()),
+            limit: 50,
+            ..Default::default()
+        },
+        DecisionQuery {
+            cap: Some("dice.roll".into()),
+            limit: 1,
+            ..Default::default()
+        },
+    ];
+    // Asked between flushes, while the indexer holds rows it has not committed: whole each time.
+    for round in 0..24 {
+        live_calls(&mut t, 41, round);
+        t.flush().unwrap();
+        if round % 5 == 0 {
+            for q in &queries {
+                let (summary, events) = t.decisions(q).unwrap();
+                let ids: Vec<String> = events.into_iter().map(|e| e.id).collect();
+                assert_eq!(
+                    (summary, ids),
+                    brute_force(dir.path(), q),
+                    "round {round}: {q:?}"
+                );
+            }
+        }
+    }
+    let before = answers(&mut t);
+    t.settle_index();
+    assert_eq!(answers(&mut t), before);
+    for q in &queries {
+        let (summary, _) = t.decisions(q).unwrap();
+        assert_eq!(summary, brute_force(dir.path(), q).0, "{q:?}");
+    }
+    // Reopened: the index picks up where it was committed, with no row counted twice.
+    drop(t);
+    let mut t = Tracer::open_with(dir.path(), 8, small_segments()).unwrap();
+    t.settle_index();
+    assert_eq!(answers(&mut t), before);
+}

@@ -131,7 +131,7 @@ impl Tracer {
         while let Some(index) = &self.index
             && index.reader.indexed() < need
         {
-            index.reader.notify();
+            index.reader.want(need);
             assert!(Instant::now() < deadline, "the index never caught up");
             std::thread::sleep(Duration::from_millis(2));
         }
@@ -146,7 +146,7 @@ impl History<'_> {
         let index = self.index?;
         let need = self.window_start - 1;
         if index.indexed() < need {
-            index.notify();
+            index.want(need);
             let deadline = Instant::now() + Duration::from_millis(TRACE_INDEX_WAIT_MS);
             while index.indexed() < need && Instant::now() < deadline {
                 std::thread::sleep(Duration::from_millis(1));

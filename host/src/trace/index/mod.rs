@@ -5,6 +5,9 @@
 
 mod indexer;
 mod line;
+#[cfg(test)]
+mod plan_tests;
+mod rows;
 mod schema;
 
 use super::Event;
@@ -185,6 +188,11 @@ impl IndexReader {
         self.handle.shared.notify();
     }
 
+    /// Asks the indexer to commit the rows up to `seq` as soon as it has them.
+    pub fn want(&self, seq: u64) {
+        self.handle.shared.want(seq);
+    }
+
     /// The newest sequence number the index holds.
     pub fn indexed(&self) -> u64 {
         self.handle.shared.indexed.load(Ordering::Acquire)
@@ -213,21 +221,18 @@ impl IndexReader {
     ) -> Result<(Vec<Event>, u64)> {
         let tx = self.conn.unchecked_transaction()?;
         let upto = schema::last_seq(&tx)?;
-        let mut sql = String::from("SELECT seg, off, len FROM events WHERE seq > ?1");
         let mut args: Vec<&dyn ToSql> = Vec::new();
         let after = after_seq.max(self.kept() - 1) as i64;
         let limit_i = limit.min(i64::MAX as usize) as i64;
         args.push(&after);
         if let Some(actor) = &actor {
             args.push(actor);
-            sql.push_str(&format!(" AND actor = ?{}", args.len()));
         }
         if let Some(kind) = &kind {
             args.push(kind);
-            sql.push_str(&format!(" AND kind = ?{}", args.len()));
         }
         args.push(&limit_i);
-        sql.push_str(&format!(" ORDER BY seq LIMIT ?{}", args.len()));
+        let sql = tail_sql(actor.is_some(), kind.is_some());
         let rows = locations(&tx, &sql, &args)?;
         drop(tx);
         Ok((self.events_of(rows), upto))
@@ -254,12 +259,7 @@ impl IndexReader {
         let tx = self.conn.unchecked_transaction()?;
         let upto = schema::last_seq(&tx)?;
         let (parent, kept) = (parent_seq as i64, self.kept() as i64);
-        let rows = locations(
-            &tx,
-            "SELECT e.seg, e.off, e.len FROM links l JOIN events e ON e.seq = l.child
-             WHERE l.parent = ?1 AND l.child >= ?2 ORDER BY l.child",
-            &[&parent, &kept],
-        )?;
+        let rows = locations(&tx, CHILDREN_SQL, &[&parent, &kept])?;
         drop(tx);
         Ok((self.events_of(rows), upto))
     }
@@ -271,12 +271,9 @@ impl IndexReader {
         let upto = schema::last_seq(&tx)?;
         let kept = self.kept() as i64;
         let filters = q.filters();
-        let mut clause = String::new();
-        let mut args: Vec<&dyn ToSql> = Vec::new();
-        for (column, value) in &filters {
-            args.push(*value);
-            clause.push_str(&format!(" AND {column} = ?{}", args.len()));
-        }
+        let columns: Vec<&str> = filters.iter().map(|(column, _)| *column).collect();
+        let clause = filter_clause(&columns, "");
+        let mut args: Vec<&dyn ToSql> = filters.iter().map(|(_, value)| *value).collect();
         let mut counts: BTreeMap<(bool, String, String, String), i64> = BTreeMap::new();
         let mut tally = |sql: &str, args: &[&dyn ToSql], sign: i64| -> Result<()> {
             let mut stmt = tx.prepare_cached(sql)?;
@@ -317,17 +314,9 @@ impl IndexReader {
             }
         }
         let limit = q.limit.min(i64::MAX as usize) as i64;
-        let mut listed = args;
-        listed.push(&kept);
-        let kept_at = listed.len();
-        listed.push(&limit);
-        let sql = format!(
-            "SELECT e.seg, e.off, e.len FROM decisions d JOIN events e ON e.seq = d.seq
-             WHERE d.seq >= ?{kept_at}{} ORDER BY d.seq DESC LIMIT ?{}",
-            clause.replace(" AND ", " AND d."),
-            listed.len()
-        );
-        let mut rows = locations(&tx, &sql, &listed)?;
+        args.push(&kept);
+        args.push(&limit);
+        let mut rows = locations(&tx, &listed_sql(&columns), &args)?;
         drop(tx);
         rows.reverse();
         Ok((summary, self.events_of(rows), upto))
@@ -337,6 +326,47 @@ impl IndexReader {
     fn kept(&self) -> u64 {
         self.handle.shared.first_kept.load(Ordering::Acquire).max(1)
     }
+}
+
+/// `trace.tail` from the index: `seq > ?1`, then the actor and/or type when given, then the
+/// limit.
+fn tail_sql(actor: bool, kind: bool) -> String {
+    let mut sql = String::from("SELECT seg, off, len FROM events WHERE seq > ?1");
+    let mut n = 1;
+    for (given, column) in [(actor, "actor"), (kind, "kind")] {
+        if given {
+            n += 1;
+            sql.push_str(&format!(" AND {column} = ?{n}"));
+        }
+    }
+    sql.push_str(&format!(" ORDER BY seq LIMIT ?{}", n + 1));
+    sql
+}
+
+/// The events naming `?1` as parent or cause, from `?2` on.
+const CHILDREN_SQL: &str =
+    "SELECT e.seg, e.off, e.len FROM links l JOIN events e ON e.seq = l.child
+     WHERE l.parent = ?1 AND l.child >= ?2 ORDER BY l.child";
+
+/// ` AND {prefix}{column} = ?N` for each filter column, numbered from 1.
+fn filter_clause(columns: &[&str], prefix: &str) -> String {
+    columns
+        .iter()
+        .enumerate()
+        .map(|(i, column)| format!(" AND {prefix}{column} = ?{}", i + 1))
+        .collect()
+}
+
+/// The newest decisions matching the filter `columns` (`?1…`), from the kept sequence number
+/// on (the next parameter), at most the limit (the last).
+fn listed_sql(columns: &[&str]) -> String {
+    let kept_at = columns.len() + 1;
+    format!(
+        "SELECT e.seg, e.off, e.len FROM decisions d JOIN events e ON e.seq = d.seq
+         WHERE d.seq >= ?{kept_at}{} ORDER BY d.seq DESC LIMIT ?{}",
+        filter_clause(columns, "d."),
+        kept_at + 1
+    )
 }
 
 fn locations(conn: &Connection, sql: &str, args: &[&dyn ToSql]) -> Result<Vec<(i64, i64, i64)>> {
