@@ -6,6 +6,7 @@
 pub mod disk;
 mod durability;
 mod event;
+mod gap;
 mod history;
 mod index;
 mod reading;

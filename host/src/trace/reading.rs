@@ -5,10 +5,12 @@
 //! memory. The engine reads through its own tracer; a worker thread reads a
 //! [`HistorySnapshot`] taken on the engine, so a query never holds up world calls.
 
+use super::gap::{Want, line_head};
 use super::history::Page;
+use super::index::line::Line;
 use super::index::{IndexHandle, IndexReader};
 use super::segments::{self, Segment};
-use super::{DecisionQuery, DecisionSummary, Event, Tracer, seq_of_id};
+use super::{DECISION_KINDS, DecisionQuery, DecisionSummary, Event, Tracer, seq_of_id};
 use crate::limits::TRACE_INDEX_WAIT_MS;
 use anyhow::Result;
 use std::collections::VecDeque;
@@ -155,65 +157,94 @@ impl History<'_> {
         Some(index)
     }
 
-    /// Calls `visit` with every kept event after `upto`, oldest first, until it breaks: those
-    /// older than the window from the segments, then the window's.
+    /// Calls `visit` with the sequence number, type and bytes of every kept line after `upto`
+    /// that is older than the window, oldest first, from the segments; Break when `visit`
+    /// stopped. Lines are not parsed here (see [`gap`](super::gap)).
+    fn lines_after(&self, upto: u64, visit: &mut LineVisit) -> Result<ControlFlow<()>> {
+        let from = (upto + 1).max(self.kept);
+        if from >= self.window_start || self.segments.is_empty() {
+            return Ok(ControlFlow::Continue(()));
+        }
+        // Start at the line after `upto` when the index knows where it is.
+        let known = self.index.and_then(|i| i.end_of(upto));
+        let first = self
+            .segments
+            .iter()
+            .rposition(|s| s.first_seq <= from)
+            .unwrap_or(0);
+        let mut stopped = false;
+        for segment in &self.segments[first..] {
+            let Ok(file) = File::open(&segment.path) else {
+                continue;
+            };
+            let offset = known
+                .filter(|(seg, _)| *seg == segment.first_seq)
+                .map_or(0, |(_, offset)| offset);
+            let flow = segments::each_line(file, offset, |line| {
+                // A damaged line is passed over, as the indexer does; `trace verify` names it.
+                let Some((seq, kind)) = line_head(line) else {
+                    damaged(&segment.path);
+                    return Ok(ControlFlow::Continue(()));
+                };
+                if seq >= self.window_start {
+                    // The window holds the rest.
+                    return Ok(ControlFlow::Break(()));
+                }
+                if seq >= from && visit(seq, kind, line).is_break() {
+                    stopped = true;
+                    return Ok(ControlFlow::Break(()));
+                }
+                Ok(ControlFlow::Continue(()))
+            })?;
+            if flow.is_break() {
+                break;
+            }
+        }
+        Ok(if stopped {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        })
+    }
+
+    /// Calls `visit` with every kept event after `upto` that `want` admits, oldest first, until
+    /// it breaks: those older than the window from the segments, then the window's (which
+    /// `visit` checks itself).
     fn each_after(
         &self,
         upto: u64,
+        want: &Want,
         visit: &mut dyn FnMut(&Event) -> ControlFlow<()>,
     ) -> Result<()> {
-        let from = (upto + 1).max(self.kept);
-        if from < self.window_start && !self.segments.is_empty() {
-            // Start at the line after `upto` when the index knows where it is.
-            let known = self.index.and_then(|i| i.end_of(upto));
-            let first = self
-                .segments
-                .iter()
-                .rposition(|s| s.first_seq <= from)
-                .unwrap_or(0);
-            let mut stopped = false;
-            for segment in &self.segments[first..] {
-                let Ok(file) = File::open(&segment.path) else {
-                    continue;
-                };
-                let offset = known
-                    .filter(|(seg, _)| *seg == segment.first_seq)
-                    .map_or(0, |(_, offset)| offset);
-                let flow = segments::each_line(file, offset, |line| {
-                    // A damaged line is passed over, as the indexer does; `trace verify`
-                    // names it.
-                    let Ok(event) = serde_json::from_slice::<Event>(line) else {
-                        crate::log::warn(&format!(
-                            "{} holds a line that is not an event; skipping it",
-                            segment.path.display()
-                        ));
-                        return Ok(ControlFlow::Continue(()));
-                    };
-                    let seq = event.seq().unwrap_or(0);
-                    if seq >= self.window_start {
-                        // The window holds the rest; `visit` sees it below.
-                        return Ok(ControlFlow::Break(()));
-                    }
-                    if seq >= from && visit(&event).is_break() {
-                        stopped = true;
-                        return Ok(ControlFlow::Break(()));
-                    }
-                    Ok(ControlFlow::Continue(()))
-                })?;
-                if flow.is_break() {
-                    break;
+        let flow = self.lines_after(upto, &mut |seq, kind, line| {
+            if !want.admits(kind, line) {
+                return ControlFlow::Continue(());
+            }
+            match serde_json::from_slice::<Event>(line) {
+                Ok(event) => visit(&event),
+                Err(_) => {
+                    damaged_event(seq);
+                    ControlFlow::Continue(())
                 }
             }
-            if stopped {
-                return Ok(());
-            }
+        })?;
+        if flow.is_break() {
+            return Ok(());
         }
-        for event in self.window {
-            if event.seq().is_some_and(|s| s >= from) && visit(event).is_break() {
+        for event in self.window_after(upto) {
+            if visit(event).is_break() {
                 break;
             }
         }
         Ok(())
+    }
+
+    /// The window's kept events after `upto`, oldest first.
+    fn window_after(&self, upto: u64) -> impl Iterator<Item = &Event> {
+        let from = (upto + 1).max(self.kept);
+        self.window
+            .iter()
+            .filter(move |e| e.seq().is_some_and(|s| s >= from))
     }
 
     /// Events with sequence number above `after_seq`, oldest first, keeping those whose actor
@@ -227,6 +258,9 @@ impl History<'_> {
         kind: Option<&str>,
     ) -> Result<(Vec<Event>, Option<i64>)> {
         let mut page = Page::new(after_seq, limit, actor_id, kind);
+        let want = kind
+            .map_or_else(Want::all, |k| Want::kinds(&[k]))
+            .field("actorId", actor_id.unwrap_or(""));
         // Sequence numbers start at 1, so any cursor below 1 asks for everything.
         let after = after_seq.max(0) as u64;
         let covered = after + 1 >= self.window_start;
@@ -244,7 +278,7 @@ impl History<'_> {
                 Err(e) => unusable(&e),
             }
         }
-        self.each_after(upto, &mut |e| page.offer(e))?;
+        self.each_after(upto, &want, &mut |e| page.offer(e))?;
         Ok(page.finish())
     }
 
@@ -266,7 +300,7 @@ impl History<'_> {
             Some(found) => Ok(found),
             None => {
                 let mut found = None;
-                self.each_after(seq - 1, &mut |e| {
+                self.each_after(seq - 1, &Want::all(), &mut |e| {
                     if e.seq() == Some(seq) {
                         found = Some(e.clone());
                     }
@@ -305,7 +339,8 @@ impl History<'_> {
                 Err(e) => unusable(&e),
             }
         }
-        let scanned = self.each_after(upto, &mut |e| {
+        let want = Want::all().text(serde_json::Value::from(id).to_string().as_bytes());
+        let scanned = self.each_after(upto, &want, &mut |e| {
             if is_child(e) {
                 children.push(e.clone());
             }
@@ -328,22 +363,108 @@ impl History<'_> {
             }
             None => Default::default(),
         };
-        let mut events: VecDeque<Event> = events.into();
-        self.each_after(upto, &mut |e| {
+        // The newest `q.limit` matches, oldest first: the index's, then the gap's (a line is
+        // parsed whole only if it is among them at the end), then the window's.
+        let mut listed: VecDeque<Found> = events
+            .into_iter()
+            .map(|e| Found::Event(Box::new(e)))
+            .collect();
+        let mut keep = |found: Found| {
+            listed.push_back(found);
+            if listed.len() > q.limit {
+                listed.pop_front();
+            }
+        };
+        let want = decision_want(q);
+        // The visitor never stops it: every decision of the gap is counted.
+        let _whole: ControlFlow<()> = self.lines_after(upto, &mut |seq, kind, line| {
+            if !want.admits(kind, line) {
+                return ControlFlow::Continue(());
+            }
+            match serde_json::from_slice::<Line>(line) {
+                Ok(l) if q.matches_line(&l) => {
+                    let d = &l.payload;
+                    let allow = d.allow.unwrap_or(false);
+                    summary.add(
+                        allow,
+                        or_empty(&d.cap),
+                        or_empty(&d.rule),
+                        or_empty(&d.package),
+                        1,
+                    );
+                    keep(Found::Line(line.to_vec()));
+                }
+                Ok(_) => {}
+                Err(_) => damaged_event(seq),
+            }
+            ControlFlow::Continue(())
+        })?;
+        for e in self.window_after(upto) {
             if q.matches(e) {
                 let p = &e.payload;
                 let text = |k: &str| p[k].as_str().unwrap_or("");
                 let allow = p["allow"].as_bool().unwrap_or(false);
                 summary.add(allow, text("cap"), text("rule"), text("package"), 1);
-                events.push_back(e.clone());
-                if events.len() > q.limit {
-                    events.pop_front();
-                }
+                keep(Found::Event(Box::new(e.clone())));
             }
-            ControlFlow::Continue(())
-        })?;
-        Ok((summary, events.into()))
+        }
+        let events = listed
+            .into_iter()
+            .filter_map(|found| match found {
+                Found::Event(e) => Some(*e),
+                Found::Line(line) => serde_json::from_slice(&line).ok(),
+            })
+            .collect();
+        Ok((summary, events))
     }
+}
+
+/// A field of a stored decision, `""` when absent or not a string.
+fn or_empty<'a>(v: &'a Option<std::borrow::Cow<str>>) -> &'a str {
+    v.as_deref().unwrap_or("")
+}
+
+/// What [`History::lines_after`] calls with each line: its sequence number, type and bytes.
+type LineVisit<'v> = dyn FnMut(u64, &str, &[u8]) -> ControlFlow<()> + 'v;
+
+/// A decision listed by [`History::decisions`]: an event, or a line of the gap not parsed yet.
+enum Found {
+    Event(Box<Event>),
+    Line(Vec<u8>),
+}
+
+/// The lines of the gap that may match a decision query: decisions holding each filter's text.
+fn decision_want(q: &DecisionQuery) -> Want {
+    let mut want = Want::kinds(&DECISION_KINDS);
+    for (key, value) in [
+        ("cap", &q.cap),
+        ("rule", &q.rule),
+        ("agentId", &q.agent_id),
+        ("sessionId", &q.session_id),
+        ("package", &q.package),
+    ] {
+        want = want.field(key, value.as_deref().unwrap_or(""));
+    }
+    // `allow` missing counts as denied, so only a query for allowed decisions narrows here.
+    if q.allow == Some(true) {
+        want = want.text(b"\"allow\":true");
+    }
+    want
+}
+
+/// A line whose head reads well but whose body does not: passed over, as the indexer does.
+fn damaged_event(seq: u64) {
+    crate::log::warn(&format!(
+        "trace event {seq} is damaged and is skipped; `limina trace verify` names its line"
+    ));
+}
+
+/// A line that is not an event at all.
+fn damaged(segment: &std::path::Path) {
+    crate::log::warn(&format!(
+        "{} holds a line that is not an event; skipping it",
+        segment.display()
+    ));
 }
 
 /// An index that fails a query (damaged under a running host, a full disk) is passed over:

@@ -4,7 +4,7 @@
 //! report how far it reaches (`upto`), so the tracer adds the newer events from its window.
 
 mod indexer;
-mod line;
+pub(super) mod line;
 #[cfg(test)]
 mod plan_tests;
 mod rows;
@@ -59,6 +59,26 @@ impl DecisionQuery {
             ]
             .iter()
             .all(|(want, k)| want.as_deref().is_none_or(|w| w == field(k)))
+    }
+
+    /// Whether a stored decision line, read as the indexer reads it, matches: the same answer
+    /// as [`DecisionQuery::matches`] on the parsed event, without building its payload.
+    pub(super) fn matches_line(&self, l: &line::Line) -> bool {
+        let d = &l.payload;
+        fn field<'a>(v: &'a Option<std::borrow::Cow<str>>) -> &'a str {
+            v.as_deref().unwrap_or("")
+        }
+        is_decision_kind(&l.kind)
+            && self.allow.is_none_or(|a| d.allow.unwrap_or(false) == a)
+            && [
+                (&self.cap, &d.cap),
+                (&self.rule, &d.rule),
+                (&self.agent_id, &d.agent_id),
+                (&self.session_id, &d.session_id),
+                (&self.package, &d.package),
+            ]
+            .iter()
+            .all(|(want, have)| want.as_deref().is_none_or(|w| w == field(have)))
     }
 
     /// `(column, value)` for each filter given.
