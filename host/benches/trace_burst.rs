@@ -182,8 +182,47 @@ fn queries(host: &mut spawn::Spawned, id: &mut usize) -> (f64, f64, f64) {
     (first, times[QUERIES / 2], times[QUERIES * 95 / 100])
 }
 
-/// One round on a fresh trace folder: burst, queries, kill, restart, queries, catch-up.
-fn round(binary: &str, calls: usize) -> Round {
+/// Threads that keep `n` cores busy at normal priority until dropped: other processes sharing
+/// the machine, as the issue's measurements had them.
+struct Busy {
+    stop: Arc<AtomicBool>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Busy {
+    fn start(n: usize) -> Busy {
+        let stop = Arc::new(AtomicBool::new(false));
+        let threads = (0..n)
+            .map(|i| {
+                let stop = stop.clone();
+                std::thread::spawn(move || {
+                    let mut x = i as u64 + 1;
+                    while !stop.load(Ordering::Relaxed) {
+                        for _ in 0..10_000 {
+                            x = std::hint::black_box(
+                                x.wrapping_mul(6364136223846793005).wrapping_add(1),
+                            );
+                        }
+                    }
+                })
+            })
+            .collect();
+        Busy { stop, threads }
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
+/// One round on a fresh trace folder: burst, queries, kill, restart, queries, catch-up; with
+/// `busy` cores kept busy from the burst to the last query.
+fn round(binary: &str, calls: usize, busy: usize) -> Round {
     let dir = tempfile::tempdir().unwrap();
     let traces = dir.path();
     let mut host = start(binary, traces);
@@ -207,6 +246,7 @@ fn round(binary: &str, calls: usize) -> Round {
     id += calls;
     let mut stdin = host.stdin.take().unwrap();
     let cpu_before = indexer_cpu_s(host.child.id());
+    let others = Busy::start(busy);
     let t0 = Instant::now();
     let writer = std::thread::spawn(move || {
         stdin.write_all(payload.as_bytes()).unwrap();
@@ -238,6 +278,7 @@ fn round(binary: &str, calls: usize) -> Round {
     ));
     host.recv();
     let after_restart = queries(&mut host, &mut id);
+    drop(others);
     let written = written_seq(traces);
     let db = open_index(traces);
     while indexed_seq(&db) < written && t.elapsed() < Duration::from_secs(300) {
@@ -264,8 +305,15 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-/// Runs the burst rounds for this build (and the baseline, if given) and prints the medians.
+/// Runs the burst rounds for this build (and the baseline, if given) on a quiet machine and
+/// with both cores kept busy by other threads, and prints the medians.
 pub fn run(calls: usize) {
+    for busy in [0, 2] {
+        run_with(calls, busy);
+    }
+}
+
+fn run_with(calls: usize, busy: usize) {
     let mut builds = vec![(
         "this build".to_string(),
         env!("CARGO_BIN_EXE_limina").to_string(),
@@ -277,7 +325,7 @@ pub fn run(calls: usize) {
     for n in 0..ROUNDS {
         for k in 0..builds.len() {
             let i = (k + n) % builds.len();
-            let r = round(&builds[i].1, calls);
+            let r = round(&builds[i].1, calls, busy);
             eprintln!(
                 "  round {r_no} {}: writer {:.0}/s, indexer {:.0}/s, lag {:.0}, query after burst \
                  first {:.1} ms p95 {:.1} ms, after restart first {:.1} ms p95 {:.1} ms",
@@ -296,7 +344,8 @@ pub fn run(calls: usize) {
     }
     println!(
         "burst: {calls} pipelined scene.queryEntities on a fresh trace, audit.query right after \
-         and after a kill and restart ({QUERIES} each); medians of {ROUNDS} alternating rounds"
+         and after a kill and restart ({QUERIES} each), {busy} other threads spinning; medians of \
+         {ROUNDS} alternating rounds"
     );
     type Figure = (&'static str, fn(&Round) -> f64, &'static str);
     let figures: [Figure; 11] = [

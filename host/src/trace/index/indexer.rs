@@ -4,6 +4,7 @@
 //! rebuilds it from scratch when it is missing, of another version or stale.
 
 use super::line::Line;
+use super::names::Names;
 use super::rows::{Counts, Rows};
 use super::schema;
 use crate::trace::segments::{self, segment_name};
@@ -147,6 +148,7 @@ impl Indexer {
                     open: None,
                     rows: 0,
                     counts: Counts::default(),
+                    names: Names::default(),
                     committed: 0,
                 };
                 if let Err(e) = follower.run() {
@@ -197,6 +199,8 @@ struct Follower {
     rows: usize,
     /// Decisions recorded in the open transaction, counted but not written yet.
     counts: Counts,
+    /// Ids of the names the index holds, as far as they are cached.
+    names: Names,
     /// Newest sequence number committed (what readers see).
     committed: u64,
 }
@@ -327,6 +331,7 @@ impl Follower {
         }
         self.rows = 0;
         self.counts.clear();
+        self.names.forget();
         self.at = None;
     }
 
@@ -359,6 +364,7 @@ impl Follower {
             }
         }
         schema::clear(&self.conn)?;
+        self.names.forget();
         self.last_seq = 0;
         self.committed = 0;
         self.shared.indexed.store(0, Ordering::Release);
@@ -490,7 +496,13 @@ impl Follower {
                     let kept = self.shared.first_kept.load(Ordering::Acquire);
                     // A line of a segment retention removed while it was being read.
                     if let Some(seq) = seq_of_id(&line.id).filter(|&s| s >= kept) {
-                        rows.record(seq, (at.seg, at.offset, len), &line, &mut self.counts)?;
+                        rows.record(
+                            seq,
+                            (at.seg, at.offset, len),
+                            &line,
+                            &mut self.names,
+                            &mut self.counts,
+                        )?;
                         self.last_seq = seq;
                         self.last_hash.clear();
                         self.last_hash.push_str(&line.integrity.hash);

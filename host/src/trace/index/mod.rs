@@ -5,6 +5,7 @@
 
 mod indexer;
 pub(super) mod line;
+mod names;
 #[cfg(test)]
 mod plan_tests;
 mod rows;
@@ -294,7 +295,8 @@ impl IndexReader {
         let columns: Vec<&str> = filters.iter().map(|(column, _)| *column).collect();
         let clause = filter_clause(&columns, "");
         let mut args: Vec<&dyn ToSql> = filters.iter().map(|(_, value)| *value).collect();
-        let mut counts: BTreeMap<(bool, String, String, String), i64> = BTreeMap::new();
+        // Counted by allow and the ids of cap, rule and package; named at the end.
+        let mut counts: BTreeMap<(bool, i64, i64, i64), i64> = BTreeMap::new();
         let mut tally = |sql: &str, args: &[&dyn ToSql], sign: i64| -> Result<()> {
             let mut stmt = tx.prepare_cached(sql)?;
             let mut rows = stmt.query(args)?;
@@ -328,8 +330,20 @@ impl IndexReader {
             -1,
         )?;
         let mut summary = DecisionSummary::default();
+        let mut named: std::collections::HashMap<i64, String> = Default::default();
+        let mut name = |id: i64| -> Result<String> {
+            if let Some(name) = named.get(&id) {
+                return Ok(name.clone());
+            }
+            let name: String = tx
+                .prepare_cached("SELECT name FROM names WHERE id = ?1")?
+                .query_row([id], |r| r.get(0))?;
+            named.insert(id, name.clone());
+            Ok(name)
+        };
         for ((allow, cap, rule, package), n) in counts {
             if n > 0 {
+                let (cap, rule, package) = (name(cap)?, name(rule)?, name(package)?);
                 summary.add(allow, &cap, &rule, &package, n as u64);
             }
         }
@@ -356,7 +370,7 @@ fn tail_sql(actor: bool, kind: bool) -> String {
     for (given, column) in [(actor, "actor"), (kind, "kind")] {
         if given {
             n += 1;
-            sql.push_str(&format!(" AND {column} = ?{n}"));
+            sql.push_str(&format!(" AND {column} = {}", names::id_of_param(n)));
         }
     }
     sql.push_str(&format!(" ORDER BY seq LIMIT ?{}", n + 1));
@@ -368,12 +382,16 @@ const CHILDREN_SQL: &str =
     "SELECT e.seg, e.off, e.len FROM links l JOIN events e ON e.seq = l.child
      WHERE l.parent = ?1 AND l.child >= ?2 ORDER BY l.child";
 
-/// ` AND {prefix}{column} = ?N` for each filter column, numbered from 1.
+/// ` AND {prefix}{column} = ?N` for each filter column, numbered from 1; the texts compared
+/// through their ids.
 fn filter_clause(columns: &[&str], prefix: &str) -> String {
     columns
         .iter()
         .enumerate()
-        .map(|(i, column)| format!(" AND {prefix}{column} = ?{}", i + 1))
+        .map(|(i, column)| match *column {
+            "allow" => format!(" AND {prefix}allow = ?{}", i + 1),
+            _ => format!(" AND {prefix}{column} = {}", names::id_of_param(i + 1)),
+        })
         .collect()
 }
 

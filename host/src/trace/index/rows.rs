@@ -3,12 +3,14 @@
 //! written once per transaction and kind of decision, not once per event.
 
 use super::line::Line;
+use super::names::Names;
 use crate::trace::seq_of_id;
 use rusqlite::{Connection, params};
 use std::collections::HashMap;
 
-/// The columns a decision is counted by: allow, cap, rule, agent, session, package.
-type CountKey = (bool, String, String, String, String, String);
+/// The columns a decision is counted by: allow, then the name ids of cap, rule, agent, session
+/// and package.
+type CountKey = (bool, i64, i64, i64, i64, i64);
 
 /// Decisions counted since the transaction began, not written yet.
 #[derive(Default)]
@@ -39,6 +41,7 @@ impl Counts {
 
 /// The insert statements of one transaction.
 pub(super) struct Rows<'c> {
+    conn: &'c Connection,
     event: rusqlite::CachedStatement<'c>,
     link: rusqlite::CachedStatement<'c>,
     decision: rusqlite::CachedStatement<'c>,
@@ -47,6 +50,7 @@ pub(super) struct Rows<'c> {
 impl<'c> Rows<'c> {
     pub fn prepare(conn: &'c Connection) -> rusqlite::Result<Rows<'c>> {
         Ok(Rows {
+            conn,
             event: conn.prepare_cached(
                 "INSERT OR IGNORE INTO events (seq, seg, off, len, kind, actor)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
@@ -61,22 +65,23 @@ impl<'c> Rows<'c> {
     }
 
     /// Records the event `line` of sequence number `seq`, found at `len` bytes from `off` in
-    /// the segment starting at `seg`; its decision, if any, is counted in `counts`.
+    /// the segment starting at `seg`, its texts as ids from `names`; its decision, if any, is
+    /// counted in `counts`.
     pub fn record(
         &mut self,
         seq: u64,
         (seg, off, len): (u64, u64, u64),
         line: &Line,
+        names: &mut Names,
         counts: &mut Counts,
     ) -> rusqlite::Result<()> {
         let seq_i = seq as i64;
+        let (kind, actor) = (
+            names.id(self.conn, &line.kind)?,
+            names.id(self.conn, &line.actor_id)?,
+        );
         self.event.execute(params![
-            seq_i,
-            seg as i64,
-            off as i64,
-            len as i64,
-            line.kind.as_ref(),
-            line.actor_id.as_ref()
+            seq_i, seg as i64, off as i64, len as i64, kind, actor
         ])?;
         let parents = line.parent_event_id.iter().chain(line.caused_by.iter());
         for parent in parents {
@@ -86,14 +91,15 @@ impl<'c> Rows<'c> {
         }
         if super::is_decision_kind(&line.kind) {
             let d = &line.payload;
-            let text = |v: &Option<std::borrow::Cow<str>>| v.as_deref().unwrap_or("").to_string();
+            let mut id =
+                |v: &Option<std::borrow::Cow<str>>| names.id(self.conn, v.as_deref().unwrap_or(""));
             let key = (
                 d.allow.unwrap_or(false),
-                text(&d.cap),
-                text(&d.rule),
-                text(&d.agent_id),
-                text(&d.session_id),
-                text(&d.package),
+                id(&d.cap)?,
+                id(&d.rule)?,
+                id(&d.agent_id)?,
+                id(&d.session_id)?,
+                id(&d.package)?,
             );
             let (allow, cap, rule, agent, session, package) = &key;
             // Counted once: a line met again (it never should be) is not counted twice.
