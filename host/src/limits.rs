@@ -98,6 +98,10 @@ pub const MIN_TRACE_SEGMENT_BYTES: u64 = 4 << 10;
 /// answer, since what is still missing is read from the segments cheaply (only lines that can
 /// match are parsed).
 pub const TRACE_INDEX_WAIT_MS: u64 = 5;
+/// Longest the first trace query after a start waits for the indexer to open its database and
+/// check it against the segments (it does so on its own thread, so that start-up never waits
+/// for it). Past it the query reads the segments: whole, but slower on a long history.
+pub const TRACE_INDEX_OPEN_WAIT_MS: u64 = 250;
 /// Longest the trace indexer keeps a transaction open while it follows a busy writer. Committing
 /// once per this many milliseconds rather than after every flush writes each hot page of the
 /// index once per commit instead of once per flush (most of its cost in a burst); a query that

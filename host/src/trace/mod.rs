@@ -270,7 +270,7 @@ impl Tracer {
             && self.notified.0 != self.written.0
             && self.notified.1.elapsed() >= NOTIFY_EVERY
         {
-            index.reader.notify();
+            index.handle.notify();
             self.notified = (self.written.0, Instant::now());
         }
         flushed

@@ -16,11 +16,12 @@ use anyhow::Result;
 use std::collections::VecDeque;
 use std::fs::File;
 use std::ops::ControlFlow;
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 /// One reading of the history.
 pub struct History<'a> {
-    index: Option<&'a IndexReader>,
+    index: Option<Rc<IndexReader>>,
     /// The segments as they stood (empty for an in-memory trace).
     segments: Vec<Segment>,
     /// The first sequence number retention keeps.
@@ -43,13 +44,8 @@ pub struct HistorySnapshot {
 impl HistorySnapshot {
     /// Reads it on this thread (opening the index here on first use).
     pub fn read<R>(&self, with: impl FnOnce(&mut History) -> R) -> R {
-        let reader = self.index.as_ref().and_then(|handle| {
-            IndexReader::for_thread(handle)
-                .map_err(|e| crate::log::warn(&format!("{e:#}; reading the segments instead")))
-                .ok()
-        });
         let mut history = History {
-            index: reader.as_deref(),
+            index: self.index.as_ref().and_then(IndexHandle::reader),
             segments: self.segments.clone(),
             kept: self.kept,
             window: &self.recent,
@@ -70,7 +66,7 @@ impl Tracer {
         };
         let window_start = self.first_kept();
         History {
-            index: self.index.as_ref().map(|i| &i.reader),
+            index: self.index.as_ref().and_then(|i| i.handle.reader()),
             segments,
             kept,
             window: self.window.make_contiguous(),
@@ -81,20 +77,24 @@ impl Tracer {
     /// The history as it stands, for a worker thread: the index and segments by reference,
     /// and the newest events the index does not hold yet by copy (usually a handful).
     pub fn snapshot(&mut self) -> HistorySnapshot {
-        let indexed = self.index.as_ref().map(|i| i.reader.indexed());
-        let mut history = self.history();
-        let from = indexed.map_or(history.window_start, |i| {
-            (i + 1).clamp(
-                history.window_start,
-                history.window_start + history.window.len() as u64,
-            )
+        // Events emitted outside calls may not be written yet.
+        let _ = self.commit();
+        let index = self.index.as_ref().map(|i| i.handle.clone());
+        let (segments, kept) = match &self.store {
+            Some(store) => (store.segments(), store.first_kept_seq()),
+            None => (Vec::new(), 1),
+        };
+        let window_start = self.first_kept();
+        let window_end = window_start + self.window.len() as u64;
+        let from = index.as_ref().map_or(window_start, |i| {
+            (i.indexed() + 1).clamp(window_start, window_end)
         });
-        let skip = (from - history.window_start) as usize;
+        let skip = (from - window_start) as usize;
         HistorySnapshot {
-            index: history.index.map(|r| r.handle().clone()),
-            segments: std::mem::take(&mut history.segments),
-            kept: history.kept,
-            recent: history.window[skip..].to_vec(),
+            index,
+            segments,
+            kept,
+            recent: self.window.range(skip..).cloned().collect(),
             recent_start: from,
         }
     }
@@ -131,9 +131,10 @@ impl Tracer {
         let deadline = Instant::now() + Duration::from_secs(60);
         let need = self.first_kept() - 1;
         while let Some(index) = &self.index
-            && index.reader.indexed() < need
+            && index.handle.indexed() < need
+            && !index.handle.gone()
         {
-            index.reader.want(need);
+            index.handle.want(need);
             assert!(Instant::now() < deadline, "the index never caught up");
             std::thread::sleep(Duration::from_millis(2));
         }
@@ -145,9 +146,9 @@ impl History<'_> {
     /// flush within a millisecond. Whatever it does not hold yet is read from the segments by
     /// [`History::each_after`].
     fn index(&self) -> Option<&IndexReader> {
-        let index = self.index?;
+        let index = self.index.as_deref()?;
         let need = self.window_start - 1;
-        if index.indexed() < need {
+        if index.indexed() < need && !index.handle().gone() {
             index.want(need);
             let deadline = Instant::now() + Duration::from_millis(TRACE_INDEX_WAIT_MS);
             while index.indexed() < need && Instant::now() < deadline {
@@ -166,7 +167,7 @@ impl History<'_> {
             return Ok(ControlFlow::Continue(()));
         }
         // Start at the line after `upto` when the index knows where it is.
-        let known = self.index.and_then(|i| i.end_of(upto));
+        let known = self.index.as_ref().and_then(|i| i.end_of(upto));
         let first = self
             .segments
             .iter()

@@ -14,7 +14,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -34,6 +34,13 @@ const IDLE: Duration = Duration::from_millis(100);
 /// disk): the index is derived, so calls go on and queries read the segments meanwhile.
 const RETRY: Duration = Duration::from_secs(1);
 
+/// The database is being opened and checked; readers read the segments meanwhile.
+pub(super) const OPENING: u8 = 0;
+/// The database holds a checked prefix of the history.
+pub(super) const READY: u8 = 1;
+/// The indexer stopped (the database could not be opened, or the host is stopping).
+pub(super) const GONE: u8 = 2;
+
 /// What the tracer and the indexer thread share.
 pub(super) struct Shared {
     /// Whether there may be new lines to read, and whether the indexer sleeps on `bell`.
@@ -44,6 +51,9 @@ pub(super) struct Shared {
     pub indexed: AtomicU64,
     /// Newest sequence number a query waits for: the indexer commits as soon as it has it.
     wanted: AtomicU64,
+    /// Whether readers may use the database: [`OPENING`] until the indexer has opened it and
+    /// checked it against the segments, then [`READY`]; [`GONE`] once the indexer has stopped.
+    pub state: AtomicU8,
     /// First sequence number retention keeps; rows below it are dropped.
     pub first_kept: Arc<AtomicU64>,
 }
@@ -74,18 +84,6 @@ pub(super) struct Bell {
     sleeping: bool,
 }
 
-/// Lowers this thread's priority (Linux nice 10): when the cores are saturated the engine and
-/// the transports come first, and the index catches up when they idle. Queries stay whole
-/// meanwhile, reading what the index lacks from the segments.
-fn yield_to_requests() {
-    // SAFETY: plain syscalls on the calling thread's own id; no memory is shared.
-    let tid = unsafe { libc::gettid() };
-    let result = unsafe { libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, 10) };
-    if result != 0 {
-        crate::log::debug("the trace indexer keeps the default priority");
-    }
-}
-
 /// The running indexer thread; stopped and joined on drop.
 pub(super) struct Indexer {
     pub shared: Arc<Shared>,
@@ -93,7 +91,9 @@ pub(super) struct Indexer {
 }
 
 impl Indexer {
-    /// Starts indexing the segments in `dir` into the database at `db`.
+    /// Starts indexing the segments in `dir` into the database at `db`. The thread opens (and
+    /// when needed creates or replaces) the database itself: nothing here touches the disk, so
+    /// a start-up never waits for the index.
     pub fn start(db: PathBuf, dir: PathBuf, first_kept: Arc<AtomicU64>) -> Result<Indexer> {
         let shared = Arc::new(Shared {
             wake: Mutex::new(Bell {
@@ -104,42 +104,31 @@ impl Indexer {
             stop: AtomicBool::new(false),
             indexed: AtomicU64::new(0),
             wanted: AtomicU64::new(0),
+            state: AtomicU8::new(OPENING),
             first_kept,
         });
-        let open = |db: &Path| {
-            schema::connect(db).and_then(|c| {
-                // The writer keeps more of the indexes' pages in memory than a reader needs.
-                c.pragma_update(None, "cache_size", -8192)?;
-                schema::ensure(&c).map(|()| c)
-            })
-        };
-        let conn = match open(&db) {
-            Ok(conn) => conn,
-            Err(e) => {
-                // The index is derived data: one that cannot be opened (damaged, not a
-                // database) is removed and built again from the segments.
-                crate::log::warn(&format!(
-                    "the trace index {} cannot be used ({e}); building it again from the segments",
-                    db.display()
-                ));
-                for suffix in ["", "-wal", "-shm"] {
-                    let mut path = db.clone().into_os_string();
-                    path.push(suffix);
-                    let _ = std::fs::remove_file(path);
-                }
-                open(&db)
-                    .with_context(|| format!("cannot open the trace index {}", db.display()))?
-            }
-        };
         let state = shared.clone();
         let thread = std::thread::Builder::new()
             .name("trace-index".into())
+            // The default priority, as the threads serving calls: it needs a fraction of the CPU
+            // they do per event and sleeps once caught up. At a lower priority (nice 10, as
+            // before) it got a tenth of a core whenever other processes kept both cores busy,
+            // fell most of a burst behind, and the queries after it read that gap instead.
             .spawn(move || {
-                yield_to_requests();
+                let conn = match open(&db) {
+                    Ok(conn) => conn,
+                    Err(e) => {
+                        crate::log::error(&format!(
+                            "{e:#}; trace and audit queries will read the segments instead"
+                        ));
+                        state.state.store(GONE, Ordering::Release);
+                        return;
+                    }
+                };
                 let mut follower = Follower {
                     conn,
                     dir,
-                    shared: state,
+                    shared: state.clone(),
                     at: None,
                     partial: Vec::new(),
                     last_seq: 0,
@@ -157,11 +146,40 @@ impl Indexer {
                          it will say so"
                     ));
                 }
+                state.state.store(GONE, Ordering::Release);
             })?;
         Ok(Indexer {
             shared,
             thread: Some(thread),
         })
+    }
+}
+
+/// Opens (creating, or replacing a damaged file) the database at `db` for the indexer.
+fn open(db: &Path) -> Result<Connection> {
+    let open = |db: &Path| {
+        schema::connect(db).and_then(|c| {
+            // The writer keeps more of the indexes' pages in memory than a reader needs.
+            c.pragma_update(None, "cache_size", -8192)?;
+            schema::ensure(&c).map(|()| c)
+        })
+    };
+    match open(db) {
+        Ok(conn) => Ok(conn),
+        Err(e) => {
+            // The index is derived data: one that cannot be opened (damaged, not a database)
+            // is removed and built again from the segments.
+            crate::log::warn(&format!(
+                "the trace index {} cannot be used ({e}); building it again from the segments",
+                db.display()
+            ));
+            for suffix in ["", "-wal", "-shm"] {
+                let mut path = db.to_path_buf().into_os_string();
+                path.push(suffix);
+                let _ = std::fs::remove_file(path);
+            }
+            open(db).with_context(|| format!("cannot open the trace index {}", db.display()))
+        }
     }
 }
 
@@ -249,6 +267,8 @@ impl Follower {
         if self.at.is_none() {
             self.resume()?;
         }
+        // Checked against the segments (or started over): readers may use it.
+        self.shared.state.store(READY, Ordering::Release);
         while !self.shared.stop.load(Ordering::Acquire) {
             self.apply_cut()?;
             loop {

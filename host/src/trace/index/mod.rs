@@ -13,6 +13,7 @@ mod schema;
 
 use super::Event;
 use super::store::LineReader;
+use crate::limits::TRACE_INDEX_OPEN_WAIT_MS;
 use anyhow::{Context, Result};
 use indexer::Indexer;
 use rusqlite::{Connection, ToSql};
@@ -20,6 +21,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 /// Event types that record a policy decision.
 pub const DECISION_KINDS: [&str; 2] = ["policy.decision", "policy.denied"];
@@ -126,16 +128,16 @@ impl DecisionSummary {
     }
 }
 
-/// The index of one trace folder: the engine's read connection, and the indexer thread that
-/// writes.
+/// The index of one trace folder: the indexer thread that writes it, and what opens readers.
 pub(super) struct Index {
-    pub reader: IndexReader,
+    pub handle: IndexHandle,
     _indexer: Indexer,
 }
 
 impl Index {
-    /// Opens (creating or rebuilding as needed) the index of the segments in `segments`,
-    /// stored in `trace_dir`, and starts the indexer.
+    /// Starts the indexer of the segments in `segments`, with its database in `trace_dir`. The
+    /// database is opened, checked and caught up on the indexer's thread; queries asked before
+    /// it is ready wait briefly and then read the segments.
     pub fn open(trace_dir: &Path, segments: &Path, first_kept: Arc<AtomicU64>) -> Result<Index> {
         let db = indexer::db_path(trace_dir);
         let indexer = Indexer::start(db.clone(), segments.to_path_buf(), first_kept)?;
@@ -145,18 +147,59 @@ impl Index {
             shared: indexer.shared.clone(),
         };
         Ok(Index {
-            reader: IndexReader::open(&handle)?,
+            handle,
             _indexer: indexer,
         })
     }
 }
 
-/// What opens a reader of the index on any thread.
+/// What opens a reader of the index on any thread, and talks to its indexer.
 #[derive(Clone)]
 pub struct IndexHandle {
     db: PathBuf,
     segments: PathBuf,
     shared: Arc<indexer::Shared>,
+}
+
+impl IndexHandle {
+    /// This thread's reader, opened on first use, once the indexer has opened and checked the
+    /// database; the first query after a start waits up to `TRACE_INDEX_OPEN_WAIT_MS` for
+    /// that. `None` (read the segments instead) when it is not ready by then, or is gone.
+    pub fn reader(&self) -> Option<std::rc::Rc<IndexReader>> {
+        let deadline = Instant::now() + Duration::from_millis(TRACE_INDEX_OPEN_WAIT_MS);
+        loop {
+            match self.shared.state.load(Ordering::Acquire) {
+                indexer::READY => break,
+                indexer::OPENING if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(1))
+                }
+                _ => return None,
+            }
+        }
+        IndexReader::for_thread(self)
+            .map_err(|e| crate::log::warn(&format!("{e:#}; reading the segments instead")))
+            .ok()
+    }
+
+    /// Whether the indexer has stopped for good (nothing to wait for).
+    pub fn gone(&self) -> bool {
+        self.shared.state.load(Ordering::Acquire) == indexer::GONE
+    }
+
+    /// Tells the indexer that new lines were flushed.
+    pub fn notify(&self) {
+        self.shared.notify();
+    }
+
+    /// Asks the indexer to commit the rows up to `seq` as soon as it has them.
+    pub fn want(&self, seq: u64) {
+        self.shared.want(seq);
+    }
+
+    /// The newest sequence number the index holds.
+    pub fn indexed(&self) -> u64 {
+        self.shared.indexed.load(Ordering::Acquire)
+    }
 }
 
 /// A read connection to the index. Queries read one consistent snapshot each.
@@ -182,7 +225,7 @@ impl IndexReader {
     }
 
     /// This thread's reader for `handle`'s index, opened on first use.
-    pub fn for_thread(handle: &IndexHandle) -> Result<std::rc::Rc<IndexReader>> {
+    fn for_thread(handle: &IndexHandle) -> Result<std::rc::Rc<IndexReader>> {
         READERS.with(|readers| {
             let mut readers = readers.borrow_mut();
             if let Some(r) = readers
@@ -204,19 +247,14 @@ impl IndexReader {
         &self.handle
     }
 
-    /// Tells the indexer that new lines were flushed.
-    pub fn notify(&self) {
-        self.handle.shared.notify();
-    }
-
     /// Asks the indexer to commit the rows up to `seq` as soon as it has them.
     pub fn want(&self, seq: u64) {
-        self.handle.shared.want(seq);
+        self.handle.want(seq);
     }
 
     /// The newest sequence number the index holds.
     pub fn indexed(&self) -> u64 {
-        self.handle.shared.indexed.load(Ordering::Acquire)
+        self.handle.indexed()
     }
 
     /// Reads the events of `(seg, off, len)` rows, skipping any whose segment retention has
