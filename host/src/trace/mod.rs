@@ -6,6 +6,7 @@
 pub mod disk;
 mod durability;
 mod event;
+mod gap;
 mod history;
 mod index;
 mod reading;
@@ -279,7 +280,7 @@ impl Tracer {
             && self.notified.0 != self.written.0
             && self.notified.1.elapsed() >= NOTIFY_EVERY
         {
-            index.reader.notify();
+            index.handle.notify();
             self.notified = (self.written.0, Instant::now());
         }
         flushed
