@@ -43,6 +43,7 @@ mod support;
 mod tasks;
 mod three_skills;
 mod trace_faults;
+mod trace_index;
 mod trace_store;
 mod ui_skills;
 mod upstream;
