@@ -151,7 +151,8 @@ impl Registry {
         };
         let kept = described_now.then(|| description.clone());
         let index = existing.unwrap_or(self.packages.len());
-        let (skills, hooks) = check_description(&name, description, index, reaches_out)?;
+        let (skills, hooks) =
+            check_description(&name, description, index, reaches_out, !described_now)?;
         if let Some(taken) = skills.iter().find(|s| {
             self.skills
                 .get(&s.name)
@@ -263,11 +264,14 @@ fn package_facts(source: &PackageSource, grant: Permissions) -> PackageFacts<'_>
 
 /// Checks what a package says of itself. `reaches_out`: its package holds network grants, so
 /// its skills are marked `openWorld` whatever they say.
+/// `cached`: the description was read back from the compiled cache, where it was kept only
+/// after its schemas compiled, so they are compiled on first use instead of now.
 fn check_description(
     package: &str,
     d: PackageDescription,
     index: usize,
     reaches_out: bool,
+    cached: bool,
 ) -> Result<(Vec<Skill>, Vec<GuestHook>)> {
     if d.skills.is_empty() {
         bail!("package `{package}` declares no skills");
@@ -301,7 +305,7 @@ fn check_description(
     let skills = d
         .skills
         .into_iter()
-        .map(|s| check_skill(package, s, index, reaches_out))
+        .map(|s| check_skill(package, s, index, reaches_out, cached))
         .collect::<Result<Vec<_>>>()?;
     let hooks = d
         .hooks
@@ -366,6 +370,7 @@ fn check_skill(
     s: SkillDescriptor,
     index: usize,
     reaches_out: bool,
+    cached: bool,
 ) -> Result<Skill> {
     let prefix = format!("{package}.");
     if !s.name.starts_with(&prefix) || s.name.len() == prefix.len() {
@@ -376,14 +381,14 @@ fn check_skill(
     }
     let permissions =
         Permissions::parse(&s.permissions).map_err(|e| anyhow!("skill `{}`: {e}", s.name))?;
-    let input = parse_schema(&s.name, "input", &s.input_schema)?;
+    let input = parse_schema(&s.name, "input", &s.input_schema, cached)?;
     if input.source.get("type").and_then(Value::as_str) != Some("object") {
         bail!(
             "skill `{}`: the input schema must have \"type\": \"object\"",
             s.name
         );
     }
-    let output = parse_schema(&s.name, "output", &s.output_schema)?;
+    let output = parse_schema(&s.name, "output", &s.output_schema, cached)?;
     Ok(Skill {
         name: s.name,
         version: s.version,
@@ -405,9 +410,12 @@ fn check_skill(
     })
 }
 
-fn parse_schema(skill: &str, which: &str, text: &str) -> Result<Schema> {
+fn parse_schema(skill: &str, which: &str, text: &str, cached: bool) -> Result<Schema> {
     let value: Value = serde_json::from_str(text)
         .map_err(|e| anyhow!("skill `{skill}`: the {which} schema is not JSON: {e}"))?;
+    if cached {
+        return Ok(Schema::compiled_before(value));
+    }
     Schema::compile(value)
         .map_err(|e| anyhow!("skill `{skill}`: the {which} schema is invalid: {e}"))
 }

@@ -3,11 +3,13 @@
 
 use jsonschema::Validator;
 use serde_json::{Map, Value};
+use std::sync::OnceLock;
 
 /// A compiled draft-07 schema with the source kept for defaults and listing.
 pub struct Schema {
     pub source: Value,
-    validator: Validator,
+    /// Compiled at once by [`Schema::compile`]; on first use for [`Schema::compiled_before`].
+    validator: OnceLock<Result<Validator, String>>,
 }
 
 impl Schema {
@@ -16,7 +18,28 @@ impl Schema {
     pub fn compile(mut source: Value) -> Result<Schema, String> {
         standardize(&mut source);
         let validator = jsonschema::draft7::new(&source).map_err(|e| e.to_string())?;
-        Ok(Schema { source, validator })
+        Ok(Schema {
+            source,
+            validator: OnceLock::from(Ok(validator)),
+        })
+    }
+
+    /// A schema this host build compiled before (a description read back from the compiled
+    /// cache, written only after its schemas compiled): made standard now, for listing, and
+    /// compiled on its first use, so a start compiles no schema of a skill it never calls.
+    pub fn compiled_before(mut source: Value) -> Schema {
+        standardize(&mut source);
+        Schema {
+            source,
+            validator: OnceLock::new(),
+        }
+    }
+
+    fn validator(&self) -> Result<&Validator, &str> {
+        self.validator
+            .get_or_init(|| jsonschema::draft7::new(&self.source).map_err(|e| e.to_string()))
+            .as_ref()
+            .map_err(String::as_str)
     }
 
     /// Fills declared defaults into missing properties, recursively through objects.
@@ -26,10 +49,15 @@ impl Schema {
 
     /// The first violation, as "`field`: what is wrong", or `None` when valid.
     pub fn check(&self, instance: &Value) -> Option<String> {
-        if self.validator.is_valid(instance) {
+        let validator = match self.validator() {
+            Ok(validator) => validator,
+            // Fail closed: nothing passes a schema that does not compile.
+            Err(e) => return Some(format!("the skill's schema does not compile: {e}")),
+        };
+        if validator.is_valid(instance) {
             return None;
         }
-        let error = self.validator.iter_errors(instance).next()?;
+        let error = validator.iter_errors(instance).next()?;
         let path = error
             .instance_path()
             .as_str()
@@ -406,6 +434,30 @@ mod tests {
         assert!(
             under.starts_with("`n`:") && under.contains("minimum"),
             "{under}"
+        );
+    }
+
+    #[test]
+    fn a_schema_compiled_before_checks_like_one_compiled_now_and_fails_closed_if_it_cannot() {
+        let source = schema().source.clone();
+        let later = Schema::compiled_before(source);
+        assert_eq!(
+            later.source,
+            schema().source,
+            "made standard at once, for listing"
+        );
+        for input in [
+            json!({"size": 0}),
+            json!({"size": 3}),
+            json!({"shape": "cone"}),
+        ] {
+            assert_eq!(later.check(&input), schema().check(&input), "{input}");
+        }
+        let broken = Schema::compiled_before(json!({"type": "object", "pattern": "("}));
+        let refused = broken.check(&json!({})).expect("nothing passes");
+        assert!(
+            refused.starts_with("the skill's schema does not compile: "),
+            "{refused}"
         );
     }
 }
