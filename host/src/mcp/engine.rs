@@ -28,11 +28,14 @@
 //! client whose replies cannot be queued is disconnected with a close reason.
 
 use super::cancel::CancelBoard;
-use super::outbox::{Outbox, Sent};
+use super::outbox::{Lane, Outbox, Sent};
 use super::server::{Connection, Handled, Notify, PendingReply, Server};
 use super::stdio::StdioInput;
 use super::workers::Workers;
-use crate::limits::{DETACHED_WORKERS_MIN, MAX_PARALLEL_CALLS, MAX_STALL_MS, OUTBOX_CAPACITY};
+use crate::limits::{
+    DETACHED_WORKERS_MIN, MAX_PARALLEL_CALLS, MAX_STALL_MS, OUTBOX_CAPACITY, RING_AFTER_MESSAGES,
+    RING_AFTER_US,
+};
 use crate::registry::RanCall;
 use serde_json::Value;
 use std::collections::{HashMap, VecDeque};
@@ -170,6 +173,11 @@ pub struct Engine {
     held: Vec<(PeerId, Value, Kind)>,
     /// The termination signal that asked the engine to stop, once one did.
     stopped_by: Option<i32>,
+    /// The socket listeners' lanes, rung once a batch of messages is queued (`outbox.rs`).
+    lanes: Vec<Arc<Lane>>,
+    /// Socket messages queued since the last ring: how many, and since when.
+    unrung: usize,
+    unrung_since: Option<Instant>,
 }
 
 /// stdin (read by the engine thread) and stdout (written by it, and by a call's progress
@@ -203,6 +211,9 @@ impl Engine {
             holding,
             held: Vec::new(),
             stopped_by: None,
+            lanes: Vec::new(),
+            unrung: 0,
+            unrung_since: None,
         };
         if stdio {
             let input = Arc::new(Mutex::new(StdioInput::new(libc::STDIN_FILENO)));
@@ -270,7 +281,9 @@ impl Engine {
             }
             while let Ok(message) = self.inbox.try_recv() {
                 self.on_inbound(message);
+                self.ring_if_due();
             }
+            self.ring();
             self.idle();
         }
         // stdin's end already flushed and released stdio (`serve_stdio_input`).
@@ -308,6 +321,7 @@ impl Engine {
                     }
                     self.on_message(STDIO, &text);
                     self.drain(STDIO);
+                    self.ring_if_due();
                 }
                 Some(Err(reply)) => self.send(STDIO, reply, Kind::Reply),
                 None => break,
@@ -348,6 +362,11 @@ impl Engine {
                 conn.transport_session = transport_session;
                 conn.grant = Some(grant);
                 conn.ticket = ticket;
+                if let Some(lane) = outbox.lane()
+                    && !self.lanes.iter().any(|l| Arc::ptr_eq(l, lane))
+                {
+                    self.lanes.push(lane.clone());
+                }
                 self.peers.insert(id, Peer::new(conn, outbox, in_flight));
             }
             Inbound::Message { id, text } => {
@@ -640,7 +659,12 @@ impl Engine {
         let Some(peer) = self.peers.get_mut(&id) else {
             return;
         };
-        match peer.outbox.push(message) {
+        let sent = peer.outbox.push(&message);
+        if sent == Sent::Queued && peer.outbox.lane().is_some() {
+            self.unrung += 1;
+            self.unrung_since.get_or_insert_with(Instant::now);
+        }
+        match sent {
             Sent::Queued | Sent::Gone => {}
             Sent::Full => match kind {
                 Kind::Delta => {
@@ -661,9 +685,11 @@ impl Engine {
     /// Writes the trace's unwritten events (synced as `[trace] fsync` says), then lets the
     /// batch's messages go: held ones to their outboxes, stdio's to stdout.
     fn flush(&mut self) -> io::Result<()> {
+        self.ring();
         let durable = self.server.flush();
         if !self.held.is_empty() {
             self.release_held(durable);
+            self.ring();
         }
         let Some(stdio) = &self.stdio else {
             return Ok(());
@@ -678,6 +704,31 @@ impl Engine {
             queued.clear();
         }
         out.flush()
+    }
+
+    /// Wakes the writers of every socket message queued since the last ring: one wake-up per
+    /// listener for the lot.
+    fn ring(&mut self) {
+        if self.unrung == 0 {
+            return;
+        }
+        for lane in &self.lanes {
+            lane.ring();
+        }
+        self.unrung = 0;
+        self.unrung_since = None;
+    }
+
+    /// Rings while more messages wait, once enough are queued or the first has waited long
+    /// enough (`RING_AFTER_MESSAGES`, `RING_AFTER_US`); the batch's end rings the rest.
+    fn ring_if_due(&mut self) {
+        let due = self.unrung >= RING_AFTER_MESSAGES
+            || self
+                .unrung_since
+                .is_some_and(|t| t.elapsed() >= Duration::from_micros(RING_AFTER_US));
+        if due {
+            self.ring();
+        }
     }
 
     /// Until the next world step when someone watches the world; else the idle period.
