@@ -31,6 +31,7 @@ use super::cancel::CancelBoard;
 use super::outbox::{Lane, Outbox, Sent};
 use super::server::{Connection, Handled, Notify, PendingReply, Server};
 use super::stdio::StdioInput;
+use super::sync::Deltas;
 use super::workers::Workers;
 use crate::limits::{
     DETACHED_WORKERS_MIN, MAX_PARALLEL_CALLS, MAX_STALL_MS, OUTBOX_CAPACITY, RING_AFTER_MESSAGES,
@@ -170,7 +171,7 @@ pub struct Engine {
     workers: Workers,
     /// `[trace] fsync = "always"`: messages wait here until the batch's events are synced.
     holding: bool,
-    held: Vec<(PeerId, Value, Kind)>,
+    held: Vec<(PeerId, Out, Kind)>,
     /// The termination signal that asked the engine to stop, once one did.
     stopped_by: Option<i32>,
     /// The socket listeners' lanes, rung once a batch of messages is queued (`outbox.rs`).
@@ -572,11 +573,13 @@ impl Engine {
         }
     }
 
-    /// Sends every subscriber what the world's latest changes owe it.
+    /// Sends every subscriber what the world's latest changes owe it: each distinct delta
+    /// serialized once, its frame shared by the subscribers owed it.
     fn publish(&mut self, caused_by: &[String]) {
         let Some(update) = self.server.take_world_update() else {
             return;
         };
+        let mut deltas = Deltas::new(&update, caused_by);
         let ids: Vec<PeerId> = self
             .peers
             .iter()
@@ -590,8 +593,8 @@ impl Engine {
                 // It gets a fresh snapshot once it has room; nothing to add meanwhile.
                 continue;
             }
-            if let Some(delta) = self.server.delta_for(subscription, &update, caused_by) {
-                self.send(id, delta, Kind::Delta);
+            if let Some(delta) = self.server.delta_frame(subscription, &mut deltas) {
+                self.send(id, Out::Frame(delta), Kind::Delta);
             }
         }
     }
@@ -623,7 +626,8 @@ impl Engine {
 
     /// Queues `message` for `id` — with `[trace] fsync = "always"`, once the batch's events
     /// are synced ([`Engine::flush`]).
-    fn send(&mut self, id: PeerId, message: Value, kind: Kind) {
+    fn send(&mut self, id: PeerId, message: impl Into<Out>, kind: Kind) {
+        let message = message.into();
         if self.holding {
             self.held.push((id, message, kind));
             return;
@@ -637,7 +641,7 @@ impl Engine {
         for (id, message, kind) in std::mem::take(&mut self.held) {
             if durable {
                 self.deliver(id, message, kind);
-            } else if let Kind::Reply = kind
+            } else if let (Kind::Reply, Out::Value(message)) = (kind, &message)
                 && let Some(request) = message.get("id")
             {
                 let error = super::jsonrpc::error(
@@ -648,18 +652,21 @@ impl Engine {
                      refuses recorded calls until the trace can be written again",
                     None,
                 );
-                self.deliver(id, error, kind);
+                self.deliver(id, Out::Value(error), kind);
             }
         }
     }
 
     /// Queues `message` for `id` now. A full outbox drops a delta (the subscriber resyncs
     /// later) and disconnects a client that is not reading its replies.
-    fn deliver(&mut self, id: PeerId, message: Value, kind: Kind) {
+    fn deliver(&mut self, id: PeerId, message: Out, kind: Kind) {
         let Some(peer) = self.peers.get_mut(&id) else {
             return;
         };
-        let sent = peer.outbox.push(&message);
+        let sent = match message {
+            Out::Value(message) => peer.outbox.push(&message),
+            Out::Frame(frame) => peer.outbox.push_frame(frame),
+        };
         if sent == Sent::Queued && peer.outbox.lane().is_some() {
             self.unrung += 1;
             self.unrung_since.get_or_insert_with(Instant::now);
@@ -757,6 +764,18 @@ impl Engine {
 fn write_line(out: &mut impl Write, message: &Value) -> io::Result<()> {
     serde_json::to_writer(&mut *out, message)?;
     out.write_all(b"\n")
+}
+
+/// A message to queue: built for one connection, or a frame shared by several (a delta).
+enum Out {
+    Value(Value),
+    Frame(super::outbox::Frame),
+}
+
+impl From<Value> for Out {
+    fn from(message: Value) -> Out {
+        Out::Value(message)
+    }
 }
 
 /// What kind of message is queued (decides what a full outbox means).
