@@ -104,15 +104,43 @@ impl Py {
     }
 }
 
+/// CPU time (µs) of each thread of process `pid`, by name (`schedstat`); the main thread,
+/// which runs the engine, is named `engine` whatever the binary is called.
+fn thread_cpu(pid: u32) -> Vec<(String, f64)> {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return Vec::new();
+    };
+    tasks
+        .filter_map(|t| {
+            let dir = t.ok()?.path();
+            let main = dir.file_name()? == pid.to_string().as_str();
+            let name = std::fs::read_to_string(dir.join("comm")).ok()?;
+            let name = if main { "engine" } else { name.trim() };
+            let sched = std::fs::read_to_string(dir.join("schedstat")).ok()?;
+            let ns: f64 = sched.split_whitespace().next()?.parse().ok()?;
+            Some((name.to_string(), ns / 1e3))
+        })
+        .collect()
+}
+
+/// CPU per move: the engine thread, the WebSocket thread, and the watchers per delta read.
+#[derive(Clone, Copy, Default)]
+struct Cost {
+    engine: f64,
+    ws: f64,
+    watcher_per_delta: f64,
+}
+
 /// One run: `subscribers` watchers over up to five processes and the builder. Reply→delta
-/// latencies in µs (all subscribers, all moves) and the builder's ping round trips.
+/// latencies in µs (all subscribers, all moves), the builder's ping round trips, and where the
+/// CPU went.
 fn sync_run(
     binary: &str,
     python: &Path,
     subscribers: usize,
     moves: usize,
     period_ms: usize,
-) -> (Vec<f64>, Vec<f64>) {
+) -> (Vec<f64>, Vec<f64>, Cost) {
     let args = [
         "--mcp-ws",
         "--port",
@@ -125,7 +153,7 @@ fn sync_run(
         "--network-profile",
         "system.readonly",
     ];
-    let (_host, found) = spawn::limina_serving(binary, &args, &["ws://"]);
+    let (host, found) = spawn::limina_serving(binary, &args, &["ws://"]);
     let url = format!("ws://{}", found[0]);
     let mut builder = Py::start(
         python,
@@ -155,6 +183,8 @@ fn sync_run(
     for w in &mut watchers {
         assert_eq!(w.line().trim(), "ready");
     }
+    let pid = host.child.id();
+    let before = thread_cpu(pid);
     builder
         .child
         .stdin
@@ -176,8 +206,16 @@ fn sync_run(
         .map(|v| v.as_f64().unwrap() / 1e3)
         .collect();
     let mut latencies = Vec::new();
-    for w in watchers {
-        for pair in w.report()["arrived"].as_array().unwrap() {
+    let mut watcher_cpu = 0.0;
+    let mut after = Vec::new();
+    for (i, w) in watchers.into_iter().enumerate() {
+        let report = w.report();
+        if i == 0 {
+            // Every delta is out once the first watcher has all of its own.
+            after = thread_cpu(pid);
+        }
+        watcher_cpu += report["cpu_ns"].as_f64().unwrap() / 1e3;
+        for pair in report["arrived"].as_array().unwrap() {
             let (i, at) = (
                 pair[0].as_u64().unwrap() as usize,
                 pair[1].as_f64().unwrap(),
@@ -191,7 +229,21 @@ fn sync_run(
         subscribers * moves,
         "every subscriber saw every move"
     );
-    (latencies, pings)
+    let spent = |thread: &str| {
+        let at = |samples: &[(String, f64)]| {
+            samples
+                .iter()
+                .find(|(n, _)| n == thread)
+                .map_or(0.0, |(_, cpu)| *cpu)
+        };
+        (at(&after) - at(&before)) / moves as f64
+    };
+    let cost = Cost {
+        engine: spent("engine"),
+        ws: spent("limina-ws"),
+        watcher_per_delta: watcher_cpu / latencies.len() as f64,
+    };
+    (latencies, pings, cost)
 }
 
 /// The latency table: for each binary (this build, and a baseline when given) and each row,
@@ -211,21 +263,29 @@ fn sync_latency() {
     let rows = [1, 10, 50];
     // results[binary][row] = per-round (p50, p95, p99, ping p50)
     let mut results = vec![vec![Vec::new(); rows.len()]; binaries.len()];
+    let mut costs: Vec<Vec<Vec<Cost>>> = vec![vec![Vec::new(); rows.len()]; binaries.len()];
     for round in 0..rounds {
         for k in 0..rows.len() * binaries.len() {
             let k = (k + round) % (rows.len() * binaries.len());
             let (b, r) = (k % binaries.len(), k / binaries.len());
-            let (latencies, pings) = sync_run(&binaries[b].1, &python, rows[r], moves, period);
+            let (latencies, pings, cost) =
+                sync_run(&binaries[b].1, &python, rows[r], moves, period);
             let (p50, p95, p99) = summary(latencies);
             results[b][r].push((p50, p95, p99, summary(pings).0));
+            costs[b][r].push(cost);
         }
     }
     println!(
         "sync latency, Python clients over WebSocket ({WATCHER_PROCESSES} watcher processes, 1 builder; {moves} moves {period} ms apart; medians of {rounds} rounds; µs):"
     );
     println!(
-        "  {:<12} {:>12} {:>26} {:>12} {:>16}   p95 per round",
-        "binary", "subscribers", "reply→delta p50/p95/p99", "ping p50", "p95 vs 1 sub"
+        "  {:<12} {:>12} {:>26} {:>12} {:>16} {:>34}   p95 per round",
+        "binary",
+        "subscribers",
+        "reply→delta p50/p95/p99",
+        "ping p50",
+        "p95 vs 1 sub",
+        "CPU/move engine, ws; per delta read"
     );
     for (b, (name, _)) in binaries.iter().enumerate() {
         let base95 = median(results[b][0].iter().map(|x| x.1).collect());
@@ -233,8 +293,15 @@ fn sync_latency() {
             let runs = &results[b][r];
             let m = |f: fn(&(f64, f64, f64, f64)) -> f64| median(runs.iter().map(f).collect());
             let (p50, p95, p99, ping) = (m(|x| x.0), m(|x| x.1), m(|x| x.2), m(|x| x.3));
+            let c = &costs[b][r];
+            let cost = format!(
+                "{:.0}, {:.0}; {:.0}",
+                median(c.iter().map(|x| x.engine).collect()),
+                median(c.iter().map(|x| x.ws).collect()),
+                median(c.iter().map(|x| x.watcher_per_delta).collect())
+            );
             println!(
-                "  {name:<12} {n:>12} {:>26} {ping:>12.0} {:>15.2}x   {}",
+                "  {name:<12} {n:>12} {:>26} {ping:>12.0} {:>15.2}x {cost:>34}   {}",
                 format!("{p50:.0}/{p95:.0}/{p99:.0}"),
                 p95 / base95,
                 runs.iter()

@@ -18,7 +18,8 @@ so a subscriber's time does not include parsing its neighbours' deltas.
   JSON line: `{"replied": [ns per move], "pings": [ns per ping]}`.
 - `watch` connects SUBSCRIBERS sessions as `system.readonly`, each subscribed to the whole
   world, prints `ready`, then notes when each delta for x = i arrived, until every subscriber
-  has seen the last move. Prints one JSON line: `{"arrived": [[i, ns], ...]}`.
+  has seen the last move. Prints one JSON line: `{"arrived": [[i, ns], ...], "cpu_ns": n}`
+  (the CPU the process spent reading them).
 """
 
 import json
@@ -134,6 +135,7 @@ def watch(url, subscribers, moves):
     for conn in conns:
         selector.register(conn.sock, selectors.EVENT_READ, conn)
     arrived, done = [], 0
+    cpu = time.process_time_ns()
     while done < len(conns):
         ready = selector.select()
         at = time.monotonic_ns()
@@ -149,7 +151,8 @@ def watch(url, subscribers, moves):
                     done += 1
                     selector.unregister(conn.sock)
             conn.messages.clear()
-    print(json.dumps({"arrived": arrived}), flush=True)
+    cpu = time.process_time_ns() - cpu
+    print(json.dumps({"arrived": arrived, "cpu_ns": cpu}), flush=True)
 
 
 def main():
