@@ -37,6 +37,7 @@ mod scene;
 mod sdk_clients;
 mod sdk_http;
 mod social_skills;
+mod startup;
 mod state_sync;
 mod stdio;
 mod support;
