@@ -2,8 +2,11 @@
 //! million events (`limina::trace::synthetic`), lets the release host build its index, then
 //! reports for each audit and trace query its p50/p95 latency over stdio against `ping`
 //! measured in the same run, and start-up time and resident memory against an empty host.
+//! `-- burst` runs instead the index under a pipelined burst and a restart (see
+//! `trace_burst.rs`; `LIMINA_BENCH_BURST_CALLS` sets the burst's size, 150,000 by default).
 
 mod spawn;
+mod trace_burst;
 
 use limina::trace::{Retention, synthetic};
 use serde_json::{Value, json};
@@ -107,6 +110,14 @@ fn start_up(traces: &Path) -> f64 {
 }
 
 fn main() {
+    if std::env::args().any(|a| a == "burst") {
+        let calls = std::env::var("LIMINA_BENCH_BURST_CALLS")
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(150_000);
+        trace_burst::run(calls);
+        return;
+    }
     let big = tempfile::tempdir().unwrap();
     let empty = tempfile::tempdir().unwrap();
     let t = Instant::now();

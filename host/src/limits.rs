@@ -93,9 +93,20 @@ pub const TRACE_FSYNC_INTERVAL_MS: u64 = 1_000;
 /// Smallest `[trace] segmentBytes` accepted.
 pub const MIN_TRACE_SEGMENT_BYTES: u64 = 4 << 10;
 /// Longest a query waits for the trace index to reach the in-memory window before it reads what
-/// the index lacks from the segments. Queries run on the engine, so this bounds how long one
-/// waits; the indexer normally catches up within a millisecond of a flush.
-pub const TRACE_INDEX_WAIT_MS: u64 = 50;
+/// the index lacks from the segments. The query asks the indexer to commit what it holds at
+/// once, which a following indexer does within a millisecond; a longer wait only delays the
+/// answer, since what is still missing is read from the segments cheaply (only lines that can
+/// match are parsed).
+pub const TRACE_INDEX_WAIT_MS: u64 = 5;
+/// Longest the first trace query after a start waits for the indexer to open its database and
+/// check it against the segments (it does so on its own thread, so that start-up never waits
+/// for it). Past it the query reads the segments: whole, but slower on a long history.
+pub const TRACE_INDEX_OPEN_WAIT_MS: u64 = 250;
+/// Longest the trace indexer keeps a transaction open while it follows a busy writer. Committing
+/// once per this many milliseconds rather than after every flush writes each hot page of the
+/// index once per commit instead of once per flush (most of its cost in a burst); a query that
+/// needs newer rows does not wait for it, it asks the indexer to commit at once.
+pub const TRACE_INDEX_COMMIT_MS: u64 = 25;
 /// Calls per skill the latency window remembers (the newest replace the oldest).
 pub const LATENCY_WINDOW: usize = 100;
 /// Calls a skill needs in its window before its measured p50 decides its tier; until then a

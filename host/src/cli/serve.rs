@@ -2,6 +2,7 @@
 //! transport.
 
 use crate::Cli;
+use crate::cli::phases::Phases;
 use anyhow::{Context, Result, bail};
 use limina::config::Config;
 use limina::limits::TRACE_WINDOW;
@@ -39,6 +40,7 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
             "choose a transport: `limina --mcp-stdio`, `--mcp-ws`, `--mcp-http`, or several (see `limina --help`)"
         );
     }
+    let mut phases = Phases::start();
     let guard = guard(&cli)?;
     let config = load_config(&cli)?;
     let network = config.network.clone();
@@ -52,7 +54,8 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
         .http_port
         .or(cli.port.filter(|_| !cli.mcp_ws))
         .unwrap_or(DEFAULT_HTTP_PORT);
-    let registry = build_registry_from(&cli, config, true)?;
+    phases.end("configuration");
+    let registry = build_registry_from(&cli, config, true, &mut phases)?;
     let default_profile = cli.profile.clone();
     let (admission, limits) = admission(&cli, &registry, network, shared_token(&cli)?)?;
 
@@ -84,6 +87,7 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
         limina::log::info("watching the package folders for changes");
     }
     let engine = Engine::new(server, cli.mcp_stdio).context("starting the engine")?;
+    phases.end("engine");
     let stopper = engine.handle();
     limina::telemetry::signals::stop_on(move |signal| {
         stopper.send(Inbound::Stop { signal });
@@ -127,6 +131,8 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
             "the world viewer: open http://{local}/ in a browser"
         ));
     }
+    phases.end("listeners");
+    phases.log();
     let stopped_by = engine.run().context("serving")?;
     // The engine (and with it every recorder) is gone: send the last spans and metrics.
     if let Some(exporting) = exporting {
@@ -141,7 +147,7 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
 /// The registry the flags describe: configuration, sandbox, realm, core and extra packages,
 /// the scene, and any stored calibration. Without `durable_trace` the trace stays in memory.
 pub fn build_registry(cli: &Cli, durable_trace: bool) -> Result<Registry> {
-    build_registry_from(cli, load_config(cli)?, durable_trace)
+    build_registry_from(cli, load_config(cli)?, durable_trace, &mut Phases::start())
 }
 
 /// The configuration --config names, or the defaults.
@@ -179,7 +185,12 @@ fn admission(
 }
 
 /// The registry the flags and `config` describe.
-fn build_registry_from(cli: &Cli, config: Config, durable_trace: bool) -> Result<Registry> {
+fn build_registry_from(
+    cli: &Cli,
+    config: Config,
+    durable_trace: bool,
+    phases: &mut Phases,
+) -> Result<Registry> {
     config
         .policy
         .profiles
@@ -193,19 +204,23 @@ fn build_registry_from(cli: &Cli, config: Config, durable_trace: bool) -> Result
         cli.cache_dir.clone().or_else(CompileCache::default_dir)
     };
     let sandbox = Sandbox::new(CompileCache::new(cache_dir.clone()))?;
+    phases.end("sandbox");
     let trace_dir = cli.trace_dir.clone().unwrap_or_else(default_trace_dir);
     let tracer = if durable_trace {
         open_trace(&trace_dir, cli, config.trace, config.trace_durability)?
     } else {
         Tracer::new(TRACE_WINDOW)
     };
+    phases.end("trace");
     let (mut world, store, kept) = kept_world(cli, &tracer, &trace_dir, config.world)?;
+    phases.end("world");
     world.set_assets_dir(cli.assets_dir.clone());
     let realm = Realm {
         world,
         tracer,
         rng: cli.seed.map(Rng::seeded).unwrap_or_else(Rng::from_time),
-        state: StateStore::open(&trace_dir.join("state.sqlite")).map_err(anyhow::Error::msg)?,
+        // Opened below only when a package keeps state, else on its first use.
+        state: StateStore::deferred(&trace_dir.join("state.sqlite")),
     };
     let mut registry = Registry::new(sandbox, config.policy, realm);
     registry.set_limit_overrides(config.package_limits);
@@ -232,6 +247,7 @@ fn build_registry_from(cli: &Cli, config: Config, durable_trace: bool) -> Result
             .with_context(|| format!("loading the core package in {}", dir.display()))?;
     }
     registry.set_core_packages(core_names);
+    phases.end("core packages");
     let mut extras = Vec::new();
     for root in &cli.packages {
         extras.extend(package_dirs(root)?);
@@ -253,6 +269,16 @@ fn build_registry_from(cli: &Cli, config: Config, durable_trace: bool) -> Result
         }
     }
     registry.set_package_roots(cli.packages.clone());
+    // The state store is opened now when a package keeps state, so a folder it cannot be
+    // opened in stops the start instead of that package's first call.
+    if registry
+        .packages()
+        .iter()
+        .any(|p| p.manifest.grants.state.is_some())
+    {
+        registry.realm().state.ready().map_err(anyhow::Error::msg)?;
+    }
+    phases.end("packages");
     // Upstream MCP servers after the packages, so a name that would shadow one is refused.
     let upstreams =
         limina::upstream::Upstream::start_all(config.upstreams).map_err(anyhow::Error::msg)?;
@@ -309,6 +335,7 @@ fn build_registry_from(cli: &Cli, config: Config, durable_trace: bool) -> Result
             Err(e) => limina::log::warn(&format!("ignoring {}: {e:#}", file.display())),
         }
     }
+    phases.end("upstreams, scene, calibration");
     limina::log::info(&format!(
         "{} skills from {} packages ready",
         registry.skills().count(),

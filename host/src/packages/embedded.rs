@@ -29,6 +29,8 @@ pub struct EmbeddedPackage {
 pub struct EmbeddedFile {
     pub path: &'static str,
     pub bytes: &'static [u8],
+    /// The hex sha256 of `bytes`, computed when they were embedded.
+    pub sha256: &'static str,
     pub stamp: Stamp,
 }
 
@@ -71,6 +73,7 @@ impl EmbeddedPackage {
         let label = format!("the embedded core package `{}`", self.folder);
         let manifest = self
             .file("limina.toml")
+            .map(|f| f.bytes)
             .with_context(|| format!("{label} has no limina.toml"))?;
         let text = std::str::from_utf8(manifest)
             .with_context(|| format!("{label}: limina.toml is not UTF-8"))?;
@@ -82,21 +85,20 @@ impl EmbeddedPackage {
                 manifest.component
             )
         })?;
-        Ok(PackageSource {
-            dir: Path::new(EMBEDDED_DIR).join(self.folder),
+        // Hashed at build time: a start with a warm cache never reads the component's bytes.
+        Ok(PackageSource::new(
+            Path::new(EMBEDDED_DIR).join(self.folder),
             manifest,
-            component: component.to_vec(),
-            embedded: true,
-        })
+            std::borrow::Cow::Borrowed(component.bytes),
+            true,
+        )
+        .with_hash(component.sha256))
     }
 
-    /// The bytes of the file at `path` (relative to the package folder).
-    fn file(&self, path: &str) -> Option<&'static [u8]> {
+    /// The file at `path` (relative to the package folder).
+    fn file(&self, path: &str) -> Option<&EmbeddedFile> {
         let wanted = path.trim_start_matches("./");
-        self.files
-            .iter()
-            .find(|f| f.path == wanted)
-            .map(|f| f.bytes)
+        self.files.iter().find(|f| f.path == wanted)
     }
 }
 

@@ -11,6 +11,7 @@ const NO_STAMP: Stamp = Stamp {
 static DICE_FILES: &[EmbeddedFile] = &[EmbeddedFile {
     path: "limina.toml",
     bytes: b"name = \"dice\"\nversion = \"1.0.0\"\ncomponent = \"dice.wasm\"\n",
+    sha256: "",
     stamp: NO_STAMP,
 }];
 
@@ -62,6 +63,12 @@ fn the_embedded_core_is_what_build_guests_assembled() {
             "{}",
             source.manifest.name
         );
+        assert_eq!(
+            source.content_hash(),
+            content_hash(&source.component),
+            "the hash taken at build time is that of the bytes embedded: {}",
+            source.manifest.name
+        );
         assert_eq!(source.manifest, on_disk.manifest);
     }
 }
@@ -78,9 +85,11 @@ fn embed(dir: &Path, name: &'static str) -> EmbeddedPackage {
             .unwrap()
             .to_string()
             .leak();
+        let bytes: &'static [u8] = fs::read(&path).unwrap().leak();
         files.push(EmbeddedFile {
             path: file,
-            bytes: fs::read(&path).unwrap().leak(),
+            bytes,
+            sha256: crate::sandbox::content_hash(bytes).leak(),
             stamp: stamp_of(&path).unwrap(),
         });
     }

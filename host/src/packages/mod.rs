@@ -10,7 +10,9 @@ pub use attestation::{SignatureCheck, content_hash, sign, verify};
 pub use manifest::{Attestation, ExpectedLatency, Manifest, ManifestError};
 
 use anyhow::{Context, Result};
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 /// A package read from disk, not yet compiled or admitted.
 #[derive(Debug, Clone)]
@@ -18,9 +20,13 @@ pub struct PackageSource {
     /// The folder it was read from (`<embedded>/<folder>` for a core package built in).
     pub dir: PathBuf,
     pub manifest: Manifest,
-    pub component: Vec<u8>,
+    /// The component: borrowed from the binary for a core package built in (not copied),
+    /// read from the folder otherwise.
+    pub component: Cow<'static, [u8]>,
     /// Built into the binary ([`embedded`]): there is no folder to read it again from.
     pub embedded: bool,
+    /// The component's sha256, computed once when first asked for.
+    hash: OnceLock<String>,
 }
 
 impl PackageSource {
@@ -39,19 +45,49 @@ impl PackageSource {
                 manifest_path.display()
             )
         })?;
-        Ok(PackageSource {
-            dir: dir.to_path_buf(),
+        Ok(PackageSource::new(
+            dir.to_path_buf(),
             manifest,
-            component,
-            embedded: false,
-        })
+            Cow::Owned(component),
+            false,
+        ))
     }
 }
 
 impl PackageSource {
-    /// The component's `sha256:<hex>`.
+    /// A package from its parts (what [`PackageSource::read`] and the embedded core make).
+    pub fn new(
+        dir: PathBuf,
+        manifest: Manifest,
+        component: Cow<'static, [u8]>,
+        embedded: bool,
+    ) -> PackageSource {
+        PackageSource {
+            dir,
+            manifest,
+            component,
+            embedded,
+            hash: OnceLock::new(),
+        }
+    }
+
+    /// The same, its component's hex sha256 known already (computed when it was embedded).
+    pub fn with_hash(self, sha256_hex: &str) -> PackageSource {
+        let _ = self.hash.set(format!("sha256:{sha256_hex}"));
+        self
+    }
+
+    /// The component's `sha256:<hex>`, hashed once however often it is asked for.
     pub fn content_hash(&self) -> String {
-        content_hash(&self.component)
+        self.hash
+            .get_or_init(|| content_hash(&self.component))
+            .clone()
+    }
+
+    /// The hex sha256 alone (how the compiled cache and the registry name the component).
+    pub fn content_hex(&self) -> String {
+        let hash = self.content_hash();
+        hash.strip_prefix("sha256:").unwrap_or(&hash).to_string()
     }
 
     /// Whether the component still matches the hash its manifest pins (`None`: none pinned).

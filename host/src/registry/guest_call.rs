@@ -67,9 +67,10 @@ impl Registry {
         let instance = match self.instances.remove(&key) {
             Some(instance) => instance,
             None => {
+                let compiled = self.compiled(package)?;
                 let files = self.file_access(package, caller);
                 let p = &self.packages[package];
-                p.compiled
+                compiled
                     .instantiate_with(&p.manifest.name, &limits, files)
                     .map_err(|e| {
                         Failure::new(
@@ -213,7 +214,8 @@ impl Registry {
                 if self
                     .packages
                     .get(prep.key.1)
-                    .is_some_and(|p| p.compiled.same(&prep.instance))
+                    .and_then(|p| p.compiled.as_ref())
+                    .is_some_and(|c| c.same(&prep.instance))
                 {
                     self.instances.insert(prep.key, prep.instance);
                 }

@@ -1,5 +1,7 @@
-//! Loading a package into the registry: admission by policy, compile, instantiate once to
-//! read its description, check every skill it declares, then register them all or none.
+//! Loading a package into the registry: admission by policy, its description (from the
+//! compiled cache when this host described the same component before, else compiled and
+//! instantiated once to read it), check every skill it declares, then register them all or
+//! none.
 
 use super::decision::{self, Crossing};
 use super::hooks::{GuestHook, HookPhase};
@@ -8,9 +10,9 @@ use crate::limits::{MAX_DESCRIBE_BYTES, MAX_SKILLS_PER_PACKAGE};
 use crate::packages::PackageSource;
 use crate::packages::SignatureCheck;
 use crate::policy::{PackageFacts, Permissions};
+use crate::sandbox::CompiledPackage;
 use crate::sandbox::bindings::limina::skill::types::{HookDescriptor, HookPhase as WitHookPhase};
 use crate::sandbox::bindings::{PackageDescription, SkillDescriptor};
-use crate::sandbox::{CompiledPackage, content_hash};
 use crate::trace::NewEvent;
 use anyhow::{Result, anyhow, bail};
 use serde_json::{Value, json};
@@ -127,17 +129,28 @@ impl Registry {
         self.ceilings
             .check(&name, &limits)
             .map_err(anyhow::Error::msg)?;
-        let compiled = match precompiled {
-            Some(c) => c,
-            None => self.sandbox.compile_for(
-                &source.component,
-                label,
-                !source.manifest.grants.network.is_empty(),
-            )?,
-        };
-        let description = compiled.instantiate(&name, &limits)?.describe()?;
-        let index = existing.unwrap_or(self.packages.len());
         let reaches_out = !source.manifest.grants.network.is_empty();
+        let hash = source.content_hex();
+        // A description this host build read from the same component before needs no
+        // instance (nor, until the first call, the compiled component: `compiled.rs`).
+        let (compiled, description, described_now) = match (
+            precompiled,
+            self.sandbox.cached_description(&hash, reaches_out),
+        ) {
+            (precompiled, Some(description)) => (precompiled, description, false),
+            (precompiled, None) => {
+                let compiled = match precompiled {
+                    Some(c) => c,
+                    None => self
+                        .sandbox
+                        .compile_for(&source.component, label, reaches_out)?,
+                };
+                let description = compiled.instantiate(&name, &limits)?.describe()?;
+                (Some(compiled), description, true)
+            }
+        };
+        let kept = described_now.then(|| description.clone());
+        let index = existing.unwrap_or(self.packages.len());
         let (skills, hooks) = check_description(&name, description, index, reaches_out)?;
         if let Some(taken) = skills.iter().find(|s| {
             self.skills
@@ -149,14 +162,23 @@ impl Registry {
                 taken.name
             );
         }
+        if let Some(description) = kept {
+            self.sandbox
+                .keep_description(&hash, reaches_out, &description);
+        }
         let names: Vec<String> = skills.iter().map(|s| s.name.clone()).collect();
+        let embedded_component = match &source.component {
+            std::borrow::Cow::Borrowed(bytes) => Some(*bytes),
+            std::borrow::Cow::Owned(_) => None,
+        };
         let package = Package {
-            content_hash: content_hash(&source.component),
+            content_hash: hash,
             dir: source.dir,
             embedded: source.embedded,
             manifest: source.manifest,
             limits,
             compiled,
+            embedded_component,
             hooks,
         };
         match existing {

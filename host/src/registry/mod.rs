@@ -6,6 +6,7 @@ mod approval;
 mod builtins;
 mod calibrate;
 mod calibration_store;
+mod compiled;
 mod decision;
 mod detached;
 mod durable;
@@ -107,8 +108,20 @@ pub struct Package {
     pub dir: std::path::PathBuf,
     /// Built into the binary: it cannot be reloaded from a folder.
     pub embedded: bool,
-    compiled: CompiledPackage,
+    /// `None` until its first call when it was registered from its cached description
+    /// (`compiled.rs`).
+    compiled: Option<CompiledPackage>,
+    /// The component built into the binary, to compile again should the cache lose it.
+    embedded_component: Option<&'static [u8]>,
     hooks: Vec<hooks::GuestHook>,
+}
+
+impl Package {
+    /// Whether its component is compiled yet: a package registered from its cached
+    /// description is compiled by its first call.
+    pub fn is_compiled(&self) -> bool {
+        self.compiled.is_some()
+    }
 }
 
 /// Skills, packages, the policy engine, the realm they act on, and live guest instances.

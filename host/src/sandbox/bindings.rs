@@ -11,6 +11,11 @@ pub use limina::skill::types::{CallContext, PackageDescription, SkillDescriptor,
 /// The text of the WIT contract the bindings above were generated from.
 const WIT: &str = include_str!("../../../wit/skill.wit");
 
+/// The whole WIT contract, as built into this host.
+pub fn wit_text() -> &'static str {
+    WIT
+}
+
 /// The versioned WIT package the host implements and guests build against, e.g.
 /// `limina:skill@0.1.0` (from the `package` line of `wit/skill.wit`).
 pub fn wit_package() -> &'static str {

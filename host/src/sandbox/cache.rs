@@ -1,6 +1,8 @@
 //! Compiled components on disk, keyed by the component's sha256 and the engine's
 //! compatibility hash, so a restart deserializes in milliseconds instead of recompiling.
 
+use super::bindings::PackageDescription;
+use super::described;
 use crate::limits::MAX_COMPILE_TIME;
 use anyhow::{Context, Result};
 use sha2::{Digest, Sha256};
@@ -45,11 +47,7 @@ impl CompileCache {
         let Some(dir) = &self.dir else {
             return compile(engine, bytes, label);
         };
-        let path = dir.join(format!(
-            "{}-{:016x}.cwasm",
-            content_hash(bytes),
-            engine_key(engine)
-        ));
+        let path = entry_path(dir, &content_hash(bytes), engine);
         if let Some(component) = cached(engine, &path) {
             return Ok(component);
         }
@@ -68,6 +66,55 @@ impl CompileCache {
         }
         Ok(component)
     }
+
+    /// The compiled component whose content hash is `content_hash`, from the cache alone
+    /// (no bytes needed): `None` when the cache holds no usable entry for it.
+    pub fn cached_component(&self, engine: &Engine, content_hash: &str) -> Option<Component> {
+        let dir = self.dir.as_ref()?;
+        cached(engine, &entry_path(dir, content_hash, engine))
+    }
+
+    /// What the component hashing to `content_hash` said of itself when it was last
+    /// described by this host build (`http`: linked with `wasi:http`), if the cache holds a
+    /// sound entry.
+    pub fn description(
+        &self,
+        engine: &Engine,
+        content_hash: &str,
+        http: bool,
+    ) -> Option<PackageDescription> {
+        let dir = self.dir.as_ref()?;
+        described::read(&described::path(
+            dir,
+            content_hash,
+            description_key(engine),
+            http,
+        ))
+    }
+
+    /// Keeps `description` for the next start; a cache that cannot be written is reported
+    /// and otherwise ignored (the next start describes the package again).
+    pub fn keep_description(
+        &self,
+        engine: &Engine,
+        content_hash: &str,
+        http: bool,
+        description: &PackageDescription,
+    ) {
+        let Some(dir) = &self.dir else { return };
+        let path = described::path(dir, content_hash, description_key(engine), http);
+        if let Err(e) = described::write(&path, description) {
+            crate::log::warn(&format!(
+                "could not write the description cache {}: {e}",
+                path.display()
+            ));
+        }
+    }
+}
+
+/// Where the compiled form of the component hashing to `content_hash` is kept in `dir`.
+fn entry_path(dir: &Path, content_hash: &str, engine: &Engine) -> PathBuf {
+    dir.join(format!("{content_hash}-{:016x}.cwasm", engine_key(engine)))
 }
 
 /// Compiles a component, saying so on stderr; a compile that takes a while (an 18 MB Python
@@ -227,6 +274,15 @@ fn engine_key(engine: &Engine) -> u64 {
     let mut h = DefaultHasher::new();
     engine.precompile_compatibility_hash().hash(&mut h);
     env!("CARGO_PKG_VERSION").hash(&mut h);
+    h.finish()
+}
+
+/// The key of description entries: the engine's, and the WIT contract the host links guests
+/// against (what a component imports and exports is checked against it).
+fn description_key(engine: &Engine) -> u64 {
+    let mut h = DefaultHasher::new();
+    engine_key(engine).hash(&mut h);
+    super::bindings::wit_text().hash(&mut h);
     h.finish()
 }
 

@@ -1,6 +1,7 @@
 //! The wasmtime engine and linker every package shares.
 
 use super::CompileCache;
+use super::bindings::PackageDescription;
 use super::bindings::limina::skill as wit;
 use super::instance::{CompiledPackage, GuestState};
 use crate::limits::{
@@ -38,6 +39,9 @@ impl Sandbox {
         pool.total_memories(POOLED_INSTANCES * 2);
         pool.total_tables(POOLED_INSTANCES * 2);
         pool.max_memory_size(MAX_PACKAGE_MEMORY_BYTES as usize);
+        // Guests run synchronously on the calling thread's stack: no fiber stacks. (The
+        // default reserves 1,000 of them and protects a guard page in each at start-up.)
+        pool.total_stacks(0);
         config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
         let engine = Engine::new(&config)
             .map_err(anyhow::Error::from)
@@ -81,12 +85,40 @@ impl Sandbox {
     /// import `wasi:http`: one without grants importing it is refused like any unknown import.
     pub fn compile_for(&self, bytes: &[u8], label: &str, http: bool) -> Result<CompiledPackage> {
         let component = self.cache.load(&self.engine, bytes, label)?;
-        let linker = if http {
+        CompiledPackage::new(self.linker(http), &component, label)
+    }
+
+    /// The package compiled earlier from the component hashing to `content_hash`, read from
+    /// the cache alone (no component bytes needed); `None` when the cache holds none.
+    pub fn compile_cached(
+        &self,
+        content_hash: &str,
+        label: &str,
+        http: bool,
+    ) -> Option<Result<CompiledPackage>> {
+        let component = self.cache.cached_component(&self.engine, content_hash)?;
+        Some(CompiledPackage::new(self.linker(http), &component, label))
+    }
+
+    /// What the component hashing to `content_hash` said of itself when this host build last
+    /// described it, from the cache (see `described.rs`).
+    pub fn cached_description(&self, content_hash: &str, http: bool) -> Option<PackageDescription> {
+        self.cache.description(&self.engine, content_hash, http)
+    }
+
+    /// Keeps a package's description beside its compiled component for the next start.
+    pub fn keep_description(&self, content_hash: &str, http: bool, d: &PackageDescription) {
+        self.cache
+            .keep_description(&self.engine, content_hash, http, d);
+    }
+
+    /// The linker a package links against: with `wasi:http` only when it holds network grants.
+    fn linker(&self, http: bool) -> &Linker<GuestState> {
+        if http {
             &self.http_linker
         } else {
             &self.linker
-        };
-        CompiledPackage::new(linker, &component, label)
+        }
     }
 
     pub fn engine(&self) -> &Engine {

@@ -5,6 +5,7 @@
 
 pub mod bindings;
 mod cache;
+mod described;
 mod engine;
 mod imports;
 mod instance;

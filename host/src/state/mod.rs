@@ -17,9 +17,10 @@
 
 use crate::limits::{MAX_STATE_KEY_BYTES, MAX_STATE_VALUE_BYTES};
 use rusqlite::{Connection, OptionalExtension, params};
+use std::cell::OnceCell;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Whose keys: the package's, or the calling agent's within the package.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,9 +69,11 @@ struct Slot {
 
 /// Every package's state, and the call in progress's pending changes.
 pub struct StateStore {
-    db: Option<Connection>,
-    /// Why there is no database, when there is none.
-    missing: &'static str,
+    /// The database, or why there is none; opened on first use when the store was made
+    /// with [`StateStore::open`] (a host whose packages keep no state never opens it).
+    db: OnceCell<Result<Connection, String>>,
+    /// Where the database is opened from on first use (`None`: it is already decided).
+    path: Option<PathBuf>,
     /// Writes (`Some`) and deletions (`None`) of the call in progress.
     pending: BTreeMap<Slot, Option<Vec<u8>>>,
     /// Committed usage per package, read once and kept up to date.
@@ -92,42 +95,53 @@ const SCHEMA: &str = "
 impl StateStore {
     /// The store in the file `path`, made if missing.
     pub fn open(path: &Path) -> Result<StateStore, String> {
-        let fail =
-            |e: &dyn fmt::Display| format!("{}: cannot open the state store: {e}", path.display());
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| fail(&e))?;
-        }
-        let db = Connection::open(path).map_err(|e| fail(&e))?;
-        db.pragma_update(None, "journal_mode", "WAL")
-            .map_err(|e| fail(&e))?;
-        db.pragma_update(None, "synchronous", "FULL")
-            .map_err(|e| fail(&e))?;
-        db.execute_batch(SCHEMA).map_err(|e| fail(&e))?;
-        Ok(StateStore::over(db))
+        let store = StateStore::deferred(path);
+        store.ready()?;
+        Ok(store)
     }
 
-    /// A store that lives as long as the process (hosts without a trace folder, tests).
-    pub fn in_memory() -> StateStore {
-        let db = Connection::open_in_memory().expect("an in-memory SQLite database opens");
-        db.execute_batch(SCHEMA).expect("the state schema applies");
-        StateStore::over(db)
-    }
-
-    /// No store: every operation fails with `why` (a worker thread's scratch realm).
-    pub fn unavailable(why: &'static str) -> StateStore {
+    /// The store in the file `path`, made if missing, opened when first used: start-up does
+    /// not touch the file, and a host whose packages keep no state never does. An error
+    /// opening it is the error of that first use ([`StateStore::ready`] asks at once).
+    pub fn deferred(path: &Path) -> StateStore {
         StateStore {
-            db: None,
-            missing: why,
+            db: OnceCell::new(),
+            path: Some(path.to_path_buf()),
             pending: BTreeMap::new(),
             usage: HashMap::new(),
             prepared: None,
         }
     }
 
-    fn over(db: Connection) -> StateStore {
+    /// Opens the database now if it is not open yet; why it cannot be, if so.
+    pub fn ready(&self) -> Result<(), String> {
+        self.connection().map(|_| ())
+    }
+
+    fn connection(&self) -> Result<&Connection, String> {
+        let opened = self.db.get_or_init(|| match &self.path {
+            Some(path) => open_file(path),
+            None => Err("the state store was never opened".into()),
+        });
+        opened.as_ref().map_err(Clone::clone)
+    }
+
+    /// A store that lives as long as the process (hosts without a trace folder, tests).
+    pub fn in_memory() -> StateStore {
+        let db = Connection::open_in_memory().expect("an in-memory SQLite database opens");
+        db.execute_batch(SCHEMA).expect("the state schema applies");
+        StateStore::over(Ok(db))
+    }
+
+    /// No store: every operation fails with `why` (a worker thread's scratch realm).
+    pub fn unavailable(why: &'static str) -> StateStore {
+        StateStore::over(Err(why.to_string()))
+    }
+
+    fn over(db: Result<Connection, String>) -> StateStore {
         StateStore {
-            db: Some(db),
-            missing: "",
+            db: OnceCell::from(db),
+            path: None,
             pending: BTreeMap::new(),
             usage: HashMap::new(),
             prepared: None,
@@ -135,11 +149,33 @@ impl StateStore {
     }
 
     fn db(&self) -> Result<&Connection, StateError> {
-        self.db
-            .as_ref()
-            .ok_or_else(|| StateError::Unavailable(self.missing.to_string()))
+        self.connection().map_err(StateError::Unavailable)
     }
 
+    /// The open database to write to, `None` when there is none.
+    fn db_mut(&mut self) -> Option<&mut Connection> {
+        let _ = self.connection();
+        self.db.get_mut().and_then(|db| db.as_mut().ok())
+    }
+}
+
+/// Opens (or makes) the state database in `path`.
+fn open_file(path: &Path) -> Result<Connection, String> {
+    let fail =
+        |e: &dyn fmt::Display| format!("{}: cannot open the state store: {e}", path.display());
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| fail(&e))?;
+    }
+    let db = Connection::open(path).map_err(|e| fail(&e))?;
+    db.pragma_update(None, "journal_mode", "WAL")
+        .map_err(|e| fail(&e))?;
+    db.pragma_update(None, "synchronous", "FULL")
+        .map_err(|e| fail(&e))?;
+    db.execute_batch(SCHEMA).map_err(|e| fail(&e))?;
+    Ok(db)
+}
+
+impl StateStore {
     /// The value of `key` in `package`'s scope (or `agent`'s within it), as the call in
     /// progress sees it.
     pub fn get(
@@ -332,7 +368,7 @@ impl StateStore {
             .collect::<std::collections::BTreeSet<_>>()
             .into_iter()
             .collect();
-        let Some(db) = self.db.as_mut() else {
+        let Some(db) = self.db_mut() else {
             return Err(
                 "the call's state changes could not be saved: the store is unavailable".into(),
             );
@@ -358,7 +394,7 @@ impl StateStore {
         for package in packages {
             self.usage.remove(&package);
         }
-        let Some(db) = self.db.as_mut() else {
+        let Some(db) = self.db_mut() else {
             return Ok(());
         };
         if db.is_autocommit() {

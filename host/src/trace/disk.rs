@@ -8,6 +8,8 @@ use std::io::{self, Write};
 use std::os::fd::AsRawFd;
 use std::path::Path;
 
+pub use super::syncer::SyncJob;
+
 /// Opens the files the trace writes.
 pub trait Disk: Send + Sync {
     /// Opens (creating if missing) the segment at `path` for appending.
@@ -22,6 +24,9 @@ pub trait SegmentFile: Send {
     fn append(&mut self, bytes: &[u8]) -> io::Result<usize>;
     /// Makes what was written durable (`fdatasync`).
     fn sync(&mut self) -> io::Result<()>;
+    /// The same sync, to run on another thread while writing goes on (it covers at least what
+    /// was written before it was made).
+    fn sync_job(&self) -> io::Result<SyncJob>;
     /// Cuts the file back to `len` bytes (a line torn by a failed write goes).
     fn truncate(&mut self, len: u64) -> io::Result<()>;
     /// Checks that `len` more bytes fit after `at` by reserving them (without changing the
@@ -58,6 +63,11 @@ impl SegmentFile for File {
 
     fn sync(&mut self) -> io::Result<()> {
         self.sync_data()
+    }
+
+    fn sync_job(&self) -> io::Result<SyncJob> {
+        let file = self.try_clone()?;
+        Ok(Box::new(move || file.sync_data()))
     }
 
     fn truncate(&mut self, len: u64) -> io::Result<()> {
@@ -208,6 +218,16 @@ pub mod faulty {
                 return Err(io::Error::from_raw_os_error(libc::EIO));
             }
             self.file.sync_data()
+        }
+
+        fn sync_job(&self) -> io::Result<SyncJob> {
+            let (file, faults) = (self.file.try_clone()?, self.faults.clone());
+            Ok(Box::new(move || {
+                if faults.fail_sync.load(Ordering::SeqCst) {
+                    return Err(io::Error::from_raw_os_error(libc::EIO));
+                }
+                file.sync_data()
+            }))
         }
 
         fn truncate(&mut self, len: u64) -> io::Result<()> {

@@ -217,6 +217,39 @@ fn a_failed_sync_is_an_outage_too() {
 }
 
 #[test]
+fn an_interval_sync_runs_in_the_background_and_its_failure_is_an_outage() {
+    let dir = tempfile::tempdir().unwrap();
+    let faults = Faults::with_room(1 << 20);
+    let mut t = open(
+        dir.path(),
+        small(1 << 20, None),
+        &faults,
+        Durability::default(),
+    );
+    call(&mut t, 2).unwrap();
+    t.sync_interval_now().unwrap();
+    t.flush().expect("the sync starts in the background");
+    t.sync_interval_now().expect("the first sync succeeded");
+    faults.fail_sync.store(true, Ordering::SeqCst);
+    let acked = call(&mut t, 1).unwrap();
+    t.flush()
+        .expect("the batch does not wait for the sync it starts");
+    let e = t.sync_interval_now().unwrap_err();
+    assert!(e.contains("Input/output error"), "{e}");
+    let refused = call(&mut t, 1).unwrap_err();
+    assert!(refused.contains("Input/output error"), "{refused}");
+    assert!(t.accepting().is_err());
+    assert_eq!(t.count(), 3, "the refused call left nothing in the chain");
+    faults.fail_sync.store(false, Ordering::SeqCst);
+    t.retry_now();
+    t.accepting().unwrap();
+    let more = call(&mut t, 1).unwrap();
+    t.flush().unwrap();
+    drop(t);
+    assert_durable(dir.path(), &[acked, more].concat(), 4);
+}
+
+#[test]
 fn on_write_failure_memory_keeps_serving_and_loses_the_history() {
     let dir = tempfile::tempdir().unwrap();
     let faults = Faults::with_room(500);

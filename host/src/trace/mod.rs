@@ -6,12 +6,14 @@
 pub mod disk;
 mod durability;
 mod event;
+mod gap;
 mod history;
 mod index;
 mod reading;
 mod scan;
 mod segments;
 mod store;
+mod syncer;
 pub mod synthetic;
 mod verify;
 
@@ -231,6 +233,15 @@ impl Tracer {
         self.store.as_ref().map(|s| s.health()).unwrap_or_default()
     }
 
+    /// Makes the next [`Tracer::flush`] start an `interval` sync and waits for one in flight
+    /// (tests).
+    #[cfg(test)]
+    pub fn sync_interval_now(&mut self) -> Result<(), String> {
+        self.store
+            .as_mut()
+            .map_or(Ok(()), |s| s.sync_interval_now())
+    }
+
     /// Whether replies must wait for [`Tracer::flush`] to sync the events they name
     /// (`[trace] fsync = "always"`).
     pub fn syncs_every_batch(&self) -> bool {
@@ -269,7 +280,7 @@ impl Tracer {
             && self.notified.0 != self.written.0
             && self.notified.1.elapsed() >= NOTIFY_EVERY
         {
-            index.reader.notify();
+            index.handle.notify();
             self.notified = (self.written.0, Instant::now());
         }
         flushed

@@ -5,20 +5,23 @@
 //! memory. The engine reads through its own tracer; a worker thread reads a
 //! [`HistorySnapshot`] taken on the engine, so a query never holds up world calls.
 
+use super::gap::{Want, line_head};
 use super::history::Page;
+use super::index::line::Line;
 use super::index::{IndexHandle, IndexReader};
 use super::segments::{self, Segment};
-use super::{DecisionQuery, DecisionSummary, Event, Tracer, seq_of_id};
+use super::{DECISION_KINDS, DecisionQuery, DecisionSummary, Event, Tracer, seq_of_id};
 use crate::limits::TRACE_INDEX_WAIT_MS;
 use anyhow::Result;
 use std::collections::VecDeque;
 use std::fs::File;
 use std::ops::ControlFlow;
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 /// One reading of the history.
 pub struct History<'a> {
-    index: Option<&'a IndexReader>,
+    index: Option<Rc<IndexReader>>,
     /// The segments as they stood (empty for an in-memory trace).
     segments: Vec<Segment>,
     /// The first sequence number retention keeps.
@@ -41,13 +44,8 @@ pub struct HistorySnapshot {
 impl HistorySnapshot {
     /// Reads it on this thread (opening the index here on first use).
     pub fn read<R>(&self, with: impl FnOnce(&mut History) -> R) -> R {
-        let reader = self.index.as_ref().and_then(|handle| {
-            IndexReader::for_thread(handle)
-                .map_err(|e| crate::log::warn(&format!("{e:#}; reading the segments instead")))
-                .ok()
-        });
         let mut history = History {
-            index: reader.as_deref(),
+            index: self.index.as_ref().and_then(IndexHandle::reader),
             segments: self.segments.clone(),
             kept: self.kept,
             window: &self.recent,
@@ -68,7 +66,7 @@ impl Tracer {
         };
         let window_start = self.first_kept();
         History {
-            index: self.index.as_ref().map(|i| &i.reader),
+            index: self.index.as_ref().and_then(|i| i.handle.reader()),
             segments,
             kept,
             window: self.window.make_contiguous(),
@@ -79,20 +77,24 @@ impl Tracer {
     /// The history as it stands, for a worker thread: the index and segments by reference,
     /// and the newest events the index does not hold yet by copy (usually a handful).
     pub fn snapshot(&mut self) -> HistorySnapshot {
-        let indexed = self.index.as_ref().map(|i| i.reader.indexed());
-        let mut history = self.history();
-        let from = indexed.map_or(history.window_start, |i| {
-            (i + 1).clamp(
-                history.window_start,
-                history.window_start + history.window.len() as u64,
-            )
+        // Events emitted outside calls may not be written yet.
+        let _ = self.commit();
+        let index = self.index.as_ref().map(|i| i.handle.clone());
+        let (segments, kept) = match &self.store {
+            Some(store) => (store.segments(), store.first_kept_seq()),
+            None => (Vec::new(), 1),
+        };
+        let window_start = self.first_kept();
+        let window_end = window_start + self.window.len() as u64;
+        let from = index.as_ref().map_or(window_start, |i| {
+            (i.indexed() + 1).clamp(window_start, window_end)
         });
-        let skip = (from - history.window_start) as usize;
+        let skip = (from - window_start) as usize;
         HistorySnapshot {
-            index: history.index.map(|r| r.handle().clone()),
-            segments: std::mem::take(&mut history.segments),
-            kept: history.kept,
-            recent: history.window[skip..].to_vec(),
+            index,
+            segments,
+            kept,
+            recent: self.window.range(skip..).cloned().collect(),
             recent_start: from,
         }
     }
@@ -129,9 +131,10 @@ impl Tracer {
         let deadline = Instant::now() + Duration::from_secs(60);
         let need = self.first_kept() - 1;
         while let Some(index) = &self.index
-            && index.reader.indexed() < need
+            && index.handle.indexed() < need
+            && !index.handle.gone()
         {
-            index.reader.notify();
+            index.handle.want(need);
             assert!(Instant::now() < deadline, "the index never caught up");
             std::thread::sleep(Duration::from_millis(2));
         }
@@ -143,10 +146,10 @@ impl History<'_> {
     /// flush within a millisecond. Whatever it does not hold yet is read from the segments by
     /// [`History::each_after`].
     fn index(&self) -> Option<&IndexReader> {
-        let index = self.index?;
+        let index = self.index.as_deref()?;
         let need = self.window_start - 1;
-        if index.indexed() < need {
-            index.notify();
+        if index.indexed() < need && !index.handle().gone() {
+            index.want(need);
             let deadline = Instant::now() + Duration::from_millis(TRACE_INDEX_WAIT_MS);
             while index.indexed() < need && Instant::now() < deadline {
                 std::thread::sleep(Duration::from_millis(1));
@@ -155,65 +158,94 @@ impl History<'_> {
         Some(index)
     }
 
-    /// Calls `visit` with every kept event after `upto`, oldest first, until it breaks: those
-    /// older than the window from the segments, then the window's.
+    /// Calls `visit` with the sequence number, type and bytes of every kept line after `upto`
+    /// that is older than the window, oldest first, from the segments; Break when `visit`
+    /// stopped. Lines are not parsed here (see [`gap`](super::gap)).
+    fn lines_after(&self, upto: u64, visit: &mut LineVisit) -> Result<ControlFlow<()>> {
+        let from = (upto + 1).max(self.kept);
+        if from >= self.window_start || self.segments.is_empty() {
+            return Ok(ControlFlow::Continue(()));
+        }
+        // Start at the line after `upto` when the index knows where it is.
+        let known = self.index.as_ref().and_then(|i| i.end_of(upto));
+        let first = self
+            .segments
+            .iter()
+            .rposition(|s| s.first_seq <= from)
+            .unwrap_or(0);
+        let mut stopped = false;
+        for segment in &self.segments[first..] {
+            let Ok(file) = File::open(&segment.path) else {
+                continue;
+            };
+            let offset = known
+                .filter(|(seg, _)| *seg == segment.first_seq)
+                .map_or(0, |(_, offset)| offset);
+            let flow = segments::each_line(file, offset, |line| {
+                // A damaged line is passed over, as the indexer does; `trace verify` names it.
+                let Some((seq, kind)) = line_head(line) else {
+                    damaged(&segment.path);
+                    return Ok(ControlFlow::Continue(()));
+                };
+                if seq >= self.window_start {
+                    // The window holds the rest.
+                    return Ok(ControlFlow::Break(()));
+                }
+                if seq >= from && visit(seq, kind, line).is_break() {
+                    stopped = true;
+                    return Ok(ControlFlow::Break(()));
+                }
+                Ok(ControlFlow::Continue(()))
+            })?;
+            if flow.is_break() {
+                break;
+            }
+        }
+        Ok(if stopped {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        })
+    }
+
+    /// Calls `visit` with every kept event after `upto` that `want` admits, oldest first, until
+    /// it breaks: those older than the window from the segments, then the window's (which
+    /// `visit` checks itself).
     fn each_after(
         &self,
         upto: u64,
+        want: &Want,
         visit: &mut dyn FnMut(&Event) -> ControlFlow<()>,
     ) -> Result<()> {
-        let from = (upto + 1).max(self.kept);
-        if from < self.window_start && !self.segments.is_empty() {
-            // Start at the line after `upto` when the index knows where it is.
-            let known = self.index.and_then(|i| i.end_of(upto));
-            let first = self
-                .segments
-                .iter()
-                .rposition(|s| s.first_seq <= from)
-                .unwrap_or(0);
-            let mut stopped = false;
-            for segment in &self.segments[first..] {
-                let Ok(file) = File::open(&segment.path) else {
-                    continue;
-                };
-                let offset = known
-                    .filter(|(seg, _)| *seg == segment.first_seq)
-                    .map_or(0, |(_, offset)| offset);
-                let flow = segments::each_line(file, offset, |line| {
-                    // A damaged line is passed over, as the indexer does; `trace verify`
-                    // names it.
-                    let Ok(event) = serde_json::from_slice::<Event>(line) else {
-                        crate::log::warn(&format!(
-                            "{} holds a line that is not an event; skipping it",
-                            segment.path.display()
-                        ));
-                        return Ok(ControlFlow::Continue(()));
-                    };
-                    let seq = event.seq().unwrap_or(0);
-                    if seq >= self.window_start {
-                        // The window holds the rest; `visit` sees it below.
-                        return Ok(ControlFlow::Break(()));
-                    }
-                    if seq >= from && visit(&event).is_break() {
-                        stopped = true;
-                        return Ok(ControlFlow::Break(()));
-                    }
-                    Ok(ControlFlow::Continue(()))
-                })?;
-                if flow.is_break() {
-                    break;
+        let flow = self.lines_after(upto, &mut |seq, kind, line| {
+            if !want.admits(kind, line) {
+                return ControlFlow::Continue(());
+            }
+            match serde_json::from_slice::<Event>(line) {
+                Ok(event) => visit(&event),
+                Err(_) => {
+                    damaged_event(seq);
+                    ControlFlow::Continue(())
                 }
             }
-            if stopped {
-                return Ok(());
-            }
+        })?;
+        if flow.is_break() {
+            return Ok(());
         }
-        for event in self.window {
-            if event.seq().is_some_and(|s| s >= from) && visit(event).is_break() {
+        for event in self.window_after(upto) {
+            if visit(event).is_break() {
                 break;
             }
         }
         Ok(())
+    }
+
+    /// The window's kept events after `upto`, oldest first.
+    fn window_after(&self, upto: u64) -> impl Iterator<Item = &Event> {
+        let from = (upto + 1).max(self.kept);
+        self.window
+            .iter()
+            .filter(move |e| e.seq().is_some_and(|s| s >= from))
     }
 
     /// Events with sequence number above `after_seq`, oldest first, keeping those whose actor
@@ -227,6 +259,9 @@ impl History<'_> {
         kind: Option<&str>,
     ) -> Result<(Vec<Event>, Option<i64>)> {
         let mut page = Page::new(after_seq, limit, actor_id, kind);
+        let want = kind
+            .map_or_else(Want::all, |k| Want::kinds(&[k]))
+            .field("actorId", actor_id.unwrap_or(""));
         // Sequence numbers start at 1, so any cursor below 1 asks for everything.
         let after = after_seq.max(0) as u64;
         let covered = after + 1 >= self.window_start;
@@ -244,7 +279,7 @@ impl History<'_> {
                 Err(e) => unusable(&e),
             }
         }
-        self.each_after(upto, &mut |e| page.offer(e))?;
+        self.each_after(upto, &want, &mut |e| page.offer(e))?;
         Ok(page.finish())
     }
 
@@ -266,7 +301,7 @@ impl History<'_> {
             Some(found) => Ok(found),
             None => {
                 let mut found = None;
-                self.each_after(seq - 1, &mut |e| {
+                self.each_after(seq - 1, &Want::all(), &mut |e| {
                     if e.seq() == Some(seq) {
                         found = Some(e.clone());
                     }
@@ -305,7 +340,8 @@ impl History<'_> {
                 Err(e) => unusable(&e),
             }
         }
-        let scanned = self.each_after(upto, &mut |e| {
+        let want = Want::all().text(serde_json::Value::from(id).to_string().as_bytes());
+        let scanned = self.each_after(upto, &want, &mut |e| {
             if is_child(e) {
                 children.push(e.clone());
             }
@@ -328,22 +364,108 @@ impl History<'_> {
             }
             None => Default::default(),
         };
-        let mut events: VecDeque<Event> = events.into();
-        self.each_after(upto, &mut |e| {
+        // The newest `q.limit` matches, oldest first: the index's, then the gap's (a line is
+        // parsed whole only if it is among them at the end), then the window's.
+        let mut listed: VecDeque<Found> = events
+            .into_iter()
+            .map(|e| Found::Event(Box::new(e)))
+            .collect();
+        let mut keep = |found: Found| {
+            listed.push_back(found);
+            if listed.len() > q.limit {
+                listed.pop_front();
+            }
+        };
+        let want = decision_want(q);
+        // The visitor never stops it: every decision of the gap is counted.
+        let _whole: ControlFlow<()> = self.lines_after(upto, &mut |seq, kind, line| {
+            if !want.admits(kind, line) {
+                return ControlFlow::Continue(());
+            }
+            match serde_json::from_slice::<Line>(line) {
+                Ok(l) if q.matches_line(&l) => {
+                    let d = &l.payload;
+                    let allow = d.allow.unwrap_or(false);
+                    summary.add(
+                        allow,
+                        or_empty(&d.cap),
+                        or_empty(&d.rule),
+                        or_empty(&d.package),
+                        1,
+                    );
+                    keep(Found::Line(line.to_vec()));
+                }
+                Ok(_) => {}
+                Err(_) => damaged_event(seq),
+            }
+            ControlFlow::Continue(())
+        })?;
+        for e in self.window_after(upto) {
             if q.matches(e) {
                 let p = &e.payload;
                 let text = |k: &str| p[k].as_str().unwrap_or("");
                 let allow = p["allow"].as_bool().unwrap_or(false);
                 summary.add(allow, text("cap"), text("rule"), text("package"), 1);
-                events.push_back(e.clone());
-                if events.len() > q.limit {
-                    events.pop_front();
-                }
+                keep(Found::Event(Box::new(e.clone())));
             }
-            ControlFlow::Continue(())
-        })?;
-        Ok((summary, events.into()))
+        }
+        let events = listed
+            .into_iter()
+            .filter_map(|found| match found {
+                Found::Event(e) => Some(*e),
+                Found::Line(line) => serde_json::from_slice(&line).ok(),
+            })
+            .collect();
+        Ok((summary, events))
     }
+}
+
+/// A field of a stored decision, `""` when absent or not a string.
+fn or_empty<'a>(v: &'a Option<std::borrow::Cow<str>>) -> &'a str {
+    v.as_deref().unwrap_or("")
+}
+
+/// What [`History::lines_after`] calls with each line: its sequence number, type and bytes.
+type LineVisit<'v> = dyn FnMut(u64, &str, &[u8]) -> ControlFlow<()> + 'v;
+
+/// A decision listed by [`History::decisions`]: an event, or a line of the gap not parsed yet.
+enum Found {
+    Event(Box<Event>),
+    Line(Vec<u8>),
+}
+
+/// The lines of the gap that may match a decision query: decisions holding each filter's text.
+fn decision_want(q: &DecisionQuery) -> Want {
+    let mut want = Want::kinds(&DECISION_KINDS);
+    for (key, value) in [
+        ("cap", &q.cap),
+        ("rule", &q.rule),
+        ("agentId", &q.agent_id),
+        ("sessionId", &q.session_id),
+        ("package", &q.package),
+    ] {
+        want = want.field(key, value.as_deref().unwrap_or(""));
+    }
+    // `allow` missing counts as denied, so only a query for allowed decisions narrows here.
+    if q.allow == Some(true) {
+        want = want.text(b"\"allow\":true");
+    }
+    want
+}
+
+/// A line whose head reads well but whose body does not: passed over, as the indexer does.
+fn damaged_event(seq: u64) {
+    crate::log::warn(&format!(
+        "trace event {seq} is damaged and is skipped; `limina trace verify` names its line"
+    ));
+}
+
+/// A line that is not an event at all.
+fn damaged(segment: &std::path::Path) {
+    crate::log::warn(&format!(
+        "{} holds a line that is not an event; skipping it",
+        segment.display()
+    ));
 }
 
 /// An index that fails a query (damaged under a running host, a full disk) is passed over:

@@ -43,6 +43,7 @@ pub fn events_after(
         .rposition(|s| s.first_seq <= after + 1)
         .unwrap_or(0);
     let needle = format!("\"type\":{}", serde_json::to_string(kind)?);
+    let needle = memchr::memmem::Finder::new(needle.as_bytes());
     for segment in &listed[start..] {
         let file = std::fs::File::open(&segment.path)
             .with_context(|| format!("cannot read {}", segment.path.display()))?;
@@ -51,7 +52,7 @@ pub fn events_after(
                 return Ok(ControlFlow::Continue(()));
             };
             seen.last_seq = seen.last_seq.max(seq);
-            if seq <= after || !contains(line, needle.as_bytes()) {
+            if seq <= after || needle.find(line).is_none() {
                 return Ok(ControlFlow::Continue(()));
             }
             let event: Event = serde_json::from_slice(line)
@@ -71,8 +72,4 @@ fn line_seq(line: &[u8]) -> Option<u64> {
     let rest = line.strip_prefix(b"{\"id\":\"")?;
     let end = rest.iter().position(|&b| b == b'"')?;
     super::seq_of_id(std::str::from_utf8(&rest[..end]).ok()?)
-}
-
-fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    haystack.windows(needle.len()).any(|w| w == needle)
 }

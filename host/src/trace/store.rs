@@ -11,6 +11,7 @@ use super::Event;
 use super::disk::{self, Disk, SegmentFile};
 use super::durability::{Durability, Fsync, OnWriteFailure};
 use super::segments::{self, Cut, LEGACY_FILE, LOCK_FILE, Segment, segment_name};
+use super::syncer::BackgroundSync;
 use crate::limits::{TRACE_FSYNC_INTERVAL_MS, TRACE_RESERVE_BYTES, TRACE_RETRY_MS};
 use anyhow::{Context, Result, bail};
 use std::collections::VecDeque;
@@ -81,6 +82,8 @@ pub(super) struct Store {
     /// Written since the last sync.
     unsynced: bool,
     last_sync: Instant,
+    /// An `interval` sync running off the engine thread.
+    background: BackgroundSync,
     /// Why writing failed, while it does (refusing mode).
     outage: Option<Outage>,
     /// A failed write may have left bytes past `active.len` that could not be cut yet.
@@ -171,6 +174,7 @@ impl Store {
             pending_lines: Vec::new(),
             unsynced: false,
             last_sync: Instant::now(),
+            background: BackgroundSync::default(),
             outage: None,
             torn: false,
             memory_only: false,
@@ -311,28 +315,62 @@ impl Store {
         }
     }
 
-    /// Syncs what was written when `[trace] fsync` says it is due (at every batch for
-    /// `always`). A failed sync is an outage too.
+    /// Syncs what was written when `[trace] fsync` says it is due: at every batch for
+    /// `always`, inline; once per interval for `interval`, in the background (see
+    /// `syncer.rs`). A failed sync is an outage too, found at the batch after it for a
+    /// background one.
     pub fn sync_due(&mut self) -> std::result::Result<(), String> {
-        if !self.unsynced || self.memory_only || self.outage.is_some() {
+        if self.memory_only || self.outage.is_some() {
             return Ok(());
         }
-        let due = match self.durability.fsync {
-            Fsync::Always => true,
-            Fsync::Interval => {
-                self.last_sync.elapsed() >= Duration::from_millis(TRACE_FSYNC_INTERVAL_MS)
-            }
-            Fsync::Never => false,
-        };
-        if !due {
+        if let Some(Err(e)) = self.background.finished() {
+            return self.failed(e);
+        }
+        if !self.unsynced {
             return Ok(());
         }
-        match self.file.sync() {
-            Ok(()) => {
-                self.unsynced = false;
-                self.last_sync = Instant::now();
-                Ok(())
+        match self.durability.fsync {
+            Fsync::Always => match self.file.sync() {
+                Ok(()) => {
+                    self.unsynced = false;
+                    self.last_sync = Instant::now();
+                    Ok(())
+                }
+                Err(e) => self.failed(e),
+            },
+            Fsync::Interval
+                if self.last_sync.elapsed() >= Duration::from_millis(TRACE_FSYNC_INTERVAL_MS) =>
+            {
+                // What is written from now on is the next sync's: `write` marks it unsynced.
+                let started = self
+                    .file
+                    .sync_job()
+                    .and_then(|job| self.background.start(job));
+                match started {
+                    Ok(()) => {
+                        self.unsynced = false;
+                        self.last_sync = Instant::now();
+                        Ok(())
+                    }
+                    Err(e) => self.failed(e),
+                }
             }
+            Fsync::Interval | Fsync::Never => Ok(()),
+        }
+    }
+
+    /// Waits for a background sync in flight; its failure comes back as an error.
+    fn settle_background(&mut self) -> io::Result<()> {
+        self.background.wait().unwrap_or(Ok(()))
+    }
+
+    /// Lets the next batch start an `interval` sync at once and waits for one in flight
+    /// (tests).
+    #[cfg(test)]
+    pub fn sync_interval_now(&mut self) -> std::result::Result<(), String> {
+        self.last_sync = Instant::now() - Duration::from_millis(TRACE_FSYNC_INTERVAL_MS);
+        match self.settle_background() {
+            Ok(()) => Ok(()),
             Err(e) => self.failed(e),
         }
     }
@@ -455,6 +493,9 @@ impl Store {
                         ([trace] onWriteFailure = \"memory\")"
                 .into());
         }
+        if let Err(e) = self.settle_background() {
+            return self.failed(e);
+        }
         if !self.unsynced {
             return Ok(());
         }
@@ -470,6 +511,7 @@ impl Store {
 
     /// Seals the active segment and starts one whose first event is `next_seq`.
     fn rotate(&mut self, next_seq: u64) -> io::Result<()> {
+        self.settle_background()?;
         self.file.sync()?;
         self.unsynced = false;
         let (file, active) = create_segment(&*self.disk, &self.dir, next_seq)
@@ -566,6 +608,7 @@ impl Drop for Store {
     /// What was appended but not written yet (events outside calls) goes out on the way.
     fn drop(&mut self) {
         let _ = self.write();
+        let _ = self.settle_background();
         if self.unsynced && self.outage.is_none() && self.durability.fsync != Fsync::Never {
             let _ = self.file.sync();
         }

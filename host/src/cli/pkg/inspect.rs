@@ -24,7 +24,12 @@ pub fn run(path: &Path) -> Result<ExitCode> {
         healthy &= print_package(&source);
         let m = source.manifest;
         http = !m.grants.network.is_empty();
-        (source.component, m.name.clone(), m.limits, Some(m.name))
+        (
+            source.component.into_owned(),
+            m.name.clone(),
+            m.limits,
+            Some(m.name),
+        )
     } else {
         let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
         let name = path

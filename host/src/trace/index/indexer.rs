@@ -4,6 +4,8 @@
 //! rebuilds it from scratch when it is missing, of another version or stale.
 
 use super::line::Line;
+use super::names::Names;
+use super::rows::{Counts, Rows};
 use super::schema;
 use crate::trace::segments::{self, segment_name};
 use crate::trace::seq_of_id;
@@ -12,19 +14,32 @@ use rusqlite::{Connection, OptionalExtension, params};
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
+use std::time::Instant;
 
-/// Lines recorded per transaction: readers see progress at least this often during a rebuild.
+/// Most lines recorded per transaction: readers see progress at least this often during a
+/// rebuild.
 const BATCH: usize = 8_192;
+/// Longest a transaction stays open while the indexer follows a busy writer: one commit per
+/// this many milliseconds instead of one per flush writes each hot page of the indexes once.
+/// A query that needs newer rows asks for them ([`Shared::want`]) and gets a commit at once.
+const COMMIT_EVERY: Duration = Duration::from_millis(crate::limits::TRACE_INDEX_COMMIT_MS);
 /// How long the indexer sleeps when nobody wakes it: the tracer wakes it at most once a
 /// millisecond, so lines flushed just after a wake wait at most this long.
 const IDLE: Duration = Duration::from_millis(100);
 /// How long the indexer waits before trying again when its database cannot be written (a full
 /// disk): the index is derived, so calls go on and queries read the segments meanwhile.
 const RETRY: Duration = Duration::from_secs(1);
+
+/// The database is being opened and checked; readers read the segments meanwhile.
+pub(super) const OPENING: u8 = 0;
+/// The database holds a checked prefix of the history.
+pub(super) const READY: u8 = 1;
+/// The indexer stopped (the database could not be opened, or the host is stopping).
+pub(super) const GONE: u8 = 2;
 
 /// What the tracer and the indexer thread share.
 pub(super) struct Shared {
@@ -34,11 +49,25 @@ pub(super) struct Shared {
     stop: AtomicBool,
     /// Newest sequence number committed to the index.
     pub indexed: AtomicU64,
+    /// Newest sequence number a query waits for: the indexer commits as soon as it has it.
+    wanted: AtomicU64,
+    /// Whether readers may use the database: [`OPENING`] until the indexer has opened it and
+    /// checked it against the segments, then [`READY`]; [`GONE`] once the indexer has stopped.
+    pub state: AtomicU8,
     /// First sequence number retention keeps; rows below it are dropped.
     pub first_kept: Arc<AtomicU64>,
 }
 
 impl Shared {
+    /// Asks for the rows up to `seq` to be committed without waiting for the next periodic
+    /// commit.
+    pub fn want(&self, seq: u64) {
+        if self.indexed.load(Ordering::Acquire) < seq {
+            self.wanted.fetch_max(seq, Ordering::AcqRel);
+            self.notify();
+        }
+    }
+
     pub fn notify(&self) {
         let mut bell = self.wake.lock().unwrap_or_else(|p| p.into_inner());
         bell.wake = true;
@@ -55,18 +84,6 @@ pub(super) struct Bell {
     sleeping: bool,
 }
 
-/// Lowers this thread's priority (Linux nice 10): when the cores are saturated the engine and
-/// the transports come first, and the index catches up when they idle. Queries stay whole
-/// meanwhile, reading what the index lacks from the segments.
-fn yield_to_requests() {
-    // SAFETY: plain syscalls on the calling thread's own id; no memory is shared.
-    let tid = unsafe { libc::gettid() };
-    let result = unsafe { libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, 10) };
-    if result != 0 {
-        crate::log::debug("the trace indexer keeps the default priority");
-    }
-}
-
 /// The running indexer thread; stopped and joined on drop.
 pub(super) struct Indexer {
     pub shared: Arc<Shared>,
@@ -74,7 +91,9 @@ pub(super) struct Indexer {
 }
 
 impl Indexer {
-    /// Starts indexing the segments in `dir` into the database at `db`.
+    /// Starts indexing the segments in `dir` into the database at `db`. The thread opens (and
+    /// when needed creates or replaces) the database itself: nothing here touches the disk, so
+    /// a start-up never waits for the index.
     pub fn start(db: PathBuf, dir: PathBuf, first_kept: Arc<AtomicU64>) -> Result<Indexer> {
         let shared = Arc::new(Shared {
             wake: Mutex::new(Bell {
@@ -84,47 +103,42 @@ impl Indexer {
             bell: Condvar::new(),
             stop: AtomicBool::new(false),
             indexed: AtomicU64::new(0),
+            wanted: AtomicU64::new(0),
+            state: AtomicU8::new(OPENING),
             first_kept,
         });
-        let open = |db: &Path| {
-            schema::connect(db).and_then(|c| {
-                // The writer keeps more of the indexes' pages in memory than a reader needs.
-                c.pragma_update(None, "cache_size", -8192)?;
-                schema::ensure(&c).map(|()| c)
-            })
-        };
-        let conn = match open(&db) {
-            Ok(conn) => conn,
-            Err(e) => {
-                // The index is derived data: one that cannot be opened (damaged, not a
-                // database) is removed and built again from the segments.
-                crate::log::warn(&format!(
-                    "the trace index {} cannot be used ({e}); building it again from the segments",
-                    db.display()
-                ));
-                for suffix in ["", "-wal", "-shm"] {
-                    let mut path = db.clone().into_os_string();
-                    path.push(suffix);
-                    let _ = std::fs::remove_file(path);
-                }
-                open(&db)
-                    .with_context(|| format!("cannot open the trace index {}", db.display()))?
-            }
-        };
         let state = shared.clone();
         let thread = std::thread::Builder::new()
             .name("trace-index".into())
+            // The default priority, as the threads serving calls: it needs a fraction of the CPU
+            // they do per event and sleeps once caught up. At a lower priority (nice 10, as
+            // before) it got a tenth of a core whenever other processes kept both cores busy,
+            // fell most of a burst behind, and the queries after it read that gap instead.
             .spawn(move || {
-                yield_to_requests();
+                let conn = match open(&db) {
+                    Ok(conn) => conn,
+                    Err(e) => {
+                        crate::log::error(&format!(
+                            "{e:#}; trace and audit queries will read the segments instead"
+                        ));
+                        state.state.store(GONE, Ordering::Release);
+                        return;
+                    }
+                };
                 let mut follower = Follower {
                     conn,
                     dir,
-                    shared: state,
+                    shared: state.clone(),
                     at: None,
                     partial: Vec::new(),
                     last_seq: 0,
                     last_hash: String::new(),
                     min_seq: 0,
+                    open: None,
+                    rows: 0,
+                    counts: Counts::default(),
+                    names: Names::default(),
+                    committed: 0,
                 };
                 if let Err(e) = follower.run() {
                     crate::log::error(&format!(
@@ -132,11 +146,43 @@ impl Indexer {
                          it will say so"
                     ));
                 }
+                state.state.store(GONE, Ordering::Release);
             })?;
         Ok(Indexer {
             shared,
             thread: Some(thread),
         })
+    }
+}
+
+/// Opens (creating, or replacing a damaged file) the database at `db` for the indexer.
+fn open(db: &Path) -> Result<Connection> {
+    let open = |db: &Path| {
+        schema::connect(db).and_then(|c| {
+            // The writer keeps more of the indexes' pages in memory than a reader needs.
+            c.pragma_update(None, "cache_size", -8192)?;
+            // Checkpoints every 16 MiB of log rather than 4: a page the index rewrites often
+            // (the tail of each index) is copied back into the database less often.
+            c.pragma_update(None, "wal_autocheckpoint", 4096)?;
+            schema::ensure(&c).map(|()| c)
+        })
+    };
+    match open(db) {
+        Ok(conn) => Ok(conn),
+        Err(e) => {
+            // The index is derived data: one that cannot be opened (damaged, not a database)
+            // is removed and built again from the segments.
+            crate::log::warn(&format!(
+                "the trace index {} cannot be used ({e}); building it again from the segments",
+                db.display()
+            ));
+            for suffix in ["", "-wal", "-shm"] {
+                let mut path = db.to_path_buf().into_os_string();
+                path.push(suffix);
+                let _ = std::fs::remove_file(path);
+            }
+            open(db).with_context(|| format!("cannot open the trace index {}", db.display()))
+        }
     }
 }
 
@@ -168,6 +214,16 @@ struct Follower {
     last_hash: String,
     /// Lowest sequence number the index may hold (retention drops rows below it).
     min_seq: u64,
+    /// When the open transaction began, if one is open.
+    open: Option<Instant>,
+    /// Rows recorded in the open transaction.
+    rows: usize,
+    /// Decisions recorded in the open transaction, counted but not written yet.
+    counts: Counts,
+    /// Ids of the names the index holds, as far as they are cached.
+    names: Names,
+    /// Newest sequence number committed (what readers see).
+    committed: u64,
 }
 
 impl Follower {
@@ -179,6 +235,7 @@ impl Follower {
             match self.follow() {
                 Ok(()) => return Ok(()),
                 Err(e) => {
+                    self.abort();
                     let why = format!("{e:#}");
                     if failing.is_none() {
                         crate::log::warn(&format!(
@@ -207,32 +264,98 @@ impl Follower {
         Ok(())
     }
 
-    /// The follow loop: resume, then index what is new each time the tracer rings.
+    /// The follow loop: resume, then index what is new each time the tracer rings, committing
+    /// every `COMMIT_EVERY`, every `BATCH` rows, when a query wants newer rows, and on stop.
     fn follow(&mut self) -> Result<()> {
         if self.at.is_none() {
             self.resume()?;
         }
+        // Checked against the segments (or started over): readers may use it.
+        self.shared.state.store(READY, Ordering::Release);
         while !self.shared.stop.load(Ordering::Acquire) {
             self.apply_cut()?;
-            while self.ingest()? {
+            loop {
+                let more = self.ingest()?;
+                if self.commit_due() {
+                    self.commit()?;
+                }
                 if self.shared.stop.load(Ordering::Acquire) {
-                    return Ok(());
+                    return self.commit();
+                }
+                if !more {
+                    break;
                 }
             }
+            // Everything written is read: a waiting query gets it now.
+            if self.shared.wanted.load(Ordering::Acquire) > self.committed {
+                self.commit()?;
+            }
+            let wait = match self.open {
+                Some(since) => COMMIT_EVERY.saturating_sub(since.elapsed()),
+                None => IDLE,
+            };
             let mut bell = self.shared.wake.lock().unwrap_or_else(|p| p.into_inner());
-            if !bell.wake {
+            if !bell.wake && !wait.is_zero() {
                 bell.sleeping = true;
                 bell = self
                     .shared
                     .bell
-                    .wait_timeout(bell, IDLE)
+                    .wait_timeout(bell, wait)
                     .unwrap_or_else(|p| p.into_inner())
                     .0;
                 bell.sleeping = false;
             }
             bell.wake = false;
         }
+        self.commit()
+    }
+
+    /// Whether the open transaction should be committed now.
+    fn commit_due(&self) -> bool {
+        let Some(since) = self.open else {
+            return false;
+        };
+        let wanted = self.shared.wanted.load(Ordering::Acquire);
+        self.rows >= BATCH
+            || since.elapsed() >= COMMIT_EVERY
+            || (wanted > self.committed && self.last_seq >= wanted)
+    }
+
+    /// Commits the open transaction, if any, with the decision counts and where the index
+    /// stands; readers see its rows from here on.
+    fn commit(&mut self) -> Result<()> {
+        if self.open.is_none() {
+            return Ok(());
+        }
+        self.counts.write(&self.conn)?;
+        if self.last_seq != self.committed {
+            self.conn
+                .prepare_cached(
+                    "INSERT INTO meta (key, value) VALUES ('last_seq', ?1), ('last_hash', ?2)
+                     ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                )?
+                .execute(params![self.last_seq as i64, self.last_hash])?;
+        }
+        self.conn.execute_batch("COMMIT")?;
+        self.open = None;
+        self.rows = 0;
+        if self.last_seq != self.committed {
+            self.committed = self.last_seq;
+            self.shared.indexed.store(self.last_seq, Ordering::Release);
+        }
         Ok(())
+    }
+
+    /// Rolls back the open transaction after a failure; [`Follower::resume`] then starts from
+    /// what was committed.
+    fn abort(&mut self) {
+        if self.open.take().is_some() {
+            let _ = self.conn.execute_batch("ROLLBACK");
+        }
+        self.rows = 0;
+        self.counts.clear();
+        self.names.forget();
+        self.at = None;
     }
 
     /// Picks up where the index left off, or starts over when it no longer matches the
@@ -251,6 +374,7 @@ impl Follower {
                         })?
                         .unwrap_or(0) as u64;
                     self.open_at(seg, end)?;
+                    self.committed = last;
                     self.shared.indexed.store(last, Ordering::Release);
                     return Ok(());
                 }
@@ -263,7 +387,10 @@ impl Follower {
             }
         }
         schema::clear(&self.conn)?;
+        self.names.forget();
         self.last_seq = 0;
+        self.committed = 0;
+        self.shared.indexed.store(0, Ordering::Release);
         self.start_at_first_segment()
     }
 
@@ -316,6 +443,7 @@ impl Follower {
         if first_kept <= self.min_seq.max(1) {
             return Ok(());
         }
+        self.commit()?;
         let tx = self.conn.transaction()?;
         let below = first_kept as i64;
         tx.execute("DELETE FROM events WHERE seq < ?1", [below])?;
@@ -341,7 +469,9 @@ impl Follower {
         Ok(())
     }
 
-    /// Records up to one batch of new lines; `true` when there may be more right away.
+    /// Records new lines in the open transaction (beginning one) until it holds `BATCH` rows,
+    /// a query's wanted row is in, or the written lines end; `true` when there may be more
+    /// right away.
     fn ingest(&mut self) -> Result<bool> {
         if self.at.is_none() {
             self.start_at_first_segment()?;
@@ -349,141 +479,69 @@ impl Follower {
         let Some(mut at) = self.at.take() else {
             return Ok(false);
         };
-        let tx = self.conn.transaction()?;
-        let mut recorded = 0;
-        let mut more = false;
-        {
-            let mut rows = Rows::prepare(&tx)?;
-            loop {
-                if recorded == BATCH {
-                    more = true;
-                    break;
-                }
-                let n = at.reader.read_until(b'\n', &mut self.partial)?;
-                if n == 0 || self.partial.last() != Some(&b'\n') {
-                    // The end of what is written. A full segment is followed by the next.
-                    let next = self.last_seq + 1;
-                    if self.partial.is_empty()
-                        && next > at.seg
-                        && self.dir.join(segment_name(next)).exists()
-                    {
-                        let file = File::open(self.dir.join(segment_name(next)))?;
-                        at = Position {
-                            seg: next,
-                            offset: 0,
-                            reader: BufReader::with_capacity(256 * 1024, file),
-                        };
-                        more = true;
-                    }
-                    break;
-                }
-                let len = self.partial.len() as u64;
-                match serde_json::from_slice::<Line>(&self.partial) {
-                    Ok(line) => {
-                        let kept = self.shared.first_kept.load(Ordering::Acquire);
-                        // A line of a segment retention removed while it was being read.
-                        if let Some(seq) = seq_of_id(&line.id).filter(|&s| s >= kept) {
-                            rows.record(seq, at.seg, at.offset, len, &line)?;
-                            self.last_seq = seq;
-                            self.last_hash = line.integrity.hash.into_owned();
-                            recorded += 1;
-                        }
-                    }
-                    Err(e) => crate::log::warn(&format!(
-                        "trace index: skipping a line that is not an event in segment {} at \
-                         byte {}: {e}",
-                        segment_name(at.seg),
-                        at.offset
-                    )),
-                }
-                at.offset += len;
-                self.partial.clear();
-            }
+        if self.open.is_none() {
+            self.conn.execute_batch("BEGIN")?;
+            self.open = Some(Instant::now());
         }
-        if recorded > 0 {
-            tx.execute(
-                "INSERT INTO meta (key, value) VALUES ('last_seq', ?1), ('last_hash', ?2)
-                 ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                params![self.last_seq as i64, self.last_hash],
-            )?;
-        }
-        tx.commit()?;
+        let more = self.read_lines(&mut at);
         self.at = Some(at);
-        if recorded > 0 {
-            self.shared.indexed.store(self.last_seq, Ordering::Release);
-        }
-        Ok(more)
-    }
-}
-
-/// The insert statements of one transaction.
-struct Rows<'c> {
-    event: rusqlite::CachedStatement<'c>,
-    link: rusqlite::CachedStatement<'c>,
-    decision: rusqlite::CachedStatement<'c>,
-    count: rusqlite::CachedStatement<'c>,
-}
-
-impl<'c> Rows<'c> {
-    fn prepare(conn: &'c Connection) -> rusqlite::Result<Rows<'c>> {
-        Ok(Rows {
-            event: conn.prepare_cached(
-                "INSERT OR IGNORE INTO events (seq, seg, off, len, kind, actor)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            )?,
-            link: conn
-                .prepare_cached("INSERT OR IGNORE INTO links (parent, child) VALUES (?1, ?2)")?,
-            decision: conn.prepare_cached(
-                "INSERT OR IGNORE INTO decisions (seq, allow, cap, rule, agent, session, package)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            )?,
-            count: conn.prepare_cached(
-                "INSERT INTO decision_counts (allow, cap, rule, agent, session, package, n)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1)
-                 ON CONFLICT DO UPDATE SET n = n + 1",
-            )?,
-        })
+        more
     }
 
-    fn record(
-        &mut self,
-        seq: u64,
-        seg: u64,
-        off: u64,
-        len: u64,
-        line: &Line,
-    ) -> rusqlite::Result<()> {
-        let seq_i = seq as i64;
-        self.event.execute(params![
-            seq_i,
-            seg as i64,
-            off as i64,
-            len as i64,
-            line.kind.as_ref(),
-            line.actor_id.as_ref()
-        ])?;
-        let parents = line.parent_event_id.iter().chain(line.caused_by.iter());
-        for parent in parents {
-            if let Some(p) = seq_of_id(parent) {
-                self.link.execute(params![p as i64, seq_i])?;
+    fn read_lines(&mut self, at: &mut Position) -> Result<bool> {
+        let mut rows = Rows::prepare(&self.conn)?;
+        loop {
+            let wanted = self.shared.wanted.load(Ordering::Acquire);
+            if self.rows >= BATCH || (wanted > self.committed && self.last_seq >= wanted) {
+                return Ok(true);
             }
-        }
-        if super::is_decision_kind(&line.kind) {
-            let d = &line.payload;
-            let text = |v: &Option<std::borrow::Cow<str>>| v.as_deref().unwrap_or("").to_string();
-            let (allow, cap, rule) = (d.allow.unwrap_or(false), text(&d.cap), text(&d.rule));
-            let (agent, session, package) =
-                (text(&d.agent_id), text(&d.session_id), text(&d.package));
-            // Counted once: a line met again (it never should be) is not counted twice.
-            let new = self
-                .decision
-                .execute(params![seq_i, allow, cap, rule, agent, session, package])?;
-            if new == 1 {
-                self.count
-                    .execute(params![allow, cap, rule, agent, session, package])?;
+            let n = at.reader.read_until(b'\n', &mut self.partial)?;
+            if n == 0 || self.partial.last() != Some(&b'\n') {
+                // The end of what is written. A full segment is followed by the next.
+                let next = self.last_seq + 1;
+                if self.partial.is_empty()
+                    && next > at.seg
+                    && self.dir.join(segment_name(next)).exists()
+                {
+                    let file = File::open(self.dir.join(segment_name(next)))?;
+                    *at = Position {
+                        seg: next,
+                        offset: 0,
+                        reader: BufReader::with_capacity(256 * 1024, file),
+                    };
+                    return Ok(true);
+                }
+                return Ok(false);
             }
+            let len = self.partial.len() as u64;
+            match serde_json::from_slice::<Line>(&self.partial) {
+                Ok(line) => {
+                    let kept = self.shared.first_kept.load(Ordering::Acquire);
+                    // A line of a segment retention removed while it was being read.
+                    if let Some(seq) = seq_of_id(&line.id).filter(|&s| s >= kept) {
+                        rows.record(
+                            seq,
+                            (at.seg, at.offset, len),
+                            &line,
+                            &mut self.names,
+                            &mut self.counts,
+                        )?;
+                        self.last_seq = seq;
+                        self.last_hash.clear();
+                        self.last_hash.push_str(&line.integrity.hash);
+                        self.rows += 1;
+                    }
+                }
+                Err(e) => crate::log::warn(&format!(
+                    "trace index: skipping a line that is not an event in segment {} at \
+                     byte {}: {e}",
+                    segment_name(at.seg),
+                    at.offset
+                )),
+            }
+            at.offset += len;
+            self.partial.clear();
         }
-        Ok(())
     }
 }
 

@@ -53,20 +53,62 @@ impl<'de: 'a, 'a> Deserialize<'de> for Decision<'a> {
 
 struct DecisionVisitor<'a>(std::marker::PhantomData<&'a ()>);
 
-/// A string field, or `None` for null or any other type.
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum MaybeStr<'a> {
-    Str(#[serde(borrow)] Cow<'a, str>),
-    Other(IgnoredAny),
-}
+/// A string field, or `None` for null or any other type. Read by its own visitor: an untagged
+/// enum would buffer every value before trying its variants.
+struct MaybeStr<'a>(Option<Cow<'a, str>>);
 
 impl<'a> MaybeStr<'a> {
     fn get(self) -> Option<Cow<'a, str>> {
-        match self {
-            MaybeStr::Str(s) => Some(s),
-            MaybeStr::Other(_) => None,
-        }
+        self.0
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for MaybeStr<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(MaybeStrVisitor(std::marker::PhantomData))
+    }
+}
+
+struct MaybeStrVisitor<'a>(std::marker::PhantomData<&'a ()>);
+
+impl<'de: 'a, 'a> Visitor<'de> for MaybeStrVisitor<'a> {
+    type Value = MaybeStr<'a>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any value")
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(MaybeStr(Some(Cow::Borrowed(v))))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(MaybeStr(Some(Cow::Owned(v.to_string()))))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+        Ok(MaybeStr(Some(Cow::Owned(v))))
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(MaybeStr(None))
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(MaybeStr(None))
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(MaybeStr(None))
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(MaybeStr(None))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(MaybeStr(None))
+    }
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(MaybeStr(None))
+    }
+    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Self::Value, S::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(MaybeStr(None))
     }
 }
 
@@ -134,6 +176,17 @@ mod tests {
         assert_eq!(l.payload.rule.as_deref(), Some("ré"));
         assert_eq!(l.payload.package, None);
         assert_eq!(l.integrity.hash, "sha256:ab");
+        let odd = br#"{"id":"i","type":"policy.decision","actorId":"a","payload":{"cap":{"a":[1,"x"]},"rule":[1,"r"],"agentId":3,"sessionId":"s\n","package":true,"allow":"yes"},"integrity":{"hash":"h"}}"#;
+        let l: Line = serde_json::from_slice(odd).unwrap();
+        let d = &l.payload;
+        assert_eq!(
+            (d.cap.is_none(), d.rule.is_none(), d.agent_id.is_none()),
+            (true, true, true)
+        );
+        assert_eq!(
+            (d.session_id.as_deref(), d.package.is_none(), d.allow),
+            (Some("s\n"), true, None)
+        );
         for payload in ["[1,{\"a\":2}]", "\"text\"", "3.5", "null", "true"] {
             let line = format!(
                 r#"{{"id":"i","type":"t","actorId":"a","payload":{payload},"integrity":{{"hash":"h"}}}}"#

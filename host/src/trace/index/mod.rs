@@ -4,11 +4,16 @@
 //! report how far it reaches (`upto`), so the tracer adds the newer events from its window.
 
 mod indexer;
-mod line;
+pub(super) mod line;
+mod names;
+#[cfg(test)]
+mod plan_tests;
+mod rows;
 mod schema;
 
 use super::Event;
 use super::store::LineReader;
+use crate::limits::TRACE_INDEX_OPEN_WAIT_MS;
 use anyhow::{Context, Result};
 use indexer::Indexer;
 use rusqlite::{Connection, ToSql};
@@ -16,6 +21,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 /// Event types that record a policy decision.
 pub const DECISION_KINDS: [&str; 2] = ["policy.decision", "policy.denied"];
@@ -56,6 +62,26 @@ impl DecisionQuery {
             ]
             .iter()
             .all(|(want, k)| want.as_deref().is_none_or(|w| w == field(k)))
+    }
+
+    /// Whether a stored decision line, read as the indexer reads it, matches: the same answer
+    /// as [`DecisionQuery::matches`] on the parsed event, without building its payload.
+    pub(super) fn matches_line(&self, l: &line::Line) -> bool {
+        let d = &l.payload;
+        fn field<'a>(v: &'a Option<std::borrow::Cow<str>>) -> &'a str {
+            v.as_deref().unwrap_or("")
+        }
+        is_decision_kind(&l.kind)
+            && self.allow.is_none_or(|a| d.allow.unwrap_or(false) == a)
+            && [
+                (&self.cap, &d.cap),
+                (&self.rule, &d.rule),
+                (&self.agent_id, &d.agent_id),
+                (&self.session_id, &d.session_id),
+                (&self.package, &d.package),
+            ]
+            .iter()
+            .all(|(want, have)| want.as_deref().is_none_or(|w| w == field(have)))
     }
 
     /// `(column, value)` for each filter given.
@@ -102,16 +128,16 @@ impl DecisionSummary {
     }
 }
 
-/// The index of one trace folder: the engine's read connection, and the indexer thread that
-/// writes.
+/// The index of one trace folder: the indexer thread that writes it, and what opens readers.
 pub(super) struct Index {
-    pub reader: IndexReader,
+    pub handle: IndexHandle,
     _indexer: Indexer,
 }
 
 impl Index {
-    /// Opens (creating or rebuilding as needed) the index of the segments in `segments`,
-    /// stored in `trace_dir`, and starts the indexer.
+    /// Starts the indexer of the segments in `segments`, with its database in `trace_dir`. The
+    /// database is opened, checked and caught up on the indexer's thread; queries asked before
+    /// it is ready wait briefly and then read the segments.
     pub fn open(trace_dir: &Path, segments: &Path, first_kept: Arc<AtomicU64>) -> Result<Index> {
         let db = indexer::db_path(trace_dir);
         let indexer = Indexer::start(db.clone(), segments.to_path_buf(), first_kept)?;
@@ -121,18 +147,59 @@ impl Index {
             shared: indexer.shared.clone(),
         };
         Ok(Index {
-            reader: IndexReader::open(&handle)?,
+            handle,
             _indexer: indexer,
         })
     }
 }
 
-/// What opens a reader of the index on any thread.
+/// What opens a reader of the index on any thread, and talks to its indexer.
 #[derive(Clone)]
 pub struct IndexHandle {
     db: PathBuf,
     segments: PathBuf,
     shared: Arc<indexer::Shared>,
+}
+
+impl IndexHandle {
+    /// This thread's reader, opened on first use, once the indexer has opened and checked the
+    /// database; the first query after a start waits up to `TRACE_INDEX_OPEN_WAIT_MS` for
+    /// that. `None` (read the segments instead) when it is not ready by then, or is gone.
+    pub fn reader(&self) -> Option<std::rc::Rc<IndexReader>> {
+        let deadline = Instant::now() + Duration::from_millis(TRACE_INDEX_OPEN_WAIT_MS);
+        loop {
+            match self.shared.state.load(Ordering::Acquire) {
+                indexer::READY => break,
+                indexer::OPENING if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(1))
+                }
+                _ => return None,
+            }
+        }
+        IndexReader::for_thread(self)
+            .map_err(|e| crate::log::warn(&format!("{e:#}; reading the segments instead")))
+            .ok()
+    }
+
+    /// Whether the indexer has stopped for good (nothing to wait for).
+    pub fn gone(&self) -> bool {
+        self.shared.state.load(Ordering::Acquire) == indexer::GONE
+    }
+
+    /// Tells the indexer that new lines were flushed.
+    pub fn notify(&self) {
+        self.shared.notify();
+    }
+
+    /// Asks the indexer to commit the rows up to `seq` as soon as it has them.
+    pub fn want(&self, seq: u64) {
+        self.shared.want(seq);
+    }
+
+    /// The newest sequence number the index holds.
+    pub fn indexed(&self) -> u64 {
+        self.shared.indexed.load(Ordering::Acquire)
+    }
 }
 
 /// A read connection to the index. Queries read one consistent snapshot each.
@@ -158,7 +225,7 @@ impl IndexReader {
     }
 
     /// This thread's reader for `handle`'s index, opened on first use.
-    pub fn for_thread(handle: &IndexHandle) -> Result<std::rc::Rc<IndexReader>> {
+    fn for_thread(handle: &IndexHandle) -> Result<std::rc::Rc<IndexReader>> {
         READERS.with(|readers| {
             let mut readers = readers.borrow_mut();
             if let Some(r) = readers
@@ -180,14 +247,14 @@ impl IndexReader {
         &self.handle
     }
 
-    /// Tells the indexer that new lines were flushed.
-    pub fn notify(&self) {
-        self.handle.shared.notify();
+    /// Asks the indexer to commit the rows up to `seq` as soon as it has them.
+    pub fn want(&self, seq: u64) {
+        self.handle.want(seq);
     }
 
     /// The newest sequence number the index holds.
     pub fn indexed(&self) -> u64 {
-        self.handle.shared.indexed.load(Ordering::Acquire)
+        self.handle.indexed()
     }
 
     /// Reads the events of `(seg, off, len)` rows, skipping any whose segment retention has
@@ -213,21 +280,18 @@ impl IndexReader {
     ) -> Result<(Vec<Event>, u64)> {
         let tx = self.conn.unchecked_transaction()?;
         let upto = schema::last_seq(&tx)?;
-        let mut sql = String::from("SELECT seg, off, len FROM events WHERE seq > ?1");
         let mut args: Vec<&dyn ToSql> = Vec::new();
         let after = after_seq.max(self.kept() - 1) as i64;
         let limit_i = limit.min(i64::MAX as usize) as i64;
         args.push(&after);
         if let Some(actor) = &actor {
             args.push(actor);
-            sql.push_str(&format!(" AND actor = ?{}", args.len()));
         }
         if let Some(kind) = &kind {
             args.push(kind);
-            sql.push_str(&format!(" AND kind = ?{}", args.len()));
         }
         args.push(&limit_i);
-        sql.push_str(&format!(" ORDER BY seq LIMIT ?{}", args.len()));
+        let sql = tail_sql(actor.is_some(), kind.is_some());
         let rows = locations(&tx, &sql, &args)?;
         drop(tx);
         Ok((self.events_of(rows), upto))
@@ -254,12 +318,7 @@ impl IndexReader {
         let tx = self.conn.unchecked_transaction()?;
         let upto = schema::last_seq(&tx)?;
         let (parent, kept) = (parent_seq as i64, self.kept() as i64);
-        let rows = locations(
-            &tx,
-            "SELECT e.seg, e.off, e.len FROM links l JOIN events e ON e.seq = l.child
-             WHERE l.parent = ?1 AND l.child >= ?2 ORDER BY l.child",
-            &[&parent, &kept],
-        )?;
+        let rows = locations(&tx, CHILDREN_SQL, &[&parent, &kept])?;
         drop(tx);
         Ok((self.events_of(rows), upto))
     }
@@ -271,13 +330,11 @@ impl IndexReader {
         let upto = schema::last_seq(&tx)?;
         let kept = self.kept() as i64;
         let filters = q.filters();
-        let mut clause = String::new();
-        let mut args: Vec<&dyn ToSql> = Vec::new();
-        for (column, value) in &filters {
-            args.push(*value);
-            clause.push_str(&format!(" AND {column} = ?{}", args.len()));
-        }
-        let mut counts: BTreeMap<(bool, String, String, String), i64> = BTreeMap::new();
+        let columns: Vec<&str> = filters.iter().map(|(column, _)| *column).collect();
+        let clause = filter_clause(&columns, "");
+        let mut args: Vec<&dyn ToSql> = filters.iter().map(|(_, value)| *value).collect();
+        // Counted by allow and the ids of cap, rule and package; named at the end.
+        let mut counts: BTreeMap<(bool, i64, i64, i64), i64> = BTreeMap::new();
         let mut tally = |sql: &str, args: &[&dyn ToSql], sign: i64| -> Result<()> {
             let mut stmt = tx.prepare_cached(sql)?;
             let mut rows = stmt.query(args)?;
@@ -311,23 +368,27 @@ impl IndexReader {
             -1,
         )?;
         let mut summary = DecisionSummary::default();
+        let mut named: std::collections::HashMap<i64, String> = Default::default();
+        let mut name = |id: i64| -> Result<String> {
+            if let Some(name) = named.get(&id) {
+                return Ok(name.clone());
+            }
+            let name: String = tx
+                .prepare_cached("SELECT name FROM names WHERE id = ?1")?
+                .query_row([id], |r| r.get(0))?;
+            named.insert(id, name.clone());
+            Ok(name)
+        };
         for ((allow, cap, rule, package), n) in counts {
             if n > 0 {
+                let (cap, rule, package) = (name(cap)?, name(rule)?, name(package)?);
                 summary.add(allow, &cap, &rule, &package, n as u64);
             }
         }
         let limit = q.limit.min(i64::MAX as usize) as i64;
-        let mut listed = args;
-        listed.push(&kept);
-        let kept_at = listed.len();
-        listed.push(&limit);
-        let sql = format!(
-            "SELECT e.seg, e.off, e.len FROM decisions d JOIN events e ON e.seq = d.seq
-             WHERE d.seq >= ?{kept_at}{} ORDER BY d.seq DESC LIMIT ?{}",
-            clause.replace(" AND ", " AND d."),
-            listed.len()
-        );
-        let mut rows = locations(&tx, &sql, &listed)?;
+        args.push(&kept);
+        args.push(&limit);
+        let mut rows = locations(&tx, &listed_sql(&columns), &args)?;
         drop(tx);
         rows.reverse();
         Ok((summary, self.events_of(rows), upto))
@@ -337,6 +398,51 @@ impl IndexReader {
     fn kept(&self) -> u64 {
         self.handle.shared.first_kept.load(Ordering::Acquire).max(1)
     }
+}
+
+/// `trace.tail` from the index: `seq > ?1`, then the actor and/or type when given, then the
+/// limit.
+fn tail_sql(actor: bool, kind: bool) -> String {
+    let mut sql = String::from("SELECT seg, off, len FROM events WHERE seq > ?1");
+    let mut n = 1;
+    for (given, column) in [(actor, "actor"), (kind, "kind")] {
+        if given {
+            n += 1;
+            sql.push_str(&format!(" AND {column} = {}", names::id_of_param(n)));
+        }
+    }
+    sql.push_str(&format!(" ORDER BY seq LIMIT ?{}", n + 1));
+    sql
+}
+
+/// The events naming `?1` as parent or cause, from `?2` on.
+const CHILDREN_SQL: &str =
+    "SELECT e.seg, e.off, e.len FROM links l JOIN events e ON e.seq = l.child
+     WHERE l.parent = ?1 AND l.child >= ?2 ORDER BY l.child";
+
+/// ` AND {prefix}{column} = ?N` for each filter column, numbered from 1; the texts compared
+/// through their ids.
+fn filter_clause(columns: &[&str], prefix: &str) -> String {
+    columns
+        .iter()
+        .enumerate()
+        .map(|(i, column)| match *column {
+            "allow" => format!(" AND {prefix}allow = ?{}", i + 1),
+            _ => format!(" AND {prefix}{column} = {}", names::id_of_param(i + 1)),
+        })
+        .collect()
+}
+
+/// The newest decisions matching the filter `columns` (`?1…`), from the kept sequence number
+/// on (the next parameter), at most the limit (the last).
+fn listed_sql(columns: &[&str]) -> String {
+    let kept_at = columns.len() + 1;
+    format!(
+        "SELECT e.seg, e.off, e.len FROM decisions d JOIN events e ON e.seq = d.seq
+         WHERE d.seq >= ?{kept_at}{} ORDER BY d.seq DESC LIMIT ?{}",
+        filter_clause(columns, "d."),
+        kept_at + 1
+    )
 }
 
 fn locations(conn: &Connection, sql: &str, args: &[&dyn ToSql]) -> Result<Vec<(i64, i64, i64)>> {
