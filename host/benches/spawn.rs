@@ -50,18 +50,7 @@ pub fn limina_at(
         })
         .spawn()
         .expect("spawning limina");
-    let found = address.map(|prefix| {
-        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-        let found = loop {
-            let line = lines.next().expect("the host logs its address").unwrap();
-            if let Some(at) = line.find(prefix) {
-                break line[at + prefix.len()..].trim().to_string();
-            }
-        };
-        // Keep draining the log so the host never blocks on a full pipe.
-        std::thread::spawn(move || for _ in lines {});
-        found
-    });
+    let found = address.map(|prefix| addresses(&mut child, &[prefix]).remove(0));
     Spawned {
         stdin: child.stdin.take(),
         stdout: BufReader::new(child.stdout.take().unwrap()),
@@ -69,6 +58,48 @@ pub fn limina_at(
         address: found,
         _traces: traces,
     }
+}
+
+/// `binary` (this build's `limina`, or a baseline's) serving several socket transports: waits for the log line naming each of
+/// `prefixes` (in the order the host logs them) and returns what follows each.
+#[allow(dead_code)] // not every bench that includes this module uses every function
+pub fn limina_serving(binary: &str, args: &[&str], prefixes: &[&str]) -> (Spawned, Vec<String>) {
+    let traces = tempfile::tempdir().unwrap();
+    let mut child = Command::new(binary)
+        .args(args)
+        .arg("--trace-dir")
+        .arg(traces.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawning limina");
+    let found = addresses(&mut child, prefixes);
+    let spawned = Spawned {
+        stdin: child.stdin.take(),
+        stdout: BufReader::new(child.stdout.take().unwrap()),
+        child,
+        address: found.first().cloned(),
+        _traces: Some(traces),
+    };
+    (spawned, found)
+}
+
+/// Reads the child's log until a line names each prefix in turn, then keeps draining it (so
+/// the host never blocks on a full pipe).
+fn addresses(child: &mut Child, prefixes: &[&str]) -> Vec<String> {
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut found = Vec::new();
+    for prefix in prefixes {
+        found.push(loop {
+            let line = lines.next().expect("the host logs its address").unwrap();
+            if let Some(at) = line.find(prefix) {
+                break line[at + prefix.len()..].trim().to_string();
+            }
+        });
+    }
+    std::thread::spawn(move || for _ in lines {});
+    found
 }
 
 #[allow(dead_code)] // not every bench that includes this module uses every method

@@ -1,27 +1,34 @@
 //! `cargo bench -p limina --bench sync` (or `cargo xtask bench -- --bench sync`): the shared
 //! world as its clients see it.
 //!
-//! - **Sync latency** over real WebSocket connections to the release binary: client A moves an
-//!   entity; each of N subscribers (1, 10, 50) times the `state/delta` it receives against the
-//!   moment A received its reply (and against A's send). Baseline in the same run: a `ping`
-//!   round trip on the same transport.
+//! - **Sync latency, measured by outside clients**: the release host serving WebSocket, one
+//!   Python builder process moving an entity, and five Python watcher processes holding the
+//!   subscribers (`sync_clients.py`: the `websockets` library's protocol over plain sockets,
+//!   from the pinned MCP SDK environment the project's tool cache installs). For each move,
+//!   each subscriber's delta arrival minus the moment the builder had its reply (one
+//!   system-wide monotonic clock, read as the bytes arrive). Rows: 1 subscriber
+//!   (the baseline), 10 and 50, a fresh host each, in an order that turns each round; medians
+//!   of the rounds' percentiles. Baseline in the same run: the builder's `ping` round trip.
+//!   With `LIMINA_BASELINE=/path/to/an/older/limina`, each row runs on that binary too.
 //! - **World tick** in process, the engine's per-tick work: a physics step with 256 dynamic
 //!   bodies, 200 walking agents and 2,000 entities, then the change set sync reads; with a
 //!   client's call between ticks. Baseline in the same run: the tick of an empty world.
+//!
+//! Flags (after `--`): `--rounds N` (3), `--moves N` per run (400), `--period-ms N` between
+//! moves (5), `--latency-only`.
 
 mod spawn;
 
 use limina::world::{ApproachTarget, BodyKind, EntitySpec, Shape, World, WorldSettings};
-use serde_json::{Value, json};
-use std::net::TcpStream;
-use std::sync::mpsc::channel;
+use serde_json::Value;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdout, Command, Stdio};
 use std::time::Instant;
-use tokio_tungstenite::tungstenite::{self, Message, WebSocket, stream::MaybeTlsStream};
 
-const MOVES: usize = 2_000;
 const TICKS: usize = 600;
-
-type Ws = WebSocket<MaybeTlsStream<TcpStream>>;
+/// Processes the subscribers are spread over.
+const WATCHER_PROCESSES: usize = 5;
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[((sorted.len() - 1) as f64 * p) as usize]
@@ -36,8 +43,104 @@ fn summary(mut xs: Vec<f64>) -> (f64, f64, f64) {
     )
 }
 
-/// The release binary serving WebSocket; returns it and its `ws://` URL.
-fn start() -> (spawn::Spawned, String) {
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
+}
+
+fn flag(name: &str, default: usize) -> usize {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .map_or(default, |v| v.parse().expect("a number"))
+}
+
+/// The Python of the pinned MCP SDK environment (it holds `websockets`), installed on first use.
+fn python() -> PathBuf {
+    let sdk = limina_guest_build::clients::PYTHON_SDK
+        .ensure()
+        .expect("installing the pinned Python MCP SDK (with websockets)");
+    limina_guest_build::tools::venv_python(&sdk)
+}
+
+fn script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/sync_clients.py")
+}
+
+/// A client process and its stdout.
+struct Py {
+    child: Child,
+    out: BufReader<ChildStdout>,
+}
+
+impl Py {
+    fn start(python: &Path, args: &[String]) -> Py {
+        let mut child = Command::new(python)
+            .arg(script())
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("starting a Python client");
+        let out = BufReader::new(child.stdout.take().unwrap());
+        Py { child, out }
+    }
+
+    fn line(&mut self) -> String {
+        let mut line = String::new();
+        self.out.read_line(&mut line).unwrap();
+        assert!(
+            !line.is_empty(),
+            "a Python client ended early (see its stderr)"
+        );
+        line
+    }
+
+    fn report(mut self) -> Value {
+        let report = serde_json::from_str(&self.line()).expect("a JSON report");
+        let _ = self.child.wait();
+        report
+    }
+}
+
+/// CPU time (µs) of each thread of process `pid`, by name (`schedstat`); the main thread,
+/// which runs the engine, is named `engine` whatever the binary is called.
+fn thread_cpu(pid: u32) -> Vec<(String, f64)> {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return Vec::new();
+    };
+    tasks
+        .filter_map(|t| {
+            let dir = t.ok()?.path();
+            let main = dir.file_name()? == pid.to_string().as_str();
+            let name = std::fs::read_to_string(dir.join("comm")).ok()?;
+            let name = if main { "engine" } else { name.trim() };
+            let sched = std::fs::read_to_string(dir.join("schedstat")).ok()?;
+            let ns: f64 = sched.split_whitespace().next()?.parse().ok()?;
+            Some((name.to_string(), ns / 1e3))
+        })
+        .collect()
+}
+
+/// CPU per move: the engine thread, the WebSocket thread, and the watchers per delta read.
+#[derive(Clone, Copy, Default)]
+struct Cost {
+    engine: f64,
+    ws: f64,
+    watcher_per_delta: f64,
+}
+
+/// One run: `subscribers` watchers over up to five processes and the builder. Reply→delta
+/// latencies in µs (all subscribers, all moves), the builder's ping round trips, and where the
+/// CPU went.
+fn sync_run(
+    binary: &str,
+    python: &Path,
+    subscribers: usize,
+    moves: usize,
+    period_ms: usize,
+) -> (Vec<f64>, Vec<f64>, Cost) {
     let args = [
         "--mcp-ws",
         "--port",
@@ -45,91 +148,169 @@ fn start() -> (spawn::Spawned, String) {
         "--manual-clock",
         "--log-level",
         "info",
+        "--network-profile",
+        "builder.readWrite",
+        "--network-profile",
+        "system.readonly",
     ];
-    let host = spawn::limina(&args, Some("ws://"));
-    let url = format!("ws://{}", host.address.as_deref().unwrap());
-    (host, url)
-}
-
-fn connect(url: &str, profile: &str) -> Ws {
-    let (mut ws, _) = tungstenite::connect(url).unwrap();
-    if let MaybeTlsStream::Plain(s) = ws.get_ref() {
-        s.set_nodelay(true).unwrap();
+    let (host, found) = spawn::limina_serving(binary, &args, &["ws://"]);
+    let url = format!("ws://{}", found[0]);
+    let mut builder = Py::start(
+        python,
+        &[
+            "build".into(),
+            url.clone(),
+            moves.to_string(),
+            period_ms.to_string(),
+        ],
+    );
+    assert_eq!(builder.line().trim(), "ready");
+    let processes = subscribers.min(WATCHER_PROCESSES);
+    let mut watchers: Vec<Py> = (0..processes)
+        .map(|p| {
+            let share = subscribers / processes + usize::from(p < subscribers % processes);
+            Py::start(
+                python,
+                &[
+                    "watch".into(),
+                    url.clone(),
+                    share.to_string(),
+                    moves.to_string(),
+                ],
+            )
+        })
+        .collect();
+    for w in &mut watchers {
+        assert_eq!(w.line().trim(), "ready");
     }
-    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "profile": profile}});
-    ws.send(Message::Text(init.to_string().into())).unwrap();
-    read_json(&mut ws);
-    ws
-}
-
-fn read_json(ws: &mut Ws) -> Value {
-    loop {
-        if let Message::Text(t) = ws.read().unwrap() {
-            return serde_json::from_str(&t).unwrap();
+    let pid = host.child.id();
+    let before = thread_cpu(pid);
+    builder
+        .child
+        .stdin
+        .as_mut()
+        .unwrap()
+        .write_all(b"go\n")
+        .unwrap();
+    let built = builder.report();
+    let replied: Vec<f64> = built["replied"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    let pings: Vec<f64> = built["pings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap() / 1e3)
+        .collect();
+    let mut latencies = Vec::new();
+    let mut watcher_cpu = 0.0;
+    let mut after = Vec::new();
+    for (i, w) in watchers.into_iter().enumerate() {
+        let report = w.report();
+        if i == 0 {
+            // Every delta is out once the first watcher has all of its own.
+            after = thread_cpu(pid);
+        }
+        watcher_cpu += report["cpu_ns"].as_f64().unwrap() / 1e3;
+        for pair in report["arrived"].as_array().unwrap() {
+            let (i, at) = (
+                pair[0].as_u64().unwrap() as usize,
+                pair[1].as_f64().unwrap(),
+            );
+            // A delta may reach a subscriber before the builder reads its reply: 0, not less.
+            latencies.push(((at - replied[i]) / 1e3).max(0.0));
         }
     }
+    assert_eq!(
+        latencies.len(),
+        subscribers * moves,
+        "every subscriber saw every move"
+    );
+    let spent = |thread: &str| {
+        let at = |samples: &[(String, f64)]| {
+            samples
+                .iter()
+                .find(|(n, _)| n == thread)
+                .map_or(0.0, |(_, cpu)| *cpu)
+        };
+        (at(&after) - at(&before)) / moves as f64
+    };
+    let cost = Cost {
+        engine: spent("engine"),
+        ws: spent("limina-ws"),
+        watcher_per_delta: watcher_cpu / latencies.len() as f64,
+    };
+    (latencies, pings, cost)
 }
 
-/// (reply→delta, send→delta) latencies in µs over all subscribers, and the ping round trip.
-fn sync_latency(subscribers: usize) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
-    let (_host, url) = start();
-    let mut a = connect(&url, "builder.readWrite");
-    let create = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "scene.createEntity", "arguments": {}}});
-    a.send(Message::Text(create.to_string().into())).unwrap();
-    let made = read_json(&mut a);
-    let entity = made["result"]["structuredContent"]["entity"]
-        .as_str()
-        .unwrap()
-        .to_string();
-
-    let (tx, rx) = channel::<(usize, Instant)>();
-    let mut readers = Vec::new();
-    for _ in 0..subscribers {
-        let mut ws = connect(&url, "system.readonly");
-        let sub = json!({"jsonrpc": "2.0", "id": 1, "method": "state/subscribe", "params": {}});
-        ws.send(Message::Text(sub.to_string().into())).unwrap();
-        read_json(&mut ws); // snapshot
-        read_json(&mut ws); // reply
-        let tx = tx.clone();
-        readers.push(std::thread::spawn(move || {
-            let mut seen = 0;
-            while seen < MOVES {
-                let m = read_json(&mut ws);
-                if m["method"] == "state/delta" {
-                    let i = m["params"]["changes"][0]["pos"][0].as_f64().unwrap() as usize;
-                    let _ = tx.send((i, Instant::now()));
-                    seen += 1;
-                }
-            }
-        }));
+/// The latency table: for each binary (this build, and a baseline when given) and each row,
+/// medians over rounds of the run's p50/p95/p99.
+fn sync_latency() {
+    let rounds = flag("--rounds", 3);
+    let moves = flag("--moves", 400);
+    let period = flag("--period-ms", 5);
+    let python = python();
+    let mut binaries = vec![(
+        "this build".to_string(),
+        env!("CARGO_BIN_EXE_limina").to_string(),
+    )];
+    if let Ok(b) = std::env::var("LIMINA_BASELINE") {
+        binaries.push(("baseline".into(), b));
     }
-    drop(tx);
-    let mut replied = vec![Instant::now(); MOVES];
-    let mut sent = vec![Instant::now(); MOVES];
-    let mut pings = Vec::with_capacity(MOVES);
-    for i in 0..MOVES {
-        let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}).to_string();
-        let t = Instant::now();
-        a.send(Message::Text(ping.into())).unwrap();
-        read_json(&mut a);
-        pings.push(t.elapsed().as_secs_f64() * 1e6);
-
-        let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "three.setTransform", "arguments": {"entity": entity, "position": [i, 0, 0]}}});
-        sent[i] = Instant::now();
-        a.send(Message::Text(call.to_string().into())).unwrap();
-        read_json(&mut a);
-        replied[i] = Instant::now();
+    let rows = [1, 10, 50];
+    // results[binary][row] = per-round (p50, p95, p99, ping p50)
+    let mut results = vec![vec![Vec::new(); rows.len()]; binaries.len()];
+    let mut costs: Vec<Vec<Vec<Cost>>> = vec![vec![Vec::new(); rows.len()]; binaries.len()];
+    for round in 0..rounds {
+        for k in 0..rows.len() * binaries.len() {
+            let k = (k + round) % (rows.len() * binaries.len());
+            let (b, r) = (k % binaries.len(), k / binaries.len());
+            let (latencies, pings, cost) =
+                sync_run(&binaries[b].1, &python, rows[r], moves, period);
+            let (p50, p95, p99) = summary(latencies);
+            results[b][r].push((p50, p95, p99, summary(pings).0));
+            costs[b][r].push(cost);
+        }
     }
-    let mut from_reply = Vec::new();
-    let mut from_send = Vec::new();
-    for (i, at) in rx {
-        from_reply.push(at.saturating_duration_since(replied[i]).as_secs_f64() * 1e6);
-        from_send.push(at.duration_since(sent[i]).as_secs_f64() * 1e6);
+    println!(
+        "sync latency, Python clients over WebSocket ({WATCHER_PROCESSES} watcher processes, 1 builder; {moves} moves {period} ms apart; medians of {rounds} rounds; µs):"
+    );
+    println!(
+        "  {:<12} {:>12} {:>26} {:>12} {:>16} {:>34}   p95 per round",
+        "binary",
+        "subscribers",
+        "reply→delta p50/p95/p99",
+        "ping p50",
+        "p95 vs 1 sub",
+        "CPU/move engine, ws; per delta read"
+    );
+    for (b, (name, _)) in binaries.iter().enumerate() {
+        let base95 = median(results[b][0].iter().map(|x| x.1).collect());
+        for (r, n) in rows.iter().enumerate() {
+            let runs = &results[b][r];
+            let m = |f: fn(&(f64, f64, f64, f64)) -> f64| median(runs.iter().map(f).collect());
+            let (p50, p95, p99, ping) = (m(|x| x.0), m(|x| x.1), m(|x| x.2), m(|x| x.3));
+            let c = &costs[b][r];
+            let cost = format!(
+                "{:.0}, {:.0}; {:.0}",
+                median(c.iter().map(|x| x.engine).collect()),
+                median(c.iter().map(|x| x.ws).collect()),
+                median(c.iter().map(|x| x.watcher_per_delta).collect())
+            );
+            println!(
+                "  {name:<12} {n:>12} {:>26} {ping:>12.0} {:>15.2}x {cost:>34}   {}",
+                format!("{p50:.0}/{p95:.0}/{p99:.0}"),
+                p95 / base95,
+                runs.iter()
+                    .map(|x| format!("{:.0}", x.1))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            );
+        }
     }
-    for r in readers {
-        r.join().unwrap();
-    }
-    (from_reply, from_send, pings)
 }
 
 fn spec(position: [f64; 3], body: BodyKind) -> EntitySpec {
@@ -209,27 +390,9 @@ fn main() {
     if std::env::args().any(|a| a == "--list") {
         return;
     }
-    println!("sync latency over WebSocket ({MOVES} moves; µs; ping = round trip baseline):");
-    println!(
-        "{:>12} {:>28} {:>28} {:>20} {:>10}",
-        "subscribers",
-        "reply→delta p50/p95/p99",
-        "send→delta p50/p95/p99",
-        "ping p50/p95/p99",
-        "p95/ping"
-    );
-    for n in [1, 10, 50] {
-        let (reply, send, ping) = sync_latency(n);
-        let (r50, r95, r99) = summary(reply);
-        let (s50, s95, s99) = summary(send);
-        let (p50, p95, p99) = summary(ping);
-        println!(
-            "{n:>12} {:>28} {:>28} {:>20} {:>9.2}x",
-            format!("{r50:.0}/{r95:.0}/{r99:.0}"),
-            format!("{s50:.0}/{s95:.0}/{s99:.0}"),
-            format!("{p50:.0}/{p95:.0}/{p99:.0}"),
-            s95 / p50
-        );
+    sync_latency();
+    if std::env::args().any(|a| a == "--latency-only") {
+        return;
     }
     let (e50, e95, _) = summary(ticks(false));
     let (t50, t95, t99) = summary(ticks(true));

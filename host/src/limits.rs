@@ -182,6 +182,13 @@ pub const MAX_IN_FLIGHT_PER_CONNECTION: usize = 64;
 pub const MAX_WS_MESSAGE_BYTES: usize = 4 << 20;
 /// How long a subscriber may stay behind (its queue full) before it is disconnected.
 pub const MAX_STALL_MS: u64 = 10_000;
+/// Socket messages the engine queues before it wakes the writers (one wake-up of the
+/// listener thread for the lot, `mcp/outbox.rs`), while more messages wait for it: under load
+/// a wake-up per message cost the engine a system call and the listener a sleep each.
+pub const RING_AFTER_MESSAGES: usize = 16;
+/// The longest a queued socket message waits for that wake-up while the engine goes on with
+/// other messages, in microseconds (it is rung at once when nothing else waits).
+pub const RING_AFTER_US: u64 = 100;
 
 /// Calls of one connection that may run off the engine at once (calls that cannot touch the
 /// world, `registry/detached.rs`). A client sending several together — a model asking for

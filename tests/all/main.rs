@@ -38,6 +38,7 @@ mod sdk_clients;
 mod sdk_http;
 mod social_skills;
 mod startup;
+mod state_sync;
 mod stdio;
 mod support;
 mod tasks;

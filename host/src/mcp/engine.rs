@@ -28,11 +28,15 @@
 //! client whose replies cannot be queued is disconnected with a close reason.
 
 use super::cancel::CancelBoard;
-use super::outbox::{Outbox, Sent};
+use super::outbox::{Lane, Outbox, Sent};
 use super::server::{Connection, Handled, Notify, PendingReply, Server};
 use super::stdio::StdioInput;
+use super::sync::Deltas;
 use super::workers::Workers;
-use crate::limits::{DETACHED_WORKERS_MIN, MAX_PARALLEL_CALLS, MAX_STALL_MS, OUTBOX_CAPACITY};
+use crate::limits::{
+    DETACHED_WORKERS_MIN, MAX_PARALLEL_CALLS, MAX_STALL_MS, OUTBOX_CAPACITY, RING_AFTER_MESSAGES,
+    RING_AFTER_US,
+};
 use crate::registry::RanCall;
 use serde_json::Value;
 use std::collections::{HashMap, VecDeque};
@@ -167,9 +171,14 @@ pub struct Engine {
     workers: Workers,
     /// `[trace] fsync = "always"`: messages wait here until the batch's events are synced.
     holding: bool,
-    held: Vec<(PeerId, Value, Kind)>,
+    held: Vec<(PeerId, Out, Kind)>,
     /// The termination signal that asked the engine to stop, once one did.
     stopped_by: Option<i32>,
+    /// The socket listeners' lanes, rung once a batch of messages is queued (`outbox.rs`).
+    lanes: Vec<Arc<Lane>>,
+    /// Socket messages queued since the last ring: how many, and since when.
+    unrung: usize,
+    unrung_since: Option<Instant>,
 }
 
 /// stdin (read by the engine thread) and stdout (written by it, and by a call's progress
@@ -203,6 +212,9 @@ impl Engine {
             holding,
             held: Vec::new(),
             stopped_by: None,
+            lanes: Vec::new(),
+            unrung: 0,
+            unrung_since: None,
         };
         if stdio {
             let input = Arc::new(Mutex::new(StdioInput::new(libc::STDIN_FILENO)));
@@ -270,7 +282,9 @@ impl Engine {
             }
             while let Ok(message) = self.inbox.try_recv() {
                 self.on_inbound(message);
+                self.ring_if_due();
             }
+            self.ring();
             self.idle();
         }
         // stdin's end already flushed and released stdio (`serve_stdio_input`).
@@ -308,6 +322,7 @@ impl Engine {
                     }
                     self.on_message(STDIO, &text);
                     self.drain(STDIO);
+                    self.ring_if_due();
                 }
                 Some(Err(reply)) => self.send(STDIO, reply, Kind::Reply),
                 None => break,
@@ -348,6 +363,11 @@ impl Engine {
                 conn.transport_session = transport_session;
                 conn.grant = Some(grant);
                 conn.ticket = ticket;
+                if let Some(lane) = outbox.lane()
+                    && !self.lanes.iter().any(|l| Arc::ptr_eq(l, lane))
+                {
+                    self.lanes.push(lane.clone());
+                }
                 self.peers.insert(id, Peer::new(conn, outbox, in_flight));
             }
             Inbound::Message { id, text } => {
@@ -553,11 +573,13 @@ impl Engine {
         }
     }
 
-    /// Sends every subscriber what the world's latest changes owe it.
+    /// Sends every subscriber what the world's latest changes owe it: each distinct delta
+    /// serialized once, its frame shared by the subscribers owed it.
     fn publish(&mut self, caused_by: &[String]) {
         let Some(update) = self.server.take_world_update() else {
             return;
         };
+        let mut deltas = Deltas::new(&update, caused_by);
         let ids: Vec<PeerId> = self
             .peers
             .iter()
@@ -571,8 +593,8 @@ impl Engine {
                 // It gets a fresh snapshot once it has room; nothing to add meanwhile.
                 continue;
             }
-            if let Some(delta) = self.server.delta_for(subscription, &update, caused_by) {
-                self.send(id, delta, Kind::Delta);
+            if let Some(delta) = self.server.delta_frame(subscription, &mut deltas) {
+                self.send(id, Out::Frame(delta), Kind::Delta);
             }
         }
     }
@@ -604,7 +626,8 @@ impl Engine {
 
     /// Queues `message` for `id` — with `[trace] fsync = "always"`, once the batch's events
     /// are synced ([`Engine::flush`]).
-    fn send(&mut self, id: PeerId, message: Value, kind: Kind) {
+    fn send(&mut self, id: PeerId, message: impl Into<Out>, kind: Kind) {
+        let message = message.into();
         if self.holding {
             self.held.push((id, message, kind));
             return;
@@ -618,7 +641,7 @@ impl Engine {
         for (id, message, kind) in std::mem::take(&mut self.held) {
             if durable {
                 self.deliver(id, message, kind);
-            } else if let Kind::Reply = kind
+            } else if let (Kind::Reply, Out::Value(message)) = (kind, &message)
                 && let Some(request) = message.get("id")
             {
                 let error = super::jsonrpc::error(
@@ -629,18 +652,26 @@ impl Engine {
                      refuses recorded calls until the trace can be written again",
                     None,
                 );
-                self.deliver(id, error, kind);
+                self.deliver(id, Out::Value(error), kind);
             }
         }
     }
 
     /// Queues `message` for `id` now. A full outbox drops a delta (the subscriber resyncs
     /// later) and disconnects a client that is not reading its replies.
-    fn deliver(&mut self, id: PeerId, message: Value, kind: Kind) {
+    fn deliver(&mut self, id: PeerId, message: Out, kind: Kind) {
         let Some(peer) = self.peers.get_mut(&id) else {
             return;
         };
-        match peer.outbox.push(message) {
+        let sent = match message {
+            Out::Value(message) => peer.outbox.push(&message),
+            Out::Frame(frame) => peer.outbox.push_frame(frame),
+        };
+        if sent == Sent::Queued && peer.outbox.lane().is_some() {
+            self.unrung += 1;
+            self.unrung_since.get_or_insert_with(Instant::now);
+        }
+        match sent {
             Sent::Queued | Sent::Gone => {}
             Sent::Full => match kind {
                 Kind::Delta => {
@@ -661,9 +692,11 @@ impl Engine {
     /// Writes the trace's unwritten events (synced as `[trace] fsync` says), then lets the
     /// batch's messages go: held ones to their outboxes, stdio's to stdout.
     fn flush(&mut self) -> io::Result<()> {
+        self.ring();
         let durable = self.server.flush();
         if !self.held.is_empty() {
             self.release_held(durable);
+            self.ring();
         }
         let Some(stdio) = &self.stdio else {
             return Ok(());
@@ -678,6 +711,31 @@ impl Engine {
             queued.clear();
         }
         out.flush()
+    }
+
+    /// Wakes the writers of every socket message queued since the last ring: one wake-up per
+    /// listener for the lot.
+    fn ring(&mut self) {
+        if self.unrung == 0 {
+            return;
+        }
+        for lane in &self.lanes {
+            lane.ring();
+        }
+        self.unrung = 0;
+        self.unrung_since = None;
+    }
+
+    /// Rings while more messages wait, once enough are queued or the first has waited long
+    /// enough (`RING_AFTER_MESSAGES`, `RING_AFTER_US`); the batch's end rings the rest.
+    fn ring_if_due(&mut self) {
+        let due = self.unrung >= RING_AFTER_MESSAGES
+            || self
+                .unrung_since
+                .is_some_and(|t| t.elapsed() >= Duration::from_micros(RING_AFTER_US));
+        if due {
+            self.ring();
+        }
     }
 
     /// Until the next world step when someone watches the world; else the idle period.
@@ -706,6 +764,18 @@ impl Engine {
 fn write_line(out: &mut impl Write, message: &Value) -> io::Result<()> {
     serde_json::to_writer(&mut *out, message)?;
     out.write_all(b"\n")
+}
+
+/// A message to queue: built for one connection, or a frame shared by several (a delta).
+enum Out {
+    Value(Value),
+    Frame(super::outbox::Frame),
+}
+
+impl From<Value> for Out {
+    fn from(message: Value) -> Out {
+        Out::Value(message)
+    }
 }
 
 /// What kind of message is queued (decides what a full outbox means).

@@ -25,7 +25,7 @@ use super::engine::{EngineHandle, Inbound, PeerId, next_peer_id};
 use super::guard::is_loopback_name;
 use super::jsonrpc;
 use super::listener::{self, Listen};
-use super::outbox;
+use super::outbox::{self, Frame as Text, Lane};
 use super::session::PROTOCOL_VERSIONS;
 use crate::limits::{
     HTTP_IDLE_SESSION_SECS, MAX_HTTP_BODY_BYTES, MAX_IN_FLIGHT_PER_CONNECTION, SSE_REPLAY_EVENTS,
@@ -50,6 +50,7 @@ use std::time::{Duration, Instant};
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
+mod route;
 mod stateless;
 
 type Body = BoxBody<Bytes, Infallible>;
@@ -71,9 +72,11 @@ pub fn start(config: Listen, viewer: Viewer, engine: EngineHandle) -> std::io::R
         viewer,
         engine,
         sessions: Mutex::default(),
+        lane: Lane::new(),
     });
     listener::spawn("http", shared.config.bind, move |l| async move {
         tokio::spawn(expire_idle(shared.clone()));
+        tokio::spawn(shared.lane.clone().serve());
         accept(l, shared).await
     })
 }
@@ -91,6 +94,8 @@ struct Shared {
     loopback_only: bool,
     engine: EngineHandle,
     sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
+    /// Where the engine wakes this listener's session routers.
+    lane: Arc<Lane>,
 }
 
 /// One MCP session: an engine connection, and where its messages go.
@@ -118,9 +123,9 @@ struct Routes {
     /// request's task need not parse it again.
     waiting: HashMap<String, Waiter>,
     /// The open GET stream, if any.
-    stream: Option<mpsc::Sender<(u64, String)>>,
+    stream: Option<mpsc::Sender<(u64, Text)>>,
     /// Recent stream events, for `Last-Event-ID`.
-    replay: VecDeque<(u64, String)>,
+    replay: VecDeque<(u64, Text)>,
     next_event: u64,
     /// It serves one stateless (2026-07-28) request: that request's notifications go on
     /// its own response, not to a session stream.
@@ -129,33 +134,31 @@ struct Routes {
 
 /// A request waiting for its reply: its progress token, and where its messages go (each
 /// marked whether it is the reply).
-type Waiter = (Option<String>, mpsc::Sender<(bool, String)>);
+type Waiter = (Option<String>, mpsc::Sender<(bool, Text)>);
 
 impl Routes {
     /// Routes one message from the engine.
-    fn route(&mut self, text: String) {
-        let message: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+    fn route(&mut self, text: Text) {
+        // Only the envelope is read: a result is skipped over, not built.
+        let message: route::Envelope = serde_json::from_str(&text).unwrap_or_default();
         // A question about a request (approval) goes on that request's response stream.
-        let related = ["params", "_meta", super::approval::RELATED_KEY];
-        if let Some(request) = related
-            .iter()
-            .try_fold(&message, |v, key| v.get(key))
-            .filter(|_| message.get("id").is_some())
+        if let Some(request) = message.related()
+            && message.id.is_some()
             && let Some((_, tx)) = self.waiting.get(&request.to_string())
         {
             let _ = tx.try_send((false, text));
             return;
         }
-        if message.get("method").is_none()
-            && let Some(id) = message.get("id")
+        if message.method.is_none()
+            && let Some(id) = &message.id
         {
             if let Some((_, tx)) = self.waiting.remove(&id.to_string()) {
                 let _ = tx.try_send((true, text));
             }
             return;
         }
-        if message["method"] == "notifications/progress"
-            && let Some(token) = message.pointer("/params/progressToken")
+        if message.method.as_deref() == Some("notifications/progress")
+            && let Some(token) = message.progress_token()
         {
             let token = token.to_string();
             if let Some((_, tx)) = self
@@ -636,7 +639,7 @@ fn get(
         .get("last-event-id")
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse().ok());
-    let (tx, rx) = mpsc::channel(256);
+    let (tx, rx) = mpsc::channel::<(u64, Text)>(256);
     let mut first = format!("retry: {RETRY_MS}\n");
     {
         let mut routes = session.routes.lock().unwrap_or_else(|e| e.into_inner());
@@ -684,7 +687,7 @@ fn delete(shared: Arc<Shared>, session_id: Option<String>, grant: &Grant) -> Res
 /// A new session: an engine connection whose outbox a router task drains.
 fn open_session(shared: &Arc<Shared>, grant: Grant) -> Arc<HttpSession> {
     let peer = next_peer_id();
-    let (outbox, own, mut queue, close) = outbox::socket();
+    let (outbox, own, queue, close) = outbox::socket(&shared.lane);
     let cancels = Arc::new(CancelBoard::default());
     let in_flight = Arc::new(AtomicUsize::new(0));
     let id = format!("{:032x}", random_u128());
@@ -704,7 +707,7 @@ fn open_session(shared: &Arc<Shared>, grant: Grant) -> Arc<HttpSession> {
         cancels,
         in_flight,
         notify: Arc::new(move |message: Value| {
-            let _ = own.try_send(message.to_string());
+            let _ = own.send_now(outbox::frame(&message));
         }),
         transport_session: Some(id),
         grant,
@@ -713,12 +716,18 @@ fn open_session(shared: &Arc<Shared>, grant: Grant) -> Arc<HttpSession> {
     let router = session.clone();
     let shared_for_close = shared.clone();
     tokio::spawn(async move {
+        let mut batch = Vec::new();
         loop {
             tokio::select! {
-                message = queue.recv() => match message {
-                    Some(text) => router.routes.lock().unwrap_or_else(|e| e.into_inner()).route(text),
-                    None => break,
-                },
+                more = queue.recv_all(&mut batch) => {
+                    if !more {
+                        break;
+                    }
+                    let mut routes = router.routes.lock().unwrap_or_else(|e| e.into_inner());
+                    for text in batch.drain(..) {
+                        routes.route(text);
+                    }
+                }
                 (code, reason) = close.requested() => {
                     crate::log::warn(&format!("ending HTTP session ({code}): {reason}"));
                     end_session(&shared_for_close, &router);
@@ -874,8 +883,8 @@ fn sse_headers(response: &mut Response<Body>) {
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
 }
 
-fn full(text: String) -> Body {
-    BodyExt::boxed(Full::new(Bytes::from(text)))
+fn full(text: impl Into<Bytes>) -> Body {
+    BodyExt::boxed(Full::new(text.into()))
 }
 
 fn empty(status: StatusCode) -> Response<Body> {

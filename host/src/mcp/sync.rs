@@ -3,13 +3,20 @@
 //! mutates), kept in a spatial index and filtered per subscriber by its area of interest;
 //! each subscriber remembers which entities it sees, so one that leaves its area arrives as
 //! a removal and one that enters as a change.
+//!
+//! A delta is built and serialized once per distinct content, not once per subscriber: what
+//! a subscriber is owed is fixed by which of the update's changes its area admits, which
+//! entities it must be told are gone, and whether it asked for detail ([`DeltaKey`]);
+//! subscribers with the same key share one [`Frame`]. The frames live for one update only
+//! ([`Deltas`]), so nothing built for one tick is sent for another.
 
 use super::aoi::{Aoi, SpatialGrid, inside};
 use super::jsonrpc;
+use super::outbox::{self, Frame};
 use super::server::{Connection, RpcError, Server, not_initialized};
 use crate::world::{ChangeSet, EntityState, World, entity_id};
 use serde_json::{Value, json};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
 /// One connection's subscription.
@@ -32,6 +39,40 @@ pub enum WorldUpdate {
     Changes(ChangeSet),
     /// A different world was swapped in (a scene reload): everyone needs a fresh snapshot.
     Replaced,
+}
+
+/// What fixes a delta's content within one update: whether its entities are drawn in detail
+/// (with the scene), which of the update's changes it carries (indexes into
+/// `ChangeSet::changed`) and which entities it reports gone.
+#[derive(PartialEq, Eq, Hash)]
+struct DeltaKey {
+    detail: bool,
+    admitted: Vec<u32>,
+    removed: Vec<u64>,
+}
+
+/// The deltas of one world update, each serialized once and shared by every subscriber owed
+/// the same one.
+pub struct Deltas<'u> {
+    update: &'u WorldUpdate,
+    caused_by: &'u [String],
+    frames: HashMap<DeltaKey, Frame>,
+}
+
+impl<'u> Deltas<'u> {
+    pub fn new(update: &'u WorldUpdate, caused_by: &'u [String]) -> Deltas<'u> {
+        Deltas {
+            update,
+            caused_by,
+            frames: HashMap::new(),
+        }
+    }
+
+    /// Distinct deltas built so far.
+    #[cfg(test)]
+    pub fn built(&self) -> usize {
+        self.frames.len()
+    }
 }
 
 /// The spatial index over the world, kept only while someone subscribes.
@@ -157,47 +198,73 @@ impl Server {
         Some(WorldUpdate::Changes(changes))
     }
 
-    /// The `state/delta` (or, after a world swap, `state/snapshot`) owed to `subscription`.
-    pub fn delta_for(
+    /// The `state/delta` (or, after a world swap, `state/snapshot`) owed to `subscription`,
+    /// serialized: the same frame as every other subscriber owed the same delta. The
+    /// subscription now sees what it was told of.
+    pub fn delta_frame(
         &self,
         subscription: &mut Subscription,
-        update: &WorldUpdate,
-        caused_by: &[String],
-    ) -> Option<Value> {
-        let changes = match update {
-            WorldUpdate::Replaced => return Some(self.snapshot(subscription)),
+        deltas: &mut Deltas,
+    ) -> Option<Frame> {
+        let changes = match deltas.update {
+            WorldUpdate::Replaced => return Some(outbox::frame(&self.snapshot(subscription))),
             WorldUpdate::Changes(changes) => changes,
         };
-        let world = &self.registry().realm().world;
-        let mut out = Vec::new();
+        let mut admitted = Vec::new();
         let mut removed = Vec::new();
-        for state in &changes.changed {
+        for (i, state) in changes.changed.iter().enumerate() {
             if inside(subscription.aoi.as_ref(), state.transform.position) {
                 subscription.visible.insert(state.number);
-                out.push(entity_for(world, subscription, state));
+                admitted.push(i as u32);
             } else if subscription.visible.remove(&state.number) {
-                removed.push(state.id.clone());
+                removed.push(state.number);
             }
         }
         for number in &changes.removed {
             if subscription.visible.remove(number) {
-                removed.push(entity_id(*number));
+                removed.push(*number);
             }
         }
         let scene = changes.scene && subscription.detail;
-        if out.is_empty() && removed.is_empty() && !scene {
+        if admitted.is_empty() && removed.is_empty() && !scene {
             return None;
         }
+        let key = DeltaKey {
+            detail: subscription.detail,
+            admitted,
+            removed,
+        };
+        if let Some(frame) = deltas.frames.get(&key) {
+            return Some(frame.clone());
+        }
+        let frame = outbox::frame(&self.delta(changes, &key, deltas.caused_by));
+        deltas.frames.insert(key, frame.clone());
+        Some(frame)
+    }
+
+    /// The `state/delta` notification `key` describes.
+    fn delta(&self, changes: &ChangeSet, key: &DeltaKey, caused_by: &[String]) -> Value {
+        let world = &self.registry().realm().world;
+        let view = Subscription {
+            detail: key.detail,
+            ..Subscription::default()
+        };
+        let out: Vec<Value> = key
+            .admitted
+            .iter()
+            .map(|&i| entity_for(world, &view, &changes.changed[i as usize]))
+            .collect();
+        let removed: Vec<String> = key.removed.iter().map(|&n| entity_id(n)).collect();
         let mut delta = json!({
             "tick": world.tick(),
             "causedBy": caused_by,
             "changes": out,
             "removed": removed,
         });
-        if scene {
+        if changes.scene && key.detail {
             delta["scene"] = world.scene_view();
         }
-        Some(jsonrpc::notification("state/delta", delta))
+        jsonrpc::notification("state/delta", delta)
     }
 
     /// A `state/snapshot` of what `subscription` may see; it now sees exactly that.
@@ -246,3 +313,7 @@ impl Server {
         });
     }
 }
+
+#[cfg(test)]
+#[path = "sync_tests.rs"]
+mod tests;

@@ -13,7 +13,7 @@ use super::edge::{EdgeLimits, Grant, Transport};
 use super::engine::{EngineHandle, Inbound, PeerId, next_peer_id};
 use super::jsonrpc;
 use super::listener::{self, Listen};
-use super::outbox::{self, CloseSignal};
+use super::outbox::{self, CloseSignal, Frame, Lane, Sent};
 use crate::limits::{MAX_IN_FLIGHT_PER_CONNECTION, MAX_WS_MESSAGE_BYTES, WS_READ_BUFFER_BYTES};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::Value;
@@ -22,7 +22,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::handshake::server::{ErrorResponse, Request, Response};
 use tokio_tungstenite::tungstenite::http::{self, HeaderValue};
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
@@ -39,9 +38,13 @@ pub fn start(config: Listen, engine: EngineHandle) -> std::io::Result<SocketAddr
         gate: Gate::new(config.limits),
         pool: Pool::new(config.limits.max_pending_frame_bytes),
         refusing: AtomicUsize::new(0),
+        lane: Lane::new(),
         config,
     });
-    listener::spawn("ws", bind, move |l| accept(l, edge, engine))
+    listener::spawn("ws", bind, move |l| async move {
+        tokio::spawn(edge.lane.clone().serve());
+        accept(l, edge, engine).await
+    })
 }
 
 /// What every connection of the listener shares.
@@ -52,6 +55,8 @@ struct Edge {
     pool: Arc<Pool>,
     /// Refused connections being answered now.
     refusing: AtomicUsize,
+    /// Where the engine wakes this listener's writers.
+    lane: Arc<Lane>,
 }
 
 async fn accept(listener: TcpListener, edge: Arc<Edge>, engine: EngineHandle) {
@@ -132,7 +137,7 @@ async fn connection(
     let ticket = Arc::new(ticket);
     crate::log::debug(&format!("WebSocket connection {id} from {from}"));
     let (mut sink, mut frames) = ws.split();
-    let (outbox, own, mut queue, close) = outbox::socket();
+    let (outbox, own, queue, close) = outbox::socket(&edge.lane);
     let cancels = Arc::new(CancelBoard::default());
     let in_flight = Arc::new(AtomicUsize::new(0));
     let progress = own.clone();
@@ -143,7 +148,7 @@ async fn connection(
         in_flight: in_flight.clone(),
         // Progress is advisory: a report that finds the queue full is dropped.
         notify: Arc::new(move |message: Value| {
-            let _ = progress.try_send(message.to_string());
+            let _ = progress.send_now(outbox::frame(&message));
         }),
         transport_session: None,
         grant,
@@ -152,6 +157,7 @@ async fn connection(
 
     let closing = close.clone();
     let writer = tokio::spawn(async move {
+        let mut batch: Vec<Frame> = Vec::new();
         loop {
             tokio::select! {
                 biased;
@@ -160,10 +166,11 @@ async fn connection(
                     let _ = sink.send(Message::Close(Some(frame))).await;
                     break;
                 }
-                message = queue.recv() => match message {
-                    Some(text) => if sink.send(Message::Text(text.into())).await.is_err() { break },
-                    None => break,
-                },
+                more = queue.recv_all(&mut batch) => {
+                    if !more || write_all(&mut sink, &mut batch).await.is_err() {
+                        break;
+                    }
+                }
             }
         }
     });
@@ -235,6 +242,17 @@ async fn connection(
     let _ = tokio::time::timeout(Duration::from_secs(2), writer).await;
 }
 
+/// Sends every frame of `batch` (emptying it), then flushes once.
+async fn write_all<S>(sink: &mut S, batch: &mut Vec<Frame>) -> Result<(), WsError>
+where
+    S: futures_util::Sink<Message, Error = WsError> + Unpin,
+{
+    for text in batch.drain(..) {
+        sink.feed(Message::Text(text)).await?;
+    }
+    sink.flush().await
+}
+
 /// How long the reader may wait for a frame before looking at its deadlines again.
 fn next_check(limits: &EdgeLimits, spoken: bool, opened: Instant, meter: &Signals) -> Duration {
     // A message may start arriving while the reader waits: look again often enough.
@@ -276,7 +294,7 @@ fn read_text(
     id: PeerId,
     cancels: &CancelBoard,
     in_flight: &AtomicUsize,
-    own: &mpsc::Sender<String>,
+    own: &outbox::Sender,
     close: &CloseSignal,
     engine: &EngineHandle,
 ) {
@@ -296,7 +314,7 @@ fn read_text(
                 ),
                 None,
             );
-            if own.try_send(refusal.to_string()).is_err() {
+            if own.send_now(outbox::frame(&refusal)) != Sent::Queued {
                 close.close(
                     1008,
                     "the client is flooding requests and not reading replies",

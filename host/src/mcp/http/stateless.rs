@@ -12,6 +12,7 @@ use super::{
 };
 use crate::mcp::edge::Grant;
 use crate::mcp::jsonrpc;
+use crate::mcp::outbox::Frame as Text;
 use bytes::Bytes;
 use futures_util::stream;
 use http_body_util::{BodyExt, StreamBody};
@@ -96,12 +97,12 @@ pub(super) async fn post(
 }
 
 /// The reply as one JSON body.
-async fn answered(mut guard: Transient, mut rx: mpsc::Receiver<(bool, String)>) -> Response<Body> {
+async fn answered(mut guard: Transient, mut rx: mpsc::Receiver<(bool, Text)>) -> Response<Body> {
     loop {
         match tokio::time::timeout(REPLY_TIMEOUT, rx.recv()).await {
             Ok(Some((true, reply))) => {
                 guard.unanswered = None;
-                let status = serde_json::from_str(&reply)
+                let status = serde_json::from_str(reply.as_str())
                     .map(|r: Value| modern_http::status(&r))
                     .unwrap_or(StatusCode::OK);
                 let mut response = Response::new(full(reply));
@@ -126,7 +127,7 @@ async fn answered(mut guard: Transient, mut rx: mpsc::Receiver<(bool, String)>) 
 }
 
 /// Notifications, then the reply, as an SSE response; dropping it cancels the request.
-fn streamed(guard: Transient, rx: mpsc::Receiver<(bool, String)>) -> Response<Body> {
+fn streamed(guard: Transient, rx: mpsc::Receiver<(bool, Text)>) -> Response<Body> {
     let body = stream::unfold(Some((rx, guard)), |state| async move {
         let (mut rx, mut guard) = state?;
         let (is_reply, message) = tokio::time::timeout(REPLY_TIMEOUT, rx.recv())
