@@ -2,8 +2,7 @@
 //! does not show (rotations, scales, materials, lighting). The skills still run as real
 //! wasm guests through the whole pipeline.
 
-use crate::support::in_process_registry;
-use limina::policy::Profiles;
+use crate::support::{admitted_builder, in_process_registry};
 use limina::registry::{Caller, Registry, Response};
 use limina::world::World;
 use serde_json::Value;
@@ -17,16 +16,7 @@ pub struct Host {
 impl Host {
     pub fn with(packages: &[&str]) -> Host {
         let mut registry = in_process_registry(packages);
-        let caller = Caller {
-            agent_id: "builder".into(),
-            session_id: "s1".into(),
-            profile: "builder.readWrite".into(),
-            permissions: Profiles::default()
-                .get("builder.readWrite")
-                .unwrap()
-                .permissions,
-        };
-        registry.admit_session(&caller).unwrap();
+        let caller = admitted_builder(&mut registry);
         Host { registry, caller }
     }
 

@@ -4,41 +4,18 @@
 //! or compiled code) is made again rather than trusted, and a component that left the cache
 //! and changed on disk is refused at its call. The state store opens only when needed.
 
-use crate::support::{Client, repo};
+use crate::support::{Client, admitted_builder, empty_registry, repo};
 use limina::packages::PackageSource;
-use limina::policy::Profiles;
 use limina::registry::{Caller, ErrorCode, Registry};
-use limina::sandbox::{CompileCache, Sandbox};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
-/// A registry over a compile cache in `cache`, with nothing loaded.
 fn registry(cache: &Path) -> Registry {
-    let sandbox = Sandbox::new(CompileCache::new(Some(cache.to_path_buf()))).unwrap();
-    let realm = limina::realm::Realm {
-        world: limina::world::World::new(limina::world::WorldSettings {
-            max_entities: 100,
-            tick_seconds: 1.0 / 60.0,
-        }),
-        tracer: limina::trace::Tracer::new(limina::limits::TRACE_WINDOW),
-        rng: limina::realm::Rng::seeded(7),
-        state: limina::state::StateStore::in_memory(),
-    };
-    Registry::new(sandbox, limina::policy::PolicyConfig::default(), realm)
+    empty_registry(Some(cache.to_path_buf()))
 }
 
 fn builder(registry: &mut Registry) -> Caller {
-    let caller = Caller {
-        agent_id: "builder".into(),
-        session_id: "s1".into(),
-        profile: "builder.readWrite".into(),
-        permissions: Profiles::default()
-            .get("builder.readWrite")
-            .unwrap()
-            .permissions,
-    };
-    registry.admit_session(&caller).unwrap();
-    caller
+    admitted_builder(registry)
 }
 
 fn component(version: u32) -> PathBuf {

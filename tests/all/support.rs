@@ -254,11 +254,10 @@ pub fn guest_packages(names: &[&str]) -> tempfile::TempDir {
     dir
 }
 
-/// A registry in this process with the named core packages loaded (their skills still run as
-/// real wasm guests through the whole pipeline), for reading state the wire does not show.
-pub fn in_process_registry(core: &[&str]) -> limina::registry::Registry {
+/// A registry in this process with nothing loaded, compiling into `cache` (none: in memory).
+pub fn empty_registry(cache: Option<PathBuf>) -> limina::registry::Registry {
     use limina::sandbox::{CompileCache, Sandbox};
-    let sandbox = Sandbox::new(CompileCache::new(CompileCache::default_dir())).unwrap();
+    let sandbox = Sandbox::new(CompileCache::new(cache)).unwrap();
     let realm = limina::realm::Realm {
         world: limina::world::World::new(limina::world::WorldSettings {
             max_entities: 100,
@@ -268,8 +267,28 @@ pub fn in_process_registry(core: &[&str]) -> limina::registry::Registry {
         rng: limina::realm::Rng::seeded(7),
         state: limina::state::StateStore::in_memory(),
     };
-    let mut registry =
-        limina::registry::Registry::new(sandbox, limina::policy::PolicyConfig::default(), realm);
+    limina::registry::Registry::new(sandbox, limina::policy::PolicyConfig::default(), realm)
+}
+
+/// A `builder.readWrite` session (agent `builder`, session `s1`) admitted to `registry`.
+pub fn admitted_builder(registry: &mut limina::registry::Registry) -> limina::registry::Caller {
+    let caller = limina::registry::Caller {
+        agent_id: "builder".into(),
+        session_id: "s1".into(),
+        profile: "builder.readWrite".into(),
+        permissions: limina::policy::Profiles::default()
+            .get("builder.readWrite")
+            .unwrap()
+            .permissions,
+    };
+    registry.admit_session(&caller).unwrap();
+    caller
+}
+
+/// A registry in this process with the named core packages loaded (their skills still run as
+/// real wasm guests through the whole pipeline), for reading state the wire does not show.
+pub fn in_process_registry(core: &[&str]) -> limina::registry::Registry {
+    let mut registry = empty_registry(limina::sandbox::CompileCache::default_dir());
     for name in core {
         let source = limina::packages::PackageSource::read(&repo().join("target/core").join(name))
             .expect("build the guests first: cargo xtask build-guests");

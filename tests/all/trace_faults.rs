@@ -6,9 +6,8 @@
 //! reply named is on disk and the folder verifies, also after a restart.
 
 use crate::http_client::HttpHost;
-use crate::support::{Client, error_of, in_process_registry, limina, text};
+use crate::support::{Client, admitted_builder, error_of, in_process_registry, limina, text};
 use crate::ws_client::WsHost;
-use limina::policy::Profiles;
 use limina::registry::{Caller, Response};
 use limina::trace::disk::faulty::{Faults, FaultyDisk};
 use limina::trace::{Durability, Event, Retention, Tracer};
@@ -238,16 +237,7 @@ fn faulty_host(dir: &Path, faults: &Arc<Faults>) -> (limina::registry::Registry,
         false,
     )
     .unwrap();
-    let caller = Caller {
-        agent_id: "builder".into(),
-        session_id: "s1".into(),
-        profile: "builder.readWrite".into(),
-        permissions: Profiles::default()
-            .get("builder.readWrite")
-            .unwrap()
-            .permissions,
-    };
-    registry.admit_session(&caller).unwrap();
+    let caller = admitted_builder(&mut registry);
     (registry, caller)
 }
 
