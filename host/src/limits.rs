@@ -73,6 +73,11 @@ pub const MAX_STATE_VALUE_BYTES: usize = 1 << 20;
 pub const MAX_ENTITIES: usize = 10_000;
 /// Simulation step length by default (60 Hz).
 pub const DEFAULT_TICK_MS: u64 = 16;
+/// How long the engine keeps looking for the next message without sleeping after work: a
+/// one-at-a-time client's next call usually arrives within it, and a sleeping engine thread
+/// woken on another core took longer to answer than the call itself. Bounded and only after
+/// activity, so an idle host never spins.
+pub const ENGINE_SPIN_US: u64 = 50;
 /// Events the trace keeps in memory for hot queries.
 pub const TRACE_WINDOW: usize = 4_096;
 /// Bytes after which a trace segment is sealed and a new one started (`[trace] segmentBytes`).
