@@ -179,8 +179,8 @@ pub struct Engine {
     /// Socket messages queued since the last ring: how many, and since when.
     unrung: usize,
     unrung_since: Option<Instant>,
-    /// The last wait ended with input or a wake-up (see [`Engine::wait_ready`]).
-    worked: bool,
+    /// When input or a wake-up last arrived (see [`Engine::wait_ready`]).
+    last_work: Instant,
 }
 
 /// stdin (read by the engine thread) and stdout (written by it, and by a call's progress
@@ -217,7 +217,7 @@ impl Engine {
             lanes: Vec::new(),
             unrung: 0,
             unrung_since: None,
-            worked: false,
+            last_work: Instant::now(),
         };
         if stdio {
             let input = Arc::new(Mutex::new(StdioInput::new(libc::STDIN_FILENO)));
@@ -301,18 +301,21 @@ impl Engine {
     /// and waking a thread that slept in `poll` on another core cost more than the call
     /// itself (sequential p50 112 µs across two cores against 34 µs on one, 2026-11-24).
     fn wait_ready(&mut self, stdin: Option<RawFd>, timeout: Duration) -> io::Result<Ready> {
-        if self.worked {
+        if self.last_work.elapsed() < Duration::from_micros(ENGINE_SPIN_US) * 4 {
             let until = Instant::now() + Duration::from_micros(ENGINE_SPIN_US);
             while Instant::now() < until {
                 let ready = poll(stdin, self.handle.wake.fd, Duration::ZERO)?;
                 if ready.stdin || ready.wake {
+                    self.last_work = Instant::now();
                     return Ok(ready);
                 }
                 std::hint::spin_loop();
             }
         }
         let ready = poll(stdin, self.handle.wake.fd, timeout)?;
-        self.worked = ready.stdin || ready.wake;
+        if ready.stdin || ready.wake {
+            self.last_work = Instant::now();
+        }
         Ok(ready)
     }
 

@@ -12,6 +12,7 @@ use super::bindings::PackageDescription;
 use super::bindings::SkillDescriptor;
 use super::bindings::limina::skill::types::{Annotations, HookDescriptor, HookPhase};
 use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
 /// The first word of an entry, and the format's version.
@@ -61,7 +62,7 @@ pub(super) fn encode(d: &PackageDescription) -> String {
         })).collect::<Vec<_>>(),
     })
     .to_string();
-    format!("{MAGIC} {}\n{body}", super::content_hash(body.as_bytes()))
+    format!("{MAGIC} {}\n{body}", hex::encode(Sha256::digest(&body)))
 }
 
 fn skill_json(s: &SkillDescriptor) -> Value {
@@ -90,7 +91,7 @@ pub(super) fn decode(text: &str) -> Result<PackageDescription, String> {
         .strip_prefix(MAGIC)
         .and_then(|rest| rest.strip_prefix(' '))
         .ok_or("not a description entry of this format")?;
-    if super::content_hash(body.as_bytes()) != sum {
+    if hex::encode(Sha256::digest(body)) != sum {
         return Err("its body does not match its checksum".into());
     }
     let body: Value = serde_json::from_str(body).map_err(|e| format!("its body: {e}"))?;
