@@ -32,7 +32,9 @@ pub const CEILING_TIMEOUT_MS: u64 = 30_000;
 /// 60 Hz. While it runs every client and the physics tick wait, so a guest may hold them this
 /// long at most; slow work belongs in packages without world capabilities, which run off the
 /// engine. The core packages (the host's own) keep their manifests' timeouts: their skills
-/// answer in microseconds, and a loaded machine must not cut them.
+/// answer in microseconds, and a loaded machine must not cut them. While the guest's code
+/// runs it counts in the time its thread ran, so a machine busy with other work does not cut
+/// it either (up to four times this in wall time; `sandbox/interrupt.rs`).
 pub const ENGINE_CALL_MS: u64 = 50;
 /// Largest memory any package may ask for; also the pooling allocator's slot size.
 pub const MAX_PACKAGE_MEMORY_BYTES: u64 = 256 << 20;
@@ -78,8 +80,12 @@ pub const DEFAULT_TICK_MS: u64 = 16;
 /// woken on another core took longer to answer than the call itself. Bounded and only after
 /// activity, so an idle host never spins.
 pub const ENGINE_SPIN_US: u64 = 50;
-/// Events the trace keeps in memory for hot queries.
+/// Events an in-memory trace (`--ephemeral-trace`, tests) keeps: all it can answer from.
 pub const TRACE_WINDOW: usize = 4_096;
+/// Events a durable trace keeps in memory for hot queries. Small: the index follows the
+/// writer within a few events, and queries read anything older from the index and segments,
+/// so a bigger window only held memory (4,096 events were ~10 MB of a host's resident set).
+pub const TRACE_WINDOW_DURABLE: usize = 256;
 /// Bytes after which a trace segment is sealed and a new one started (`[trace] segmentBytes`).
 pub const TRACE_SEGMENT_BYTES: u64 = 64 << 20;
 /// Bytes of segments kept by default (`[trace] maxBytes`; 0 keeps everything): at a few

@@ -414,6 +414,7 @@ impl Registry {
                 let mut prep = self.prepare_guest(caller, package, name, &decided.decision_id)?;
                 // Off the engine nobody waits for it: its package's own deadline holds.
                 prep.info.timeout_ms = self.packages[package].limits.timeout_ms;
+                prep.info.clock = crate::sandbox::Clock::Wall;
                 prep.deadline_by_engine = false;
                 Work::Guest {
                     prep,

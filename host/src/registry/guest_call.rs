@@ -111,6 +111,7 @@ impl Registry {
             // Calls on the engine hold everyone: the engine's short deadline (a detached call
             // gets its package's own back, see `detach`).
             timeout_ms: self.engine_deadline(package),
+            clock: crate::sandbox::Clock::Running,
             tick: self.realm().world.tick(),
             cancel: self.control.cancel.clone(),
             progress: self.control.progress.clone(),

@@ -4,7 +4,7 @@ use super::bindings::{
     CallContext, PackageDescription, SkillError, SkillPackage as Package,
     SkillPackagePre as PackagePre,
 };
-use super::interrupt::{Cancel, Cut, Interrupt};
+use super::interrupt::{Cancel, Clock, Cut, Interrupt};
 use super::limiter::{MemoryLimiter, Refused};
 use super::wasi::GuestWasi;
 use super::wasi_files::FileGuard;
@@ -64,6 +64,8 @@ pub struct CallInfo {
     /// Linear memory the instance may reach during this call.
     pub memory_limit_bytes: u64,
     pub timeout_ms: u64,
+    /// How `timeout_ms` is counted: in the time the guest ran for a call on the engine.
+    pub clock: Clock,
     pub tick: u64,
     /// Raised by the caller's transport to stop the call (`notifications/cancelled`).
     pub cancel: Cancel,
@@ -169,7 +171,7 @@ impl CompiledPackage {
             .map_err(anyhow::Error::from)?;
         // Every epoch tick asks whether the guest must stop: its deadline, or a cancel.
         store.epoch_deadline_callback(|ctx: StoreContextMut<'_, GuestState>| {
-            match ctx.data().interrupt.check() {
+            match ctx.data().interrupt.check_running() {
                 Some(cut) => Err(cut.into()),
                 None => Ok(UpdateDeadline::Continue(1)),
             }
@@ -271,7 +273,7 @@ impl GuestInstance {
         let skill = info.skill.clone();
         // Fuel and deadline are set per call; a store that cannot take fuel is a host bug.
         let _ = self.store.set_fuel(fuel);
-        let interrupt = Interrupt::new(timeout_ms, info.cancel.clone());
+        let interrupt = Interrupt::counted(timeout_ms, info.cancel.clone(), info.clock);
         self.store.data_mut().interrupt = interrupt.clone();
         self.store.data_mut().net.call = info
             .reach
@@ -300,7 +302,7 @@ impl GuestInstance {
         // A guest woken at its deadline (or by a cancel) may return before the next epoch tick
         // stops it: a call that outlived its time is cut all the same.
         if raw.is_ok()
-            && let Some(cut) = self.store.data().interrupt.check()
+            && let Some(cut) = self.store.data().interrupt.check_running()
         {
             raw = Err(cut.into());
         }

@@ -3,6 +3,12 @@
 //! and while the guest waits in WASI (a sleep wakes early for either). So a guest looping,
 //! or sleeping in `time.sleep`, is cut at its deadline, and `notifications/cancelled` stops
 //! it within a couple of milliseconds.
+//!
+//! A call that holds the engine counts its deadline in the time it ran ([`Clock::Running`]):
+//! on a machine busy with other work the engine thread may wait for a core, and cutting a
+//! guest for time the scheduler took from it would stop innocent calls and help nobody. Its
+//! waits in the host (a sleep, the network) still count in wall time, and a wall-clock cap of
+//! [`RUNNING_CAP_FACTOR`] times the deadline bounds it whatever the machine does.
 
 use std::fmt;
 use std::sync::Arc;
@@ -68,40 +74,133 @@ impl fmt::Display for Cut {
 
 impl std::error::Error for Cut {}
 
+/// How a call's deadline is counted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Clock {
+    /// In wall time: a call off the engine, where nobody waits for it.
+    Wall,
+    /// While wasm runs, in the CPU time of the thread running it, up to a wall-clock cap: a
+    /// call on the engine.
+    Running,
+}
+
+/// How many times its deadline a [`Clock::Running`] call may take in wall time when the
+/// machine gives its thread less than a core.
+pub const RUNNING_CAP_FACTOR: u32 = 4;
+
 /// What the current call may not outlive.
 #[derive(Clone, Debug)]
 pub struct Interrupt {
     deadline: Instant,
     timeout_ms: u64,
     cancel: Cancel,
+    /// For a [`Clock::Running`] call: the running thread's CPU clock, its reading at the
+    /// start, and whether a wait in the host was cut at the deadline (the call is then cut
+    /// for good, even though its thread hardly ran).
+    running: Option<(ThreadClock, Duration, Arc<AtomicBool>)>,
 }
 
 impl Interrupt {
-    /// A deadline `timeout_ms` from now, and `cancel`.
+    /// A wall-clock deadline `timeout_ms` from now, and `cancel`.
     pub fn new(timeout_ms: u64, cancel: Cancel) -> Self {
+        Interrupt::counted(timeout_ms, cancel, Clock::Wall)
+    }
+
+    /// A deadline of `timeout_ms` counted by `clock` from now (for [`Clock::Running`], in the
+    /// calling thread's time), and `cancel`.
+    pub fn counted(timeout_ms: u64, cancel: Cancel, clock: Clock) -> Self {
+        let running = match clock {
+            Clock::Wall => None,
+            Clock::Running => {
+                ThreadClock::current().map(|c| (c, c.now(), Arc::new(AtomicBool::new(false))))
+            }
+        };
         Interrupt {
             deadline: Instant::now() + Duration::from_millis(timeout_ms),
             timeout_ms,
             cancel,
+            running,
         }
     }
 
-    /// Whether the guest must stop now, and why.
+    /// Whether the guest must stop now, and why, while it waits in the host (a sleep, the
+    /// network): the deadline in wall time.
     pub fn check(&self) -> Option<Cut> {
+        let cut = self.wall_check();
+        if cut.is_some()
+            && let Some((_, _, waited_out)) = &self.running
+        {
+            waited_out.store(true, Ordering::Relaxed);
+        }
+        cut
+    }
+
+    fn wall_check(&self) -> Option<Cut> {
         if self.cancel.is_cancelled() {
             Some(Cut::Cancelled)
         } else if Instant::now() >= self.deadline {
-            Some(Cut::Deadline {
-                timeout_ms: self.timeout_ms,
-            })
+            Some(self.cut())
         } else {
             None
+        }
+    }
+
+    /// Whether the guest must stop now, and why, while its code runs: for a
+    /// [`Clock::Running`] call, past the wall-clock deadline only once its thread has run that
+    /// long too (or the wall-clock cap has passed).
+    pub fn check_running(&self) -> Option<Cut> {
+        let cut = self.wall_check()?;
+        let Some((clock, start, waited_out)) = &self.running else {
+            return Some(cut);
+        };
+        if cut == Cut::Cancelled || waited_out.load(Ordering::Relaxed) {
+            return Some(cut);
+        }
+        let timeout = Duration::from_millis(self.timeout_ms);
+        let cap = self.deadline + timeout * (RUNNING_CAP_FACTOR - 1);
+        let ran = clock.now().saturating_sub(*start);
+        (ran >= timeout || Instant::now() >= cap).then_some(cut)
+    }
+
+    fn cut(&self) -> Cut {
+        Cut::Deadline {
+            timeout_ms: self.timeout_ms,
         }
     }
 
     /// The deadline.
     pub fn deadline(&self) -> Instant {
         self.deadline
+    }
+}
+
+/// One thread's CPU clock, readable from any thread.
+#[derive(Clone, Copy, Debug)]
+struct ThreadClock(libc::clockid_t);
+
+impl ThreadClock {
+    /// The calling thread's clock (`None` where the platform has none: the call then counts
+    /// in wall time).
+    fn current() -> Option<ThreadClock> {
+        let mut clock: libc::clockid_t = 0;
+        // SAFETY: `pthread_self` is always a valid thread handle, and `clock` is a valid place
+        // for the answer.
+        let status = unsafe { libc::pthread_getcpuclockid(libc::pthread_self(), &mut clock) };
+        (status == 0).then_some(ThreadClock(clock))
+    }
+
+    /// CPU time the thread has used (zero if the clock cannot be read, which never cuts
+    /// early: the wall-clock cap still holds).
+    fn now(&self) -> Duration {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `ts` is a valid timespec to fill.
+        if unsafe { libc::clock_gettime(self.0, &mut ts) } != 0 {
+            return Duration::ZERO;
+        }
+        Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
     }
 }
 
@@ -131,5 +230,58 @@ mod tests {
     fn a_passed_deadline_cuts() {
         let interrupt = Interrupt::new(0, Cancel::default());
         assert_eq!(interrupt.check(), Some(Cut::Deadline { timeout_ms: 0 }));
+        assert_eq!(
+            interrupt.check_running(),
+            Some(Cut::Deadline { timeout_ms: 0 })
+        );
+    }
+
+    /// A thread that did not run (here: asleep, as a thread waiting for a core would be) is
+    /// not cut at the wall-clock deadline while its code runs, only at the cap; a wait in the
+    /// host is cut at the deadline.
+    #[test]
+    fn a_running_deadline_excuses_time_the_thread_did_not_run_up_to_the_cap() {
+        let interrupt = Interrupt::counted(20, Cancel::default(), Clock::Running);
+        std::thread::sleep(Duration::from_millis(30));
+        assert_eq!(interrupt.check_running(), None);
+        std::thread::sleep(Duration::from_millis(60));
+        assert_eq!(
+            interrupt.check_running(),
+            Some(Cut::Deadline { timeout_ms: 20 })
+        );
+    }
+
+    /// A wait in the host is cut at the wall-clock deadline, and the call with it.
+    #[test]
+    fn a_wait_cut_at_the_deadline_cuts_the_running_call() {
+        let interrupt = Interrupt::counted(20, Cancel::default(), Clock::Running);
+        std::thread::sleep(Duration::from_millis(30));
+        assert_eq!(interrupt.check_running(), None);
+        let waiting = interrupt.clone();
+        assert_eq!(waiting.check(), Some(Cut::Deadline { timeout_ms: 20 }));
+        assert_eq!(
+            interrupt.check_running(),
+            Some(Cut::Deadline { timeout_ms: 20 })
+        );
+    }
+
+    /// A thread that ran its deadline's worth is cut as soon as the wall-clock deadline passed.
+    #[test]
+    fn a_running_deadline_cuts_a_thread_that_ran_that_long() {
+        let interrupt = Interrupt::counted(20, Cancel::default(), Clock::Running);
+        let start = Instant::now();
+        while interrupt.check_running().is_none() {
+            assert!(start.elapsed() < Duration::from_secs(5), "never cut");
+        }
+        let ran = start.elapsed();
+        assert!(ran >= Duration::from_millis(20), "{ran:?}");
+    }
+
+    #[test]
+    fn a_cancel_cuts_a_running_call_at_once() {
+        let cancel = Cancel::default();
+        let interrupt = Interrupt::counted(60_000, cancel.clone(), Clock::Running);
+        cancel.cancel();
+        assert_eq!(interrupt.check_running(), Some(Cut::Cancelled));
     }
 }

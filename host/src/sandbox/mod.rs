@@ -24,6 +24,6 @@ pub use engine::Sandbox;
 pub use instance::{
     CallFailure, CallInfo, CallOutcome, CompiledPackage, GuestInstance, ProgressSink,
 };
-pub use interrupt::{Cancel, Cut, Interrupt};
+pub use interrupt::{Cancel, Clock, Cut, Interrupt};
 pub use limiter::MemoryLimiter;
 pub use reach::Reach;
