@@ -5,8 +5,8 @@ use crate::Cli;
 use crate::cli::phases::Phases;
 use anyhow::{Context, Result, bail};
 use limina::config::Config;
-use limina::limits::TRACE_WINDOW;
 use limina::limits::{DEFAULT_HTTP_PORT, DEFAULT_WS_PORT};
+use limina::limits::{TRACE_WINDOW, TRACE_WINDOW_DURABLE};
 use limina::mcp::edge::{Admission, EdgeLimits, NetworkSettings};
 use limina::mcp::{Clock, Engine, Guard, Inbound, Listen, Server, ServerConfig, http, ws};
 use limina::packages::{PackageSource, embedded, package_dirs};
@@ -475,7 +475,7 @@ fn open_trace(
         );
         return Ok(Tracer::new(TRACE_WINDOW));
     }
-    Tracer::open_durable(dir, TRACE_WINDOW, retention, durability)
+    Tracer::open_durable(dir, TRACE_WINDOW_DURABLE, retention, durability)
 }
 
 pub fn default_trace_dir() -> PathBuf {
