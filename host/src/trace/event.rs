@@ -4,6 +4,7 @@ use super::NewEvent;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
+use std::io::Write;
 use std::time::SystemTime;
 
 /// A trace event as stored and served.
@@ -31,13 +32,16 @@ pub struct Integrity {
 }
 
 impl Event {
-    /// Gives a new event its id, timestamp and hash, chained after `previous_hash`.
-    pub(super) fn seal(seq: u64, new: NewEvent, previous_hash: Option<String>) -> Event {
+    /// Gives a new event its id, timestamp and hash, chained after `previous_hash`; with the
+    /// payload's JSON, serialized once here for the id, the hash and the stored line (this
+    /// runs for every event on the call path).
+    pub(super) fn seal(seq: u64, new: NewEvent, previous_hash: Option<String>) -> (Event, String) {
+        let payload = canonical_json(&new.payload);
         let mut fnv = Fnv1a::default();
         for part in [seq.to_string().as_str(), &new.kind, &new.actor_id] {
             fnv.part(part.as_bytes());
         }
-        serde_json::to_writer(&mut fnv, &new.payload).expect("JSON values serialize");
+        fnv.bytes(payload.as_bytes());
         fnv.part(b"");
         let id = format!("evt_{}_{seq:012}_{:016x}", new.actor_id, fnv.0);
         let mut event = Event {
@@ -54,30 +58,76 @@ impl Event {
                 previous_hash,
             },
         };
-        event.integrity.hash = event.compute_hash();
-        event
+        event.integrity.hash = event.hash_with(&payload);
+        (event, payload)
     }
 
     /// `sha256:` + hex of the canonical JSON without `integrity`, then the previous hash.
     pub fn compute_hash(&self) -> String {
-        // Streams the canonical form straight into the hasher: this runs for every event on
-        // the call path, so no intermediate `Value` or string is built.
-        let canonical = Canonical {
-            actor_id: &self.actor_id,
-            caused_by: &self.caused_by,
-            id: &self.id,
-            parent_event_id: &self.parent_event_id,
-            payload: &self.payload,
-            thread_id: &self.thread_id,
-            timestamp: &self.timestamp,
-            kind: &self.kind,
-        };
+        self.hash_with(&canonical_json(&self.payload))
+    }
+
+    /// [`Event::compute_hash`] given the payload's canonical JSON: the canonical form is
+    /// streamed straight into the hasher, no intermediate string built.
+    fn hash_with(&self, payload: &str) -> String {
         let mut hasher = HashWriter(Sha256::new());
-        serde_json::to_writer(&mut hasher, &canonical).expect("events serialize");
+        self.write_canonical(payload, &mut hasher)
+            .expect("hashing cannot fail");
         if let Some(prev) = &self.integrity.previous_hash {
             hasher.0.update(prev.as_bytes());
         }
         format!("sha256:{}", hex::encode(hasher.0.finalize()))
+    }
+
+    /// The event without `integrity`, keys in code-point order of their JSON names, no
+    /// whitespace (payload maps are already key-ordered), with `payload` as given.
+    fn write_canonical(&self, payload: &str, w: &mut impl Write) -> std::io::Result<()> {
+        w.write_all(b"{\"actorId\":")?;
+        serde_json::to_writer(&mut *w, &self.actor_id)?;
+        w.write_all(b",\"causedBy\":")?;
+        serde_json::to_writer(&mut *w, &self.caused_by)?;
+        w.write_all(b",\"id\":")?;
+        serde_json::to_writer(&mut *w, &self.id)?;
+        w.write_all(b",\"parentEventId\":")?;
+        serde_json::to_writer(&mut *w, &self.parent_event_id)?;
+        w.write_all(b",\"payload\":")?;
+        w.write_all(payload.as_bytes())?;
+        w.write_all(b",\"threadId\":")?;
+        serde_json::to_writer(&mut *w, &self.thread_id)?;
+        w.write_all(b",\"timestamp\":")?;
+        serde_json::to_writer(&mut *w, &self.timestamp)?;
+        w.write_all(b",\"type\":")?;
+        serde_json::to_writer(&mut *w, &self.kind)?;
+        w.write_all(b"}")
+    }
+
+    /// The stored line (without its newline): the event as [`Event`] serializes, fields in
+    /// their declared order, with `payload` as given — the same bytes, without serializing
+    /// the payload again.
+    pub(super) fn write_line(&self, payload: &str, w: &mut Vec<u8>) {
+        let mut put = || -> serde_json::Result<()> {
+            w.extend_from_slice(b"{\"id\":");
+            serde_json::to_writer(&mut *w, &self.id)?;
+            w.extend_from_slice(b",\"type\":");
+            serde_json::to_writer(&mut *w, &self.kind)?;
+            w.extend_from_slice(b",\"actorId\":");
+            serde_json::to_writer(&mut *w, &self.actor_id)?;
+            w.extend_from_slice(b",\"threadId\":");
+            serde_json::to_writer(&mut *w, &self.thread_id)?;
+            w.extend_from_slice(b",\"parentEventId\":");
+            serde_json::to_writer(&mut *w, &self.parent_event_id)?;
+            w.extend_from_slice(b",\"causedBy\":");
+            serde_json::to_writer(&mut *w, &self.caused_by)?;
+            w.extend_from_slice(b",\"timestamp\":");
+            serde_json::to_writer(&mut *w, &self.timestamp)?;
+            w.extend_from_slice(b",\"payload\":");
+            w.extend_from_slice(payload.as_bytes());
+            w.extend_from_slice(b",\"integrity\":");
+            serde_json::to_writer(&mut *w, &self.integrity)?;
+            w.extend_from_slice(b"}");
+            Ok(())
+        };
+        put().expect("events serialize");
     }
 
     /// The sequence number in the event's id, or `None` if the id is not ours.
@@ -115,25 +165,6 @@ pub(super) fn chain_hash(body: &Value, previous: Option<&str>) -> String {
 /// key bytes, which for UTF-8 is code point order, so plain serialization is canonical.
 pub fn canonical_json(value: &Value) -> String {
     serde_json::to_string(value).expect("JSON values serialize")
-}
-
-/// The event without `integrity`, fields in code-point order of their JSON names, so plain
-/// serialization is the canonical form (payload maps are already key-ordered).
-#[derive(Serialize)]
-struct Canonical<'a> {
-    #[serde(rename = "actorId")]
-    actor_id: &'a str,
-    #[serde(rename = "causedBy")]
-    caused_by: &'a [String],
-    id: &'a str,
-    #[serde(rename = "parentEventId")]
-    parent_event_id: &'a Option<String>,
-    payload: &'a Value,
-    #[serde(rename = "threadId")]
-    thread_id: &'a str,
-    timestamp: &'a str,
-    #[serde(rename = "type")]
-    kind: &'a str,
 }
 
 /// Feeds serialized bytes into sha256.

@@ -171,10 +171,10 @@ impl Tracer {
             return UNRECORDED.to_string();
         }
         self.seq += 1;
-        let event = Event::seal(self.seq, new, self.last_hash.take());
+        let (event, payload) = Event::seal(self.seq, new, self.last_hash.take());
         self.last_hash = Some(event.integrity.hash.clone());
         if let Some(store) = &mut self.store {
-            store.append(&event);
+            store.append(&event, &payload);
         }
         let id = event.id.clone();
         if self.window.len() >= self.window_cap {

@@ -214,13 +214,13 @@ impl Store {
     }
 
     /// Appends one event's line to what the next [`Store::write`] writes.
-    pub fn append(&mut self, event: &Event) {
+    pub fn append(&mut self, event: &Event, payload: &str) {
         if self.memory_only || self.outage.is_some() {
             return;
         }
         let seq = event.seq().unwrap_or(0);
         self.pending_lines.push((seq, self.pending.len()));
-        serde_json::to_writer(&mut self.pending, event).expect("events serialize");
+        event.write_line(payload, &mut self.pending);
         self.pending.push(b'\n');
         self.head_hash = None;
     }

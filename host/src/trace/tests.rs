@@ -81,3 +81,33 @@ fn the_streamed_hash_equals_the_hash_of_the_canonical_value() {
     body.as_object_mut().unwrap().remove("integrity");
     assert_eq!(e.integrity.hash, event::chain_hash(&body, None));
 }
+
+/// The stored line and the hash are written from the payload serialized once: the same bytes
+/// as serializing the event, and the hash a verifier computes from the line alone.
+#[test]
+fn the_line_and_hash_written_from_one_serialization_match_the_plain_forms() {
+    let mut caused = new(
+        "skill.executed",
+        json!({"z": "é\n\"q\"", "a": [1, 2.5, null], "m": {"y": true, "b": {}}}),
+    );
+    caused.parent_event_id = Some("evt_x_000000000001_0000000000000000".into());
+    caused.caused_by = vec!["evt_a".into(), "evt_b".into()];
+    for (previous, new_event) in [
+        (None, new("a", json!({}))),
+        (Some("sha256:00".to_string()), caused),
+    ] {
+        let (event, payload) = event::Event::seal(7, new_event, previous);
+        let mut line = Vec::new();
+        event.write_line(&payload, &mut line);
+        assert_eq!(
+            String::from_utf8(line.clone()).unwrap(),
+            serde_json::to_string(&event).unwrap()
+        );
+        let stored: Value = serde_json::from_slice(&line).unwrap();
+        let mut body = stored.clone();
+        body.as_object_mut().unwrap().remove("integrity");
+        let previous = stored["integrity"]["previousHash"].as_str();
+        assert_eq!(event::chain_hash(&body, previous), event.integrity.hash);
+        assert_eq!(event.compute_hash(), event.integrity.hash);
+    }
+}
