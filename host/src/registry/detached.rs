@@ -113,7 +113,7 @@ impl DetachedCall {
                 if let Some(started) = started {
                     self.ran = Some(Stage::new(started, Instant::now()));
                 }
-                let traced = scratch.tracer.recent().cloned().collect();
+                let traced = scratch.tracer.recent().collect();
                 (scratch, Outcome::Guest(outcome), traced)
             }
             Work::History(job) => {

@@ -98,7 +98,7 @@ fn torn_final_line_is_cut_off_and_the_sequence_resumes() {
     let id = t.emit(new("agent_1", "y", json!({})));
     assert!(id.starts_with("evt_agent_1_000000000003_"), "{id}");
     let second: Event = serde_json::from_str(&lines[1]).unwrap();
-    let third = t.recent().last().unwrap().clone();
+    let third = t.recent().last().unwrap();
     assert_eq!(third.integrity.previous_hash, Some(second.integrity.hash));
     t.flush().unwrap();
     assert_eq!(verify_dir(&traces, None, None).unwrap().events, 3);

@@ -76,7 +76,7 @@ impl Tracer {
         let _ = self.commit();
         let source = match &self.store {
             Some(store) => Source::Segments(store.segments()),
-            None => Source::Window(self.window.iter().cloned().collect()),
+            None => Source::Window(self.recent().collect()),
         };
         Export {
             source,

@@ -45,7 +45,7 @@ fn tail_pages_through_the_file_and_then_the_window() {
     let (page, next) = t.tail(10, 4, None, None).unwrap();
     assert_eq!((seqs(&page), next), (vec![], None));
     // A page read from the file equals the events as issued.
-    let from_window: Vec<_> = t.recent().cloned().collect();
+    let from_window: Vec<_> = t.recent().collect();
     let (page, _) = t.tail(7, 10, None, None).unwrap();
     assert_eq!(page, from_window);
 }

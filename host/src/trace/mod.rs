@@ -53,8 +53,9 @@ pub struct NewEvent {
 pub struct Tracer {
     seq: u64,
     last_hash: Option<String>,
-    /// The newest events, with consecutive sequence numbers ending at `seq`.
-    window: VecDeque<Event>,
+    /// The newest events as their stored lines, with consecutive sequence numbers ending at
+    /// `seq` (parsed when read: reads are rare, and a line holds a fraction of the memory).
+    window: VecDeque<Box<str>>,
     window_cap: usize,
     store: Option<Store>,
     /// The index of the durable history; `None` for an in-memory tracer, or when it could not
@@ -172,16 +173,19 @@ impl Tracer {
         }
         self.seq += 1;
         let (event, payload) = Event::seal(self.seq, new, self.last_hash.take());
-        self.last_hash = Some(event.integrity.hash.clone());
+        let mut line = Vec::with_capacity(payload.len() + 512);
+        event.write_line(&payload, &mut line);
         if let Some(store) = &mut self.store {
-            store.append(&event, &payload);
+            store.append(self.seq, &line);
         }
-        let id = event.id.clone();
+        let Event { id, integrity, .. } = event;
+        self.last_hash = Some(integrity.hash);
         if self.window.len() >= self.window_cap {
             self.window.pop_front();
         }
         if self.window_cap > 0 {
-            self.window.push_back(event);
+            let line = String::from_utf8(line).expect("serialized JSON is UTF-8");
+            self.window.push_back(line.into_boxed_str());
         }
         self.forget_removed();
         id
@@ -251,13 +255,10 @@ impl Tracer {
     /// The chain back to the last written event: what was emitted since is forgotten.
     fn forget_unwritten(&mut self) {
         let (seq, hash) = self.written.clone();
-        while self
-            .window
-            .back()
-            .is_some_and(|e| e.seq().is_none_or(|s| s > seq))
-        {
-            self.window.pop_back();
-        }
+        // The window ends with event `self.seq`.
+        let unwritten = self.seq.saturating_sub(seq) as usize;
+        let keep = self.window.len().saturating_sub(unwritten);
+        self.window.truncate(keep);
         self.seq = seq;
         self.last_hash = hash;
     }
@@ -330,8 +331,13 @@ impl Tracer {
     }
 
     /// Recent events, oldest first.
-    pub fn recent(&self) -> impl Iterator<Item = &Event> {
-        self.window.iter()
+    pub fn recent(&self) -> impl DoubleEndedIterator<Item = Event> + '_ {
+        self.window.iter().map(|line| parse_kept(line))
+    }
+
+    /// The newest event, if the window holds any.
+    pub fn newest(&self) -> Option<Event> {
+        self.window.back().map(|line| parse_kept(line))
     }
 
     /// Number of events issued so far (including those of earlier runs on the same file).
@@ -343,6 +349,11 @@ impl Tracer {
     fn first_kept(&self) -> u64 {
         self.seq + 1 - self.window.len() as u64
     }
+}
+
+/// An event of the window from its line (which the tracer wrote itself, so it parses).
+fn parse_kept(line: &str) -> Event {
+    serde_json::from_str(line).expect("the window holds lines the tracer wrote")
 }
 
 #[cfg(test)]

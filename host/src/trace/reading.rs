@@ -10,7 +10,7 @@ use super::history::Page;
 use super::index::line::Line;
 use super::index::{IndexHandle, IndexReader};
 use super::segments::{self, Segment};
-use super::{DECISION_KINDS, DecisionQuery, DecisionSummary, Event, Tracer, seq_of_id};
+use super::{DECISION_KINDS, DecisionQuery, DecisionSummary, Event, Tracer, parse_kept, seq_of_id};
 use crate::limits::TRACE_INDEX_WAIT_MS;
 use anyhow::Result;
 use std::collections::VecDeque;
@@ -26,8 +26,9 @@ pub struct History<'a> {
     segments: Vec<Segment>,
     /// The first sequence number retention keeps.
     kept: u64,
-    /// The newest events, consecutive, starting at `window_start` and ending with the newest.
-    window: &'a [Event],
+    /// The newest events' lines, consecutive, starting at `window_start` and ending with the
+    /// newest.
+    window: &'a [Box<str>],
     window_start: u64,
 }
 
@@ -36,8 +37,8 @@ pub struct HistorySnapshot {
     index: Option<IndexHandle>,
     segments: Vec<Segment>,
     kept: u64,
-    /// The events the index did not hold yet, oldest first.
-    recent: Vec<Event>,
+    /// The lines of the events the index did not hold yet, oldest first.
+    recent: Vec<Box<str>>,
     recent_start: u64,
 }
 
@@ -232,20 +233,27 @@ impl History<'_> {
         if flow.is_break() {
             return Ok(());
         }
-        for event in self.window_after(upto) {
-            if visit(event).is_break() {
+        for event in self.window_after(upto, want) {
+            if visit(&event).is_break() {
                 break;
             }
         }
         Ok(())
     }
 
-    /// The window's kept events after `upto`, oldest first.
-    fn window_after(&self, upto: u64) -> impl Iterator<Item = &Event> {
+    /// The window's kept events after `upto` that `want` admits, oldest first (a line is
+    /// parsed only if admitted).
+    fn window_after<'w>(&'w self, upto: u64, want: &'w Want) -> impl Iterator<Item = Event> + 'w {
         let from = (upto + 1).max(self.kept);
+        let skip = from.saturating_sub(self.window_start) as usize;
         self.window
             .iter()
-            .filter(move |e| e.seq().is_some_and(|s| s >= from))
+            .skip(skip)
+            .filter(|line| {
+                line_head(line.as_bytes())
+                    .is_none_or(|(_, kind)| want.admits(kind, line.as_bytes()))
+            })
+            .map(|line| parse_kept(line))
     }
 
     /// Events with sequence number above `after_seq`, oldest first, keeping those whose actor
@@ -290,8 +298,8 @@ impl History<'_> {
         let newest = self.window_start + self.window.len() as u64 - 1;
         let seq = seq_of_id(id).filter(|&seq| seq <= newest && seq >= 1)?;
         if seq >= self.window_start {
-            let event = self.window.get((seq - self.window_start) as usize)?;
-            return (event.id == id).then(|| event.clone());
+            let event = parse_kept(self.window.get((seq - self.window_start) as usize)?);
+            return (event.id == id).then_some(event);
         }
         let indexed = match self.index() {
             Some(index) if index.indexed() >= seq => index.get(seq).map_err(|e| unusable(&e)).ok(),
@@ -400,13 +408,13 @@ impl History<'_> {
             }
             ControlFlow::Continue(())
         })?;
-        for e in self.window_after(upto) {
-            if q.matches(e) {
+        for e in self.window_after(upto, &want) {
+            if q.matches(&e) {
                 let p = &e.payload;
                 let text = |k: &str| p[k].as_str().unwrap_or("");
                 let allow = p["allow"].as_bool().unwrap_or(false);
                 summary.add(allow, text("cap"), text("rule"), text("package"), 1);
-                keep(Found::Event(Box::new(e.clone())));
+                keep(Found::Event(Box::new(e)));
             }
         }
         let events = listed

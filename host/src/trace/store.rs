@@ -214,13 +214,12 @@ impl Store {
     }
 
     /// Appends one event's line to what the next [`Store::write`] writes.
-    pub fn append(&mut self, event: &Event, payload: &str) {
+    pub fn append(&mut self, seq: u64, line: &[u8]) {
         if self.memory_only || self.outage.is_some() {
             return;
         }
-        let seq = event.seq().unwrap_or(0);
         self.pending_lines.push((seq, self.pending.len()));
-        event.write_line(payload, &mut self.pending);
+        self.pending.extend_from_slice(line);
         self.pending.push(b'\n');
         self.head_hash = None;
     }

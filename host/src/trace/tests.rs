@@ -27,7 +27,7 @@ fn hashes_chain_and_detect_tampering() {
     let mut t = Tracer::new(10);
     t.emit(new("a", json!({"k": 1})));
     t.emit(new("b", json!({"k": 2})));
-    let events: Vec<_> = t.recent().cloned().collect();
+    let events: Vec<_> = t.recent().collect();
     assert_eq!(events[0].integrity.previous_hash, None);
     assert_eq!(
         events[1].integrity.previous_hash.as_deref(),
@@ -76,7 +76,7 @@ fn timestamps_are_iso8601_utc() {
 fn the_streamed_hash_equals_the_hash_of_the_canonical_value() {
     let mut t = Tracer::new(4);
     t.emit(new("a", json!({"z": [1.5, {"y": null, "b": "é"}], "a": 1})));
-    let e = t.recent().next().unwrap().clone();
+    let e = t.recent().next().unwrap();
     let mut body = serde_json::to_value(&e).unwrap();
     body.as_object_mut().unwrap().remove("integrity");
     assert_eq!(e.integrity.hash, event::chain_hash(&body, None));

@@ -112,8 +112,7 @@ pub(super) fn load(
     let load_event = registry
         .realm()
         .tracer
-        .recent()
-        .last()
+        .newest()
         .filter(|_| registry.realm().tracer.count() > events_before)
         .map(|e| e.id.clone());
     Ok(match result {
