@@ -32,12 +32,14 @@ impl QuotaRule {
 /// A quota's state as reported in decisions and `audit.usage`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+/// Fields in code-point order of their JSON names: decisions write it to the trace as is,
+/// where JSON must be canonical.
 pub struct QuotaSnapshot {
     pub key: String,
     pub limit: u32,
-    pub window_ms: u64,
-    pub used: u32,
     pub remaining: u32,
+    pub used: u32,
+    pub window_ms: u64,
 }
 
 /// The windows of timestamps, by quota key.

@@ -2,9 +2,10 @@
 //! missing permission also `security.permission.denied`.
 
 use super::Caller;
-use crate::policy::Verdict;
+use crate::policy::{QuotaSnapshot, Verdict};
 use crate::realm::Realm;
 use crate::trace::NewEvent;
+use serde::Serialize;
 use serde_json::{Value, json};
 
 /// The ids of the events a decision produced; `id` is the decision itself.
@@ -65,7 +66,7 @@ fn record_full(
     approval: Option<&crate::policy::Approval>,
 ) -> Recorded {
     let tick = realm.world.tick();
-    let new = |kind: &str, payload: Value| NewEvent {
+    let new = |kind: &str, payload| NewEvent {
         kind: kind.into(),
         actor_id: caller.agent_id.clone(),
         thread_id: caller.session_id.clone(),
@@ -78,42 +79,73 @@ fn record_full(
     } else {
         "policy.denied"
     };
-    let mut payload = json!({
-            "boundary": crossing.boundary,
-            "cap": crossing.cap,
-            "allow": verdict.allow,
-            "rule": verdict.rule,
-            "reason": verdict.reason,
-            "agentId": caller.agent_id,
-            "sessionId": caller.session_id,
-            "profile": caller.profile,
-            "package": crossing.package,
-            "requiredPermissions": crossing.required,
-            "tick": tick,
-            "quota": verdict.quota,
-            "budget": verdict.budget,
-    });
-    if let Some(approval) = approval {
-        payload["approval"] = json!({
-            "outcome": match approval.outcome {
+    let payload = DecisionPayload {
+        agent_id: &caller.agent_id,
+        allow: verdict.allow,
+        approval: approval.map(|approval| ApprovalPayload {
+            answered_by: &approval.answered_by,
+            detail: &approval.detail,
+            outcome: match approval.outcome {
                 crate::policy::Outcome::Accepted => "accepted",
                 crate::policy::Outcome::Declined => "declined",
                 crate::policy::Outcome::Unavailable => "unavailable",
             },
-            "answeredBy": approval.answered_by,
-            "detail": approval.detail,
-        });
-    }
+        }),
+        boundary: crossing.boundary,
+        budget: &verdict.budget,
+        cap: crossing.cap,
+        package: crossing.package,
+        profile: &caller.profile,
+        quota: &verdict.quota,
+        reason: &verdict.reason,
+        required_permissions: &crossing.required,
+        rule: verdict.rule,
+        session_id: &caller.session_id,
+        tick,
+    };
     let id = realm.tracer.emit(new(kind, payload));
     let mut events = vec![id.clone()];
     if let Some(missing) = verdict.missing {
-        let mut denied = new(
-            "security.permission.denied",
-            json!({"skill": crossing.cap, "missing": missing.as_str(), "agentId": caller.agent_id, "boundary": crossing.boundary}),
-        );
-        denied.parent_event_id = Some(id.clone());
-        denied.caused_by = vec![id.clone()];
+        let denied = NewEvent {
+            kind: "security.permission.denied".into(),
+            actor_id: caller.agent_id.clone(),
+            thread_id: caller.session_id.clone(),
+            parent_event_id: Some(id.clone()),
+            caused_by: vec![id.clone()],
+            payload: json!({"skill": crossing.cap, "missing": missing.as_str(), "agentId": caller.agent_id, "boundary": crossing.boundary}),
+        };
         events.push(realm.tracer.emit(denied));
     }
     Recorded { id, events }
+}
+
+/// A decision's payload, written straight to the trace on every call (no `Value` built):
+/// fields in code-point order of their JSON names, so it serializes canonically.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DecisionPayload<'a> {
+    agent_id: &'a str,
+    allow: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    approval: Option<ApprovalPayload<'a>>,
+    boundary: &'a str,
+    budget: &'a Option<Value>,
+    cap: &'a str,
+    package: Option<&'a str>,
+    profile: &'a str,
+    quota: &'a Option<QuotaSnapshot>,
+    reason: &'a str,
+    required_permissions: &'a [&'static str],
+    rule: &'a str,
+    session_id: &'a str,
+    tick: u64,
+}
+
+/// How an `[[approve]]` rule's question was answered, in code-point order.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ApprovalPayload<'a> {
+    answered_by: &'a Value,
+    detail: &'a str,
+    outcome: &'static str,
 }

@@ -8,7 +8,7 @@ use super::{CallControl, Caller, ErrorCode, Failure, Handler, Registry, Response
 use crate::limits::MAX_OUTPUT_BYTES;
 use crate::policy::{CallRequest, Verdict};
 use crate::trace::NewEvent;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::time::Instant;
 
 /// On whose authority a call runs.
@@ -246,29 +246,26 @@ impl Registry {
         let upstream = self.upstream_of(name).map(|u| u.name().to_string());
         let realm = self.realm_mut();
         let tick = realm.world.tick();
-        let (kind, mut payload, outcome) = match result {
-            Ok((input, output)) => (
-                "skill.executed",
-                json!({"skill": name, "version": version, "input": input, "tick": tick}),
-                Ok(output),
-            ),
-            Err(failure) if failure.code == ErrorCode::Cancelled => (
-                "skill.cancelled",
-                json!({"skill": name, "version": version, "tick": tick}),
-                Err(failure),
-            ),
+        let (kind, input, outcome) = match result {
+            Ok((input, output)) => ("skill.executed", Some(input), Ok(output)),
+            Err(failure) if failure.code == ErrorCode::Cancelled => {
+                ("skill.cancelled", None, Err(failure))
+            }
             Err(failure) => return Err(failure),
         };
-        if let Some(upstream) = upstream {
-            payload["upstream"] = json!(upstream);
-        }
         events.push(realm.tracer.emit(NewEvent {
             kind: kind.into(),
             actor_id: caller.agent_id.clone(),
             thread_id: caller.session_id.clone(),
             parent_event_id: Some(decision_id.to_string()),
             caused_by: vec![decision_id.to_string()],
-            payload,
+            payload: OutcomePayload {
+                input: input.as_ref(),
+                skill: name,
+                tick,
+                upstream: upstream.as_deref(),
+                version,
+            },
         }));
         outcome
     }
@@ -523,4 +520,17 @@ pub(super) fn parse_output(name: &str, text: &str) -> Result<Value, Failure> {
             format!("`{name}` returned output that is not JSON: {e}"),
         )
     })
+}
+
+/// `skill.executed` (with the input the handler ran) or `skill.cancelled`, written straight to
+/// the trace on every call: fields in code-point order of their JSON names.
+#[derive(serde::Serialize)]
+struct OutcomePayload<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    input: Option<&'a Value>,
+    skill: &'a str,
+    tick: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    upstream: Option<&'a str>,
+    version: &'a str,
 }

@@ -31,103 +31,151 @@ pub struct Integrity {
     pub previous_hash: Option<String>,
 }
 
-impl Event {
-    /// Gives a new event its id, timestamp and hash, chained after `previous_hash`; with the
-    /// payload's JSON, serialized once here for the id, the hash and the stored line (this
-    /// runs for every event on the call path).
-    pub(super) fn seal(seq: u64, new: NewEvent, previous_hash: Option<String>) -> (Event, String) {
-        let payload = canonical_json(&new.payload);
-        let mut fnv = Fnv1a::default();
-        for part in [seq.to_string().as_str(), &new.kind, &new.actor_id] {
-            fnv.part(part.as_bytes());
-        }
-        fnv.bytes(payload.as_bytes());
-        fnv.part(b"");
-        let id = format!("evt_{}_{seq:012}_{:016x}", new.actor_id, fnv.0);
-        let mut event = Event {
-            id,
-            kind: new.kind,
-            actor_id: new.actor_id,
-            thread_id: new.thread_id,
-            parent_event_id: new.parent_event_id,
-            caused_by: new.caused_by,
-            timestamp: iso8601(SystemTime::now()),
-            payload: new.payload,
-            integrity: Integrity {
-                hash: String::new(),
-                previous_hash,
-            },
-        };
-        event.integrity.hash = event.hash_with(&payload);
-        (event, payload)
-    }
+/// A new event sealed: its id, chain hash and stored line (without newline).
+pub(super) struct Sealed {
+    pub id: String,
+    pub hash: String,
+    pub line: Vec<u8>,
+}
 
-    /// `sha256:` + hex of the canonical JSON without `integrity`, then the previous hash.
-    pub fn compute_hash(&self) -> String {
-        self.hash_with(&canonical_json(&self.payload))
+/// Gives a new event its id, timestamp and hash, chained after `previous_hash`, and writes its
+/// line. The payload is serialized once, for the id, the hash and the line, and never held as
+/// a `Value` here (this runs for every event on the call path). Its JSON must be canonical
+/// (object keys in code-point order, as a `Value` is and as [`Tracer::emit`] checks in debug
+/// builds).
+///
+/// [`Tracer::emit`]: super::Tracer::emit
+pub(super) fn seal<P: Serialize>(
+    seq: u64,
+    new: &NewEvent<P>,
+    previous_hash: Option<String>,
+) -> Sealed {
+    let payload = serde_json::to_string(&new.payload).expect("event payloads serialize");
+    debug_assert_eq!(
+        payload,
+        canonical_json(&serde_json::from_str(&payload).expect("serialized JSON parses")),
+        "an event payload must serialize with its keys in code-point order"
+    );
+    let mut fnv = Fnv1a::default();
+    for part in [seq.to_string().as_str(), &new.kind, &new.actor_id] {
+        fnv.part(part.as_bytes());
     }
+    fnv.bytes(payload.as_bytes());
+    fnv.part(b"");
+    let id = format!("evt_{}_{seq:012}_{:016x}", new.actor_id, fnv.0);
+    let timestamp = iso8601(SystemTime::now());
+    let body = Body {
+        actor_id: &new.actor_id,
+        caused_by: &new.caused_by,
+        id: &id,
+        parent_event_id: &new.parent_event_id,
+        payload: &payload,
+        thread_id: &new.thread_id,
+        timestamp: &timestamp,
+        kind: &new.kind,
+    };
+    let integrity = Integrity {
+        hash: body.hash(previous_hash.as_deref()),
+        previous_hash,
+    };
+    let mut line = Vec::with_capacity(payload.len() + 512);
+    body.write_line(&integrity, &mut line);
+    Sealed {
+        id,
+        hash: integrity.hash,
+        line,
+    }
+}
 
-    /// [`Event::compute_hash`] given the payload's canonical JSON: the canonical form is
-    /// streamed straight into the hasher, no intermediate string built.
-    fn hash_with(&self, payload: &str) -> String {
+/// An event's fields without `integrity`, its payload as canonical JSON.
+struct Body<'a> {
+    actor_id: &'a str,
+    caused_by: &'a [String],
+    id: &'a str,
+    parent_event_id: &'a Option<String>,
+    payload: &'a str,
+    thread_id: &'a str,
+    timestamp: &'a str,
+    kind: &'a str,
+}
+
+impl Body<'_> {
+    /// `sha256:` + hex of the canonical JSON, then the previous hash; the canonical form is
+    /// streamed straight into the hasher.
+    fn hash(&self, previous: Option<&str>) -> String {
         let mut hasher = HashWriter(Sha256::new());
-        self.write_canonical(payload, &mut hasher)
+        self.write_canonical(&mut hasher)
             .expect("hashing cannot fail");
-        if let Some(prev) = &self.integrity.previous_hash {
+        if let Some(prev) = previous {
             hasher.0.update(prev.as_bytes());
         }
         format!("sha256:{}", hex::encode(hasher.0.finalize()))
     }
 
-    /// The event without `integrity`, keys in code-point order of their JSON names, no
-    /// whitespace (payload maps are already key-ordered), with `payload` as given.
-    fn write_canonical(&self, payload: &str, w: &mut impl Write) -> std::io::Result<()> {
+    /// Keys in code-point order of their JSON names, no whitespace.
+    fn write_canonical(&self, w: &mut impl Write) -> std::io::Result<()> {
         w.write_all(b"{\"actorId\":")?;
-        serde_json::to_writer(&mut *w, &self.actor_id)?;
+        serde_json::to_writer(&mut *w, self.actor_id)?;
         w.write_all(b",\"causedBy\":")?;
-        serde_json::to_writer(&mut *w, &self.caused_by)?;
+        serde_json::to_writer(&mut *w, self.caused_by)?;
         w.write_all(b",\"id\":")?;
-        serde_json::to_writer(&mut *w, &self.id)?;
+        serde_json::to_writer(&mut *w, self.id)?;
         w.write_all(b",\"parentEventId\":")?;
-        serde_json::to_writer(&mut *w, &self.parent_event_id)?;
+        serde_json::to_writer(&mut *w, self.parent_event_id)?;
         w.write_all(b",\"payload\":")?;
-        w.write_all(payload.as_bytes())?;
+        w.write_all(self.payload.as_bytes())?;
         w.write_all(b",\"threadId\":")?;
-        serde_json::to_writer(&mut *w, &self.thread_id)?;
+        serde_json::to_writer(&mut *w, self.thread_id)?;
         w.write_all(b",\"timestamp\":")?;
-        serde_json::to_writer(&mut *w, &self.timestamp)?;
+        serde_json::to_writer(&mut *w, self.timestamp)?;
         w.write_all(b",\"type\":")?;
-        serde_json::to_writer(&mut *w, &self.kind)?;
+        serde_json::to_writer(&mut *w, self.kind)?;
         w.write_all(b"}")
     }
 
-    /// The stored line (without its newline): the event as [`Event`] serializes, fields in
-    /// their declared order, with `payload` as given — the same bytes, without serializing
-    /// the payload again.
-    pub(super) fn write_line(&self, payload: &str, w: &mut Vec<u8>) {
+    /// The stored line: the fields in [`Event`]'s order, so it reads back as one.
+    fn write_line(&self, integrity: &Integrity, w: &mut Vec<u8>) {
         let mut put = || -> serde_json::Result<()> {
             w.extend_from_slice(b"{\"id\":");
-            serde_json::to_writer(&mut *w, &self.id)?;
+            serde_json::to_writer(&mut *w, self.id)?;
             w.extend_from_slice(b",\"type\":");
-            serde_json::to_writer(&mut *w, &self.kind)?;
+            serde_json::to_writer(&mut *w, self.kind)?;
             w.extend_from_slice(b",\"actorId\":");
-            serde_json::to_writer(&mut *w, &self.actor_id)?;
+            serde_json::to_writer(&mut *w, self.actor_id)?;
             w.extend_from_slice(b",\"threadId\":");
-            serde_json::to_writer(&mut *w, &self.thread_id)?;
+            serde_json::to_writer(&mut *w, self.thread_id)?;
             w.extend_from_slice(b",\"parentEventId\":");
-            serde_json::to_writer(&mut *w, &self.parent_event_id)?;
+            serde_json::to_writer(&mut *w, self.parent_event_id)?;
             w.extend_from_slice(b",\"causedBy\":");
-            serde_json::to_writer(&mut *w, &self.caused_by)?;
+            serde_json::to_writer(&mut *w, self.caused_by)?;
             w.extend_from_slice(b",\"timestamp\":");
-            serde_json::to_writer(&mut *w, &self.timestamp)?;
+            serde_json::to_writer(&mut *w, self.timestamp)?;
             w.extend_from_slice(b",\"payload\":");
-            w.extend_from_slice(payload.as_bytes());
+            w.extend_from_slice(self.payload.as_bytes());
             w.extend_from_slice(b",\"integrity\":");
-            serde_json::to_writer(&mut *w, &self.integrity)?;
+            serde_json::to_writer(&mut *w, integrity)?;
             w.extend_from_slice(b"}");
             Ok(())
         };
         put().expect("events serialize");
+    }
+}
+
+impl Event {
+    /// `sha256:` + hex of the canonical JSON without `integrity`, then the previous hash.
+    pub fn compute_hash(&self) -> String {
+        let payload = canonical_json(&self.payload);
+        Body {
+            actor_id: &self.actor_id,
+            caused_by: &self.caused_by,
+            id: &self.id,
+            parent_event_id: &self.parent_event_id,
+            payload: &payload,
+            thread_id: &self.thread_id,
+            timestamp: &self.timestamp,
+            kind: &self.kind,
+        }
+        .hash(self.integrity.previous_hash.as_deref())
     }
 
     /// The sequence number in the event's id, or `None` if the id is not ours.

@@ -37,15 +37,17 @@ use store::Store;
 /// How often at most a busy tracer wakes its indexer.
 const NOTIFY_EVERY: Duration = Duration::from_millis(1);
 
-/// What a caller supplies for a new event; the tracer adds id, time and integrity.
+/// What a caller supplies for a new event; the tracer adds id, time and integrity. The payload
+/// is a `Value`, or on the hot path a struct whose fields are declared in code-point order of
+/// their JSON names (so it serializes canonically without a `Value` tree built and dropped).
 #[derive(Debug, Clone)]
-pub struct NewEvent {
+pub struct NewEvent<P = Value> {
     pub kind: String,
     pub actor_id: String,
     pub thread_id: String,
     pub parent_event_id: Option<String>,
     pub caused_by: Vec<String>,
-    pub payload: Value,
+    pub payload: P,
 }
 
 /// Issues events in sequence, chains their hashes, keeps a bounded recent window and, when
@@ -167,19 +169,16 @@ impl Tracer {
     ///
     /// [`commit`]: Tracer::commit
     /// [`flush`]: Tracer::flush
-    pub fn emit(&mut self, new: NewEvent) -> String {
+    pub fn emit<P: serde::Serialize>(&mut self, new: NewEvent<P>) -> String {
         if self.store.as_ref().is_some_and(|s| s.outage().is_some()) {
             return UNRECORDED.to_string();
         }
         self.seq += 1;
-        let (event, payload) = Event::seal(self.seq, new, self.last_hash.take());
-        let mut line = Vec::with_capacity(payload.len() + 512);
-        event.write_line(&payload, &mut line);
+        let event::Sealed { id, hash, line } = event::seal(self.seq, &new, self.last_hash.take());
         if let Some(store) = &mut self.store {
             store.append(self.seq, &line);
         }
-        let Event { id, integrity, .. } = event;
-        self.last_hash = Some(integrity.hash);
+        self.last_hash = Some(hash);
         if self.window.len() >= self.window_cap {
             self.window.pop_front();
         }
