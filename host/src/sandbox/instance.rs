@@ -171,7 +171,7 @@ impl CompiledPackage {
             .map_err(anyhow::Error::from)?;
         // Every epoch tick asks whether the guest must stop: its deadline, or a cancel.
         store.epoch_deadline_callback(|ctx: StoreContextMut<'_, GuestState>| {
-            match ctx.data().interrupt.check_running() {
+            match ctx.data().interrupt.tick() {
                 Some(cut) => Err(cut.into()),
                 None => Ok(UpdateDeadline::Continue(1)),
             }

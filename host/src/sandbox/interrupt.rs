@@ -12,7 +12,7 @@
 
 use std::fmt;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// A flag a transport raises to cancel a call, plus an optional watcher run on each check
@@ -94,10 +94,22 @@ pub struct Interrupt {
     deadline: Instant,
     timeout_ms: u64,
     cancel: Cancel,
-    /// For a [`Clock::Running`] call: the running thread's CPU clock, its reading at the
-    /// start, and whether a wait in the host was cut at the deadline (the call is then cut
-    /// for good, even though its thread hardly ran).
-    running: Option<(ThreadClock, Duration, Arc<AtomicBool>)>,
+    /// For a [`Clock::Running`] call: the running thread's CPU clock and what was seen of it.
+    running: Option<(ThreadClock, Arc<Seen>)>,
+}
+
+/// What a [`Clock::Running`] call's checks saw, shared by its clones.
+#[derive(Debug, Default)]
+struct Seen {
+    /// A wait in the host was cut at the deadline: the call is cut for good, even though its
+    /// thread hardly ran.
+    waited_out: AtomicBool,
+    /// At the first epoch tick: nanoseconds since the start, and the thread's CPU time then
+    /// (0: no tick yet). Read then rather than at the start, so the many calls shorter than a
+    /// tick never pay for reading the clock (a system call); the time before it counts as
+    /// run, which can only cut sooner.
+    first_tick_ns: AtomicU64,
+    cpu_at_first_tick_ns: AtomicU64,
 }
 
 impl Interrupt {
@@ -107,13 +119,12 @@ impl Interrupt {
     }
 
     /// A deadline of `timeout_ms` counted by `clock` from now (for [`Clock::Running`], in the
-    /// calling thread's time), and `cancel`.
+    /// time of the thread that makes it, which must be the one running the guest), and
+    /// `cancel`.
     pub fn counted(timeout_ms: u64, cancel: Cancel, clock: Clock) -> Self {
         let running = match clock {
             Clock::Wall => None,
-            Clock::Running => {
-                ThreadClock::current().map(|c| (c, c.now(), Arc::new(AtomicBool::new(false))))
-            }
+            Clock::Running => ThreadClock::current().map(|c| (c, Arc::default())),
         };
         Interrupt {
             deadline: Instant::now() + Duration::from_millis(timeout_ms),
@@ -128,9 +139,9 @@ impl Interrupt {
     pub fn check(&self) -> Option<Cut> {
         let cut = self.wall_check();
         if cut.is_some()
-            && let Some((_, _, waited_out)) = &self.running
+            && let Some((_, seen)) = &self.running
         {
-            waited_out.store(true, Ordering::Relaxed);
+            seen.waited_out.store(true, Ordering::Relaxed);
         }
         cut
     }
@@ -145,21 +156,48 @@ impl Interrupt {
         }
     }
 
+    /// [`Interrupt::check_running`] from an epoch tick while the guest's code runs: the first
+    /// one also notes the thread's CPU time.
+    pub fn tick(&self) -> Option<Cut> {
+        if let Some((clock, seen)) = &self.running
+            && seen.first_tick_ns.load(Ordering::Relaxed) == 0
+        {
+            let since = self.start().elapsed().as_nanos().max(1) as u64;
+            let cpu = clock.now().as_nanos() as u64;
+            seen.cpu_at_first_tick_ns.store(cpu, Ordering::Relaxed);
+            seen.first_tick_ns.store(since, Ordering::Relaxed);
+        }
+        self.check_running()
+    }
+
     /// Whether the guest must stop now, and why, while its code runs: for a
     /// [`Clock::Running`] call, past the wall-clock deadline only once its thread has run that
     /// long too (or the wall-clock cap has passed).
     pub fn check_running(&self) -> Option<Cut> {
         let cut = self.wall_check()?;
-        let Some((clock, start, waited_out)) = &self.running else {
+        let Some((clock, seen)) = &self.running else {
             return Some(cut);
         };
-        if cut == Cut::Cancelled || waited_out.load(Ordering::Relaxed) {
+        if cut == Cut::Cancelled || seen.waited_out.load(Ordering::Relaxed) {
             return Some(cut);
         }
         let timeout = Duration::from_millis(self.timeout_ms);
         let cap = self.deadline + timeout * (RUNNING_CAP_FACTOR - 1);
-        let ran = clock.now().saturating_sub(*start);
+        let first_tick = seen.first_tick_ns.load(Ordering::Relaxed);
+        // No tick seen: count it all as run.
+        let ran = if first_tick == 0 {
+            self.start().elapsed()
+        } else {
+            let cpu_then = seen.cpu_at_first_tick_ns.load(Ordering::Relaxed);
+            Duration::from_nanos(first_tick)
+                + clock.now().saturating_sub(Duration::from_nanos(cpu_then))
+        };
         (ran >= timeout || Instant::now() >= cap).then_some(cut)
+    }
+
+    /// When the call started.
+    fn start(&self) -> Instant {
+        self.deadline - Duration::from_millis(self.timeout_ms)
     }
 
     fn cut(&self) -> Cut {
@@ -242,8 +280,9 @@ mod tests {
     #[test]
     fn a_running_deadline_excuses_time_the_thread_did_not_run_up_to_the_cap() {
         let interrupt = Interrupt::counted(20, Cancel::default(), Clock::Running);
+        assert_eq!(interrupt.tick(), None);
         std::thread::sleep(Duration::from_millis(30));
-        assert_eq!(interrupt.check_running(), None);
+        assert_eq!(interrupt.tick(), None);
         std::thread::sleep(Duration::from_millis(60));
         assert_eq!(
             interrupt.check_running(),
@@ -255,6 +294,7 @@ mod tests {
     #[test]
     fn a_wait_cut_at_the_deadline_cuts_the_running_call() {
         let interrupt = Interrupt::counted(20, Cancel::default(), Clock::Running);
+        assert_eq!(interrupt.tick(), None);
         std::thread::sleep(Duration::from_millis(30));
         assert_eq!(interrupt.check_running(), None);
         let waiting = interrupt.clone();
@@ -270,11 +310,22 @@ mod tests {
     fn a_running_deadline_cuts_a_thread_that_ran_that_long() {
         let interrupt = Interrupt::counted(20, Cancel::default(), Clock::Running);
         let start = Instant::now();
-        while interrupt.check_running().is_none() {
+        while interrupt.tick().is_none() {
             assert!(start.elapsed() < Duration::from_secs(5), "never cut");
         }
         let ran = start.elapsed();
         assert!(ran >= Duration::from_millis(20), "{ran:?}");
+    }
+
+    /// Without a tick seen (a call that never ran wasm past its start), all the time counts.
+    #[test]
+    fn without_a_tick_all_the_time_counts_as_run() {
+        let interrupt = Interrupt::counted(20, Cancel::default(), Clock::Running);
+        std::thread::sleep(Duration::from_millis(30));
+        assert_eq!(
+            interrupt.check_running(),
+            Some(Cut::Deadline { timeout_ms: 20 })
+        );
     }
 
     #[test]
