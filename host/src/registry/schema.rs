@@ -35,6 +35,11 @@ impl Schema {
         }
     }
 
+    /// Compiles it now if it is not yet; why it does not compile, if so.
+    pub fn compiles(&self) -> Result<(), &str> {
+        self.validator().map(|_| ())
+    }
+
     fn validator(&self) -> Result<&Validator, &str> {
         self.validator
             .get_or_init(|| jsonschema::draft7::new(&self.source).map_err(|e| e.to_string()))
