@@ -9,6 +9,7 @@ pub mod ceilings;
 pub mod config;
 pub mod files;
 pub mod grants;
+pub mod json;
 pub mod limits;
 pub mod log;
 pub mod mcp;

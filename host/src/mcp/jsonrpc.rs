@@ -1,5 +1,6 @@
 //! JSON-RPC 2.0 framing: parsing one message and building replies.
 
+use crate::json::object;
 use serde_json::{Value, json};
 
 pub const PARSE_ERROR: i64 = -32700;
@@ -110,7 +111,7 @@ pub fn parse(text: &str) -> Incoming {
 
 /// A success reply.
 pub fn result(id: Value, result: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "result": result})
+    object([("jsonrpc", "2.0".into()), ("id", id), ("result", result)])
 }
 
 /// An error reply.
@@ -119,10 +120,14 @@ pub fn error(id: Value, code: i64, message: &str, data: Option<Value>) -> Value 
     if let Some(data) = data {
         err["data"] = data;
     }
-    json!({"jsonrpc": "2.0", "id": id, "error": err})
+    object([("jsonrpc", "2.0".into()), ("id", id), ("error", err)])
 }
 
 /// A notification to the client.
 pub fn notification(method: &str, params: Value) -> Value {
-    json!({"jsonrpc": "2.0", "method": method, "params": params})
+    object([
+        ("jsonrpc", "2.0".into()),
+        ("method", method.into()),
+        ("params", params),
+    ])
 }

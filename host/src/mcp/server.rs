@@ -641,20 +641,24 @@ pub(super) fn mcp_result(response: Response) -> Value {
         "eventsEmitted": response.metadata.events_emitted,
     });
     match (response.result, response.error) {
-        (Some(result), None) => json!({
-            "content": [{"type": "text", "text": result.to_string()}],
-            "structuredContent": result,
-            "isError": false,
-            "_meta": meta,
-        }),
+        (Some(result), None) => {
+            let text = result.to_string();
+            crate::json::object([
+                ("content", json!([{"type": "text", "text": text}])),
+                ("structuredContent", result),
+                ("isError", false.into()),
+                ("_meta", meta),
+            ])
+        }
         (_, failure) => {
             let failure = failure.expect("a failed response carries its failure");
             meta["error"] = json!({"code": failure.code, "message": failure.message});
-            json!({
-                "content": [{"type": "text", "text": format!("{}: {}", failure.code, failure.message)}],
-                "isError": true,
-                "_meta": meta,
-            })
+            let text = format!("{}: {}", failure.code, failure.message);
+            crate::json::object([
+                ("content", json!([{"type": "text", "text": text}])),
+                ("isError", true.into()),
+                ("_meta", meta),
+            ])
         }
     }
 }

@@ -64,11 +64,11 @@ fn memoized(
 }
 
 fn limina_tool(skill: &Skill) -> Value {
-    json!({
-        "name": skill.name,
-        "description": skill.description,
-        "input_schema": skill.input.source,
-    })
+    crate::json::object([
+        ("name", skill.name.clone().into()),
+        ("description", skill.description.clone().into()),
+        ("input_schema", skill.input.source.clone()),
+    ])
 }
 
 fn mcp_tool(skill: &Skill) -> Value {
@@ -77,12 +77,11 @@ fn mcp_tool(skill: &Skill) -> Value {
         Some(_) => skill.annotations.read_only,
         None => skill.permissions.read_only(),
     };
+    // The schemas are cloned in, not passed through `json!` (which would rebuild them).
     let mut tool = json!({
         "name": skill.name,
         "title": title(&skill.name),
         "description": skill.description,
-        "inputSchema": skill.input.source,
-        "outputSchema": skill.output.source,
         "annotations": {
             "readOnlyHint": read_only,
             "destructiveHint": !read_only && skill.annotations.destructive,
@@ -95,6 +94,8 @@ fn mcp_tool(skill: &Skill) -> Value {
             "permissions": skill.permissions.names(),
         },
     });
+    tool["inputSchema"] = skill.input.source.clone();
+    tool["outputSchema"] = skill.output.source.clone();
     if let Some(upstream) = skill.upstream() {
         // Its description is another server's text: shown as coming from it.
         tool["_meta"]["upstream"] = json!(upstream);

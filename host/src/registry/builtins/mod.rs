@@ -201,12 +201,12 @@ fn contract(name: &str) -> (&'static str, &'static [Permission]) {
 
 /// A draft-07 object schema with the given properties and required keys.
 fn object(properties: Value, required: &[&str]) -> Value {
-    serde_json::json!({
-        "$schema": "http://json-schema.org/draft-07/schema#",
-        "type": "object",
-        "properties": properties,
-        "required": required,
-    })
+    crate::json::object([
+        ("$schema", "http://json-schema.org/draft-07/schema#".into()),
+        ("type", "object".into()),
+        ("properties", properties),
+        ("required", required.into()),
+    ])
 }
 
 fn not_found(message: String) -> Failure {

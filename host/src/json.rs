@@ -1,0 +1,37 @@
+//! Building JSON objects from values already made.
+//!
+//! `json!({"k": v})` with a `Value` `v` serializes `v` into a new tree (key by key, each map
+//! rebuilt by insertion) and then drops the original: on the call path, for every reply, that
+//! was a copy of the whole answer. [`object`] moves the values in instead.
+
+use serde_json::{Map, Value};
+
+/// The object with these fields, each value moved in as is.
+pub fn object<const N: usize>(fields: [(&str, Value); N]) -> Value {
+    let mut map = Map::new();
+    for (key, value) in fields {
+        map.insert(key.to_string(), value);
+    }
+    Value::Object(map)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn an_object_holds_the_values_moved_in_as_json_would_build_it() {
+        let answer = json!({"entities": [{"id": "e1", "position": [0.0, 1.5, 0.0]}], "b": null});
+        let built = object([
+            ("jsonrpc", json!("2.0")),
+            ("id", json!(7)),
+            ("result", answer.clone()),
+        ]);
+        assert_eq!(built, json!({"jsonrpc": "2.0", "id": 7, "result": answer}));
+        assert_eq!(
+            serde_json::to_string(&built).unwrap(),
+            r#"{"id":7,"jsonrpc":"2.0","result":{"b":null,"entities":[{"id":"e1","position":[0.0,1.5,0.0]}]}}"#
+        );
+    }
+}
