@@ -8,7 +8,6 @@ use super::modern::{self, Envelope};
 use super::observe::Watch;
 use super::session::Session;
 use super::sync::{Subscription, SyncIndex};
-use super::tools::ToolCache;
 use crate::limits::TOOLS_PAGE_SIZE;
 use crate::registry::{CallControl, DetachedCall, ErrorCode, Invocation, Registry, Response};
 use serde_json::{Value, json};
@@ -21,11 +20,10 @@ pub struct ServerConfig {
     pub clock: Clock,
 }
 
-/// The registry plus what the protocol layer memoizes.
+/// The registry plus the protocol layer's own state (sync index, stateless identities, questions, tasks).
 pub struct Server {
     registry: Registry,
     pub(super) config: ServerConfig,
-    tools: ToolCache,
     pub(super) reloads: Option<super::reload::Reloads>,
     /// The spatial index state sync filters by; built on the first subscription.
     pub(super) sync_index: Option<SyncIndex>,
@@ -166,7 +164,6 @@ impl Server {
         Server {
             registry,
             config,
-            tools: ToolCache::default(),
             reloads: None,
             sync_index: None,
             telemetry: None,
@@ -429,7 +426,7 @@ impl Server {
             "tools/call" => self.tools_call(conn, &params),
             "listTools" => {
                 let caller = self.listing_caller(conn)?;
-                Ok(self.tools.limina_tools(&self.registry, &caller))
+                Ok(super::tools::limina_tools(&self.registry, &caller))
             }
             "callTool" => self.call_tool(conn, &params),
             m if m.starts_with("tasks/") => {
@@ -497,19 +494,20 @@ impl Server {
 
     fn tools_list(&mut self, conn: &Connection, params: &Value) -> Result<Value, RpcError> {
         let caller = self.listing_caller(conn)?;
-        let tools = self.tools.mcp_tools(&self.registry, &caller);
+        let count = super::tools::visible_count(&self.registry, &caller);
         let start = match params.get("cursor") {
             None | Some(Value::Null) => 0,
             Some(Value::String(c)) => c
                 .parse::<usize>()
                 .ok()
-                .filter(|n| *n <= tools.len())
+                .filter(|n| *n <= count)
                 .ok_or_else(|| RpcError::new(jsonrpc::INVALID_PARAMS, format!("invalid cursor `{c}`: pass back a nextCursor from an earlier tools/list")))?,
             Some(_) => return Err(RpcError::new(jsonrpc::INVALID_PARAMS, "`cursor` must be a string")),
         };
-        let end = (start + TOOLS_PAGE_SIZE).min(tools.len());
-        let mut reply = json!({ "tools": &tools[start..end] });
-        if end < tools.len() {
+        let end = (start + TOOLS_PAGE_SIZE).min(count);
+        let tools = super::tools::mcp_tools(&self.registry, &caller, start..end);
+        let mut reply = crate::json::object([("tools", Value::Array(tools))]);
+        if end < count {
             reply["nextCursor"] = json!(end.to_string());
         }
         Ok(reply)

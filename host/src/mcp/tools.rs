@@ -1,66 +1,39 @@
 //! Skills as MCP tools, and as the Limina `listTools` shape, for one session: only the skills
-//! it may call. Each skill's tool object is memoized and rebuilt when the registry's generation
-//! changes; which of them a session sees is decided per listing.
+//! it may call. Tool objects are built for the page asked for and moved into the reply: a
+//! memo of them cost more than it saved, since a listing must own its copy of every schema
+//! either way (the first listing cloned each schema twice and rebuilt the whole list once
+//! more).
 
 use crate::registry::{Caller, Registry, Skill};
 use serde_json::{Value, json};
-use std::collections::HashMap;
+use std::ops::Range;
 
-/// Memoized tool objects, by skill name.
-#[derive(Default)]
-pub struct ToolCache {
-    generation: u64,
-    mcp: HashMap<String, Value>,
-    limina: HashMap<String, Value>,
+/// How many skills `caller` may call (what a listing pages through).
+pub fn visible_count(registry: &Registry, caller: &Caller) -> usize {
+    registry.visible_skills(caller).count()
 }
 
-impl ToolCache {
-    fn sync(&mut self, registry: &Registry) {
-        if self.generation != registry.generation() {
-            self.generation = registry.generation();
-            self.mcp.clear();
-            self.limina.clear();
-        }
-    }
-
-    /// MCP tool objects for the skills `caller` may call, sorted by name, each with its
-    /// current latency in `_meta.latency`.
-    pub fn mcp_tools(&mut self, registry: &Registry, caller: &Caller) -> Vec<Value> {
-        self.sync(registry);
-        registry
-            .visible_skills(caller)
-            .map(|s| {
-                let mut tool = memoized(&mut self.mcp, s, mcp_tool);
-                tool["_meta"]["latency"] = registry.latency(s).to_json();
-                tool["execution"] =
-                    json!({"taskSupport": super::tasks::task_support(registry, &s.name)});
-                tool
-            })
-            .collect()
-    }
-
-    /// `{tools: [{name, description, input_schema}]}` for the skills `caller` may call.
-    pub fn limina_tools(&mut self, registry: &Registry, caller: &Caller) -> Value {
-        self.sync(registry);
-        let tools: Vec<Value> = registry
-            .visible_skills(caller)
-            .map(|s| memoized(&mut self.limina, s, limina_tool))
-            .collect();
-        json!({ "tools": tools })
-    }
+/// MCP tool objects for the skills `caller` may call, sorted by name, those at positions
+/// `page`, each with its current latency in `_meta.latency`.
+pub fn mcp_tools(registry: &Registry, caller: &Caller, page: Range<usize>) -> Vec<Value> {
+    registry
+        .visible_skills(caller)
+        .skip(page.start)
+        .take(page.len())
+        .map(|s| {
+            let mut tool = mcp_tool(s);
+            tool["_meta"]["latency"] = registry.latency(s).to_json();
+            tool["execution"] =
+                json!({"taskSupport": super::tasks::task_support(registry, &s.name)});
+            tool
+        })
+        .collect()
 }
 
-fn memoized(
-    cache: &mut HashMap<String, Value>,
-    skill: &Skill,
-    build: fn(&Skill) -> Value,
-) -> Value {
-    if let Some(tool) = cache.get(&skill.name) {
-        return tool.clone();
-    }
-    let tool = build(skill);
-    cache.insert(skill.name.clone(), tool.clone());
-    tool
+/// `{tools: [{name, description, input_schema}]}` for the skills `caller` may call.
+pub fn limina_tools(registry: &Registry, caller: &Caller) -> Value {
+    let tools: Vec<Value> = registry.visible_skills(caller).map(limina_tool).collect();
+    crate::json::object([("tools", Value::Array(tools))])
 }
 
 fn limina_tool(skill: &Skill) -> Value {
