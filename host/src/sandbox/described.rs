@@ -12,7 +12,6 @@ use super::bindings::PackageDescription;
 use super::bindings::SkillDescriptor;
 use super::bindings::limina::skill::types::{Annotations, HookDescriptor, HookPhase};
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
 /// The first word of an entry, and the format's version.
@@ -62,7 +61,7 @@ pub(super) fn encode(d: &PackageDescription) -> String {
         })).collect::<Vec<_>>(),
     })
     .to_string();
-    format!("{MAGIC} {}\n{body}", hex::encode(Sha256::digest(&body)))
+    format!("{MAGIC} {}\n{body}", super::content_hash(body.as_bytes()))
 }
 
 fn skill_json(s: &SkillDescriptor) -> Value {
@@ -91,7 +90,7 @@ pub(super) fn decode(text: &str) -> Result<PackageDescription, String> {
         .strip_prefix(MAGIC)
         .and_then(|rest| rest.strip_prefix(' '))
         .ok_or("not a description entry of this format")?;
-    if hex::encode(Sha256::digest(body)) != sum {
+    if super::content_hash(body.as_bytes()) != sum {
         return Err("its body does not match its checksum".into());
     }
     let body: Value = serde_json::from_str(body).map_err(|e| format!("its body: {e}"))?;

@@ -329,14 +329,7 @@ impl Store {
             return Ok(());
         }
         match self.durability.fsync {
-            Fsync::Always => match self.file.sync() {
-                Ok(()) => {
-                    self.unsynced = false;
-                    self.last_sync = Instant::now();
-                    Ok(())
-                }
-                Err(e) => self.failed(e),
-            },
+            Fsync::Always => self.sync_inline(),
             Fsync::Interval
                 if self.last_sync.elapsed() >= Duration::from_millis(TRACE_FSYNC_INTERVAL_MS) =>
             {
@@ -498,6 +491,11 @@ impl Store {
         if !self.unsynced {
             return Ok(());
         }
+        self.sync_inline()
+    }
+
+    /// Syncs the active segment on this thread; a failure is an outage.
+    fn sync_inline(&mut self) -> std::result::Result<(), String> {
         match self.file.sync() {
             Ok(()) => {
                 self.unsynced = false;
