@@ -302,7 +302,7 @@ impl GuestInstance {
         // A guest woken at its deadline (or by a cancel) may return before the next epoch tick
         // stops it: a call that outlived its time is cut all the same.
         if raw.is_ok()
-            && let Some(cut) = self.store.data().interrupt.check_running()
+            && let Some(cut) = self.store.data().interrupt.outlived()
         {
             raw = Err(cut.into());
         }
