@@ -48,11 +48,6 @@ impl Cancel {
         if let Some(watch) = &self.watch {
             watch();
         }
-        self.is_raised()
-    }
-
-    /// Whether the flag is raised, without running the watcher.
-    fn is_raised(&self) -> bool {
         self.flag.load(Ordering::Acquire)
     }
 }
@@ -142,7 +137,7 @@ impl Interrupt {
     /// Whether the guest must stop now, and why, while it waits in the host (a sleep, the
     /// network): the deadline in wall time.
     pub fn check(&self) -> Option<Cut> {
-        let cut = self.wall_check(true);
+        let cut = self.wall_check();
         if cut.is_some()
             && let Some((_, seen)) = &self.running
         {
@@ -151,15 +146,8 @@ impl Interrupt {
         cut
     }
 
-    /// The cancel (looking for new ones with the watcher when `watch`), then the wall-clock
-    /// deadline.
-    fn wall_check(&self, watch: bool) -> Option<Cut> {
-        let cancelled = if watch {
-            self.cancel.is_cancelled()
-        } else {
-            self.cancel.is_raised()
-        };
-        if cancelled {
+    fn wall_check(&self) -> Option<Cut> {
+        if self.cancel.is_cancelled() {
             Some(Cut::Cancelled)
         } else if Instant::now() >= self.deadline {
             Some(self.cut())
@@ -186,19 +174,7 @@ impl Interrupt {
     /// [`Clock::Running`] call, past the wall-clock deadline only once its thread has run that
     /// long too (or the wall-clock cap has passed).
     pub fn check_running(&self) -> Option<Cut> {
-        self.running_check(true)
-    }
-
-    /// Whether a call that just returned counts as cut all the same (a guest woken at its
-    /// deadline may return before a tick stops it): as [`Interrupt::check_running`], but a
-    /// cancel only if already seen — the watcher reads input, a system call at the end of
-    /// every call otherwise, and a call that finished has nothing left to stop.
-    pub fn outlived(&self) -> Option<Cut> {
-        self.running_check(false)
-    }
-
-    fn running_check(&self, watch: bool) -> Option<Cut> {
-        let cut = self.wall_check(watch)?;
+        let cut = self.wall_check()?;
         let Some((clock, seen)) = &self.running else {
             return Some(cut);
         };
@@ -350,22 +326,6 @@ mod tests {
             interrupt.check_running(),
             Some(Cut::Deadline { timeout_ms: 20 })
         );
-    }
-
-    /// A call that returned is judged without running the watcher: a cancellation not seen
-    /// yet is not looked for, one already seen still counts.
-    #[test]
-    fn a_finished_call_is_judged_without_the_watcher() {
-        let flag = Arc::new(AtomicBool::new(false));
-        let raised = flag.clone();
-        let cancel = Cancel::new(
-            flag,
-            Some(Arc::new(move || raised.store(true, Ordering::Release))),
-        );
-        let interrupt = Interrupt::counted(60_000, cancel, Clock::Running);
-        assert_eq!(interrupt.outlived(), None);
-        assert_eq!(interrupt.check_running(), Some(Cut::Cancelled));
-        assert_eq!(interrupt.outlived(), Some(Cut::Cancelled));
     }
 
     #[test]
