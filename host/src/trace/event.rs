@@ -49,6 +49,7 @@ pub(super) fn seal<P: Serialize>(
     seq: u64,
     new: &NewEvent<P>,
     previous_hash: Option<String>,
+    timestamp: &str,
 ) -> Sealed {
     let payload = serde_json::to_string(&new.payload).expect("event payloads serialize");
     debug_assert_eq!(
@@ -57,13 +58,14 @@ pub(super) fn seal<P: Serialize>(
         "an event payload must serialize with its keys in code-point order"
     );
     let mut fnv = Fnv1a::default();
-    for part in [seq.to_string().as_str(), &new.kind, &new.actor_id] {
+    write!(fnv, "{seq}").expect("hashing cannot fail");
+    fnv.part(b"");
+    for part in [&new.kind, &new.actor_id] {
         fnv.part(part.as_bytes());
     }
     fnv.bytes(payload.as_bytes());
     fnv.part(b"");
     let id = format!("evt_{}_{seq:012}_{:016x}", new.actor_id, fnv.0);
-    let timestamp = iso8601(SystemTime::now());
     let body = Body {
         actor_id: &new.actor_id,
         caused_by: &new.caused_by,
@@ -71,7 +73,7 @@ pub(super) fn seal<P: Serialize>(
         parent_event_id: &new.parent_event_id,
         payload: &payload,
         thread_id: &new.thread_id,
-        timestamp: &timestamp,
+        timestamp,
         kind: &new.kind,
     };
     let integrity = Integrity {
@@ -259,6 +261,29 @@ impl std::io::Write for Fnv1a {
     }
     fn flush(&mut self) -> std::io::Result<()> {
         Ok(())
+    }
+}
+
+/// The current time as ISO 8601, formatted once per millisecond: under load many events
+/// share one.
+#[derive(Debug, Default)]
+pub(super) struct Stamp {
+    ms: u128,
+    text: String,
+}
+
+impl Stamp {
+    pub fn now(&mut self) -> &str {
+        let now = SystemTime::now();
+        let ms = now
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_millis();
+        if ms != self.ms || self.text.is_empty() {
+            self.ms = ms;
+            self.text = iso8601(now);
+        }
+        &self.text
     }
 }
 

@@ -68,6 +68,7 @@ pub struct Tracer {
     /// The newest event written to the store, and its hash: where the chain goes back to when
     /// a write fails (events never written are never chained).
     written: (u64, Option<String>),
+    stamp: event::Stamp,
 }
 
 /// An id handed out for an event that was not recorded because the trace cannot be written
@@ -91,6 +92,7 @@ impl Tracer {
                     .unwrap_or_else(Instant::now),
             ),
             written: (0, None),
+            stamp: Default::default(),
         }
     }
 
@@ -174,7 +176,8 @@ impl Tracer {
             return UNRECORDED.to_string();
         }
         self.seq += 1;
-        let event::Sealed { id, hash, line } = event::seal(self.seq, &new, self.last_hash.take());
+        let event::Sealed { id, hash, line } =
+            event::seal(self.seq, &new, self.last_hash.take(), self.stamp.now());
         if let Some(store) = &mut self.store {
             store.append(self.seq, &line);
         }

@@ -97,7 +97,7 @@ fn the_line_and_hash_written_from_one_serialization_match_the_plain_forms() {
         (None, new("a", json!({}))),
         (Some("sha256:00".to_string()), caused),
     ] {
-        let sealed = event::seal(7, &new_event, previous.clone());
+        let sealed = event::seal(7, &new_event, previous.clone(), "2026-11-25T00:00:00.000Z");
         let text = String::from_utf8(sealed.line.clone()).unwrap();
         let event: Event = serde_json::from_str(&text).unwrap();
         assert_eq!(serde_json::to_string(&event).unwrap(), text);
