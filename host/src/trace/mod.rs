@@ -31,6 +31,7 @@ use index::Index;
 use serde_json::Value;
 use std::collections::VecDeque;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use store::Store;
 
@@ -56,8 +57,9 @@ pub struct Tracer {
     seq: u64,
     last_hash: Option<String>,
     /// The newest events as their stored lines, with consecutive sequence numbers ending at
-    /// `seq` (parsed when read: reads are rare, and a line holds a fraction of the memory).
-    window: VecDeque<Box<str>>,
+    /// `seq` (parsed when read: reads are rare, and a line holds a fraction of the memory);
+    /// shared, so a snapshot for a query off the engine copies none.
+    window: VecDeque<Arc<str>>,
     window_cap: usize,
     store: Option<Store>,
     /// The index of the durable history; `None` for an in-memory tracer, or when it could not
@@ -186,8 +188,8 @@ impl Tracer {
             self.window.pop_front();
         }
         if self.window_cap > 0 {
-            let line = String::from_utf8(line).expect("serialized JSON is UTF-8");
-            self.window.push_back(line.into_boxed_str());
+            let line = std::str::from_utf8(&line).expect("serialized JSON is UTF-8");
+            self.window.push_back(Arc::from(line));
         }
         self.forget_removed();
         id

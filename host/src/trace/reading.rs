@@ -17,6 +17,7 @@ use std::collections::VecDeque;
 use std::fs::File;
 use std::ops::ControlFlow;
 use std::rc::Rc;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// One reading of the history.
@@ -28,7 +29,7 @@ pub struct History<'a> {
     kept: u64,
     /// The newest events' lines, consecutive, starting at `window_start` and ending with the
     /// newest.
-    window: &'a [Box<str>],
+    window: &'a [Arc<str>],
     window_start: u64,
 }
 
@@ -38,7 +39,7 @@ pub struct HistorySnapshot {
     segments: Vec<Segment>,
     kept: u64,
     /// The lines of the events the index did not hold yet, oldest first.
-    recent: Vec<Box<str>>,
+    recent: Vec<Arc<str>>,
     recent_start: u64,
 }
 
