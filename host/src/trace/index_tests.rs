@@ -461,3 +461,33 @@ fn the_gap_read_from_the_segments_answers_as_the_parsed_events_do() {
     let children: Vec<String> = t.children_of(parent).into_iter().map(|e| e.id).collect();
     assert_eq!(children, vec![want[0].id.clone()]);
 }
+
+/// The indexer runs as batch work: its wake-ups do not preempt a thread answering a call.
+#[test]
+fn the_indexer_thread_is_scheduled_as_batch_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = Tracer::open(dir.path(), 16).unwrap();
+    t.emit(NewEvent {
+        kind: "x".into(),
+        actor_id: "a".into(),
+        thread_id: "s".into(),
+        parent_event_id: None,
+        caused_by: vec![],
+        payload: serde_json::json!({}),
+    });
+    t.flush().unwrap();
+    t.settle_index();
+    let policies: Vec<String> = fs::read_dir("/proc/self/task")
+        .unwrap()
+        .filter_map(|task| {
+            let path = task.ok()?.path();
+            let stat = fs::read_to_string(path.join("stat")).ok()?;
+            let (name, rest) = stat.split_once(" (")?.1.rsplit_once(") ")?;
+            // After the name: field 3 on; the policy is field 41.
+            (name == "trace-index").then(|| rest.split(' ').nth(41 - 3).unwrap().to_string())
+        })
+        .collect();
+    assert!(!policies.is_empty(), "no trace-index thread found");
+    // SCHED_BATCH = 3.
+    assert!(policies.iter().all(|p| p == "3"), "{policies:?}");
+}

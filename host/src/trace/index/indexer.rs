@@ -114,7 +114,10 @@ impl Indexer {
             // they do per event and sleeps once caught up. At a lower priority (nice 10, as
             // before) it got a tenth of a core whenever other processes kept both cores busy,
             // fell most of a burst behind, and the queries after it read that gap instead.
+            // It is scheduled as batch work, though: the same share of the CPU, but its
+            // wake-ups do not preempt a thread that is answering a call.
             .spawn(move || {
+                batch_scheduling();
                 let conn = match open(&db) {
                     Ok(conn) => conn,
                     Err(e) => {
@@ -548,4 +551,12 @@ impl Follower {
 /// The database file beside the segments folder.
 pub(super) fn db_path(trace_dir: &Path) -> PathBuf {
     trace_dir.join("index.sqlite")
+}
+
+/// Marks the calling thread as batch work (`SCHED_BATCH`, nice unchanged): the scheduler gives
+/// it its fair share but does not let its wake-ups preempt running threads. Best effort.
+fn batch_scheduling() {
+    let param = libc::sched_param { sched_priority: 0 };
+    // SAFETY: `param` is a valid sched_param; 0 names the calling thread.
+    let _ = unsafe { libc::sched_setscheduler(0, libc::SCHED_BATCH, &param) };
 }
