@@ -547,11 +547,7 @@ fn main() {
                     "  {label}: this build / baseline calls/s, median of {} rounds: {:.2}x  ({})",
                     ratios.len(),
                     median(ratios.clone()),
-                    ratios
-                        .iter()
-                        .map(|r| format!("{r:.2}"))
-                        .collect::<Vec<_>>()
-                        .join(" ")
+                    two_places(&ratios)
                 );
             }
         }
@@ -599,12 +595,17 @@ fn main() {
                 median(rounds.iter().map(|m| m.p50).collect()),
                 median(rounds.iter().map(|m| m.p99).collect()),
                 median(ratios.clone()),
-                ratios
-                    .iter()
-                    .map(|x| format!("{x:.2}"))
-                    .collect::<Vec<_>>()
-                    .join(" ")
+                two_places(&ratios)
             );
         }
     }
+}
+
+/// Per-round ratios as `0.95 1.02 …`.
+fn two_places(values: &[f64]) -> String {
+    values
+        .iter()
+        .map(|x| format!("{x:.2}"))
+        .collect::<Vec<_>>()
+        .join(" ")
 }

@@ -494,7 +494,8 @@ impl Server {
 
     fn tools_list(&mut self, conn: &Connection, params: &Value) -> Result<Value, RpcError> {
         let caller = self.listing_caller(conn)?;
-        let count = super::tools::visible_count(&self.registry, &caller);
+        let visible: Vec<_> = self.registry.visible_skills(&caller).collect();
+        let count = visible.len();
         let start = match params.get("cursor") {
             None | Some(Value::Null) => 0,
             Some(Value::String(c)) => c
@@ -505,7 +506,7 @@ impl Server {
             Some(_) => return Err(RpcError::new(jsonrpc::INVALID_PARAMS, "`cursor` must be a string")),
         };
         let end = (start + TOOLS_PAGE_SIZE).min(count);
-        let tools = super::tools::mcp_tools(&self.registry, &caller, start..end);
+        let tools = super::tools::mcp_tools(&self.registry, &visible[start..end]);
         let mut reply = crate::json::object([("tools", Value::Array(tools))]);
         if end < count {
             reply["nextCursor"] = json!(end.to_string());

@@ -6,20 +6,12 @@
 
 use crate::registry::{Caller, Registry, Skill};
 use serde_json::{Value, json};
-use std::ops::Range;
 
-/// How many skills `caller` may call (what a listing pages through).
-pub fn visible_count(registry: &Registry, caller: &Caller) -> usize {
-    registry.visible_skills(caller).count()
-}
-
-/// MCP tool objects for the skills `caller` may call, sorted by name, those at positions
-/// `page`, each with its current latency in `_meta.latency`.
-pub fn mcp_tools(registry: &Registry, caller: &Caller, page: Range<usize>) -> Vec<Value> {
-    registry
-        .visible_skills(caller)
-        .skip(page.start)
-        .take(page.len())
+/// MCP tool objects for `skills` (a page of those a caller may call), each with its current
+/// latency in `_meta.latency`.
+pub fn mcp_tools(registry: &Registry, skills: &[&Skill]) -> Vec<Value> {
+    skills
+        .iter()
         .map(|s| {
             let mut tool = mcp_tool(s);
             tool["_meta"]["latency"] = registry.latency(s).to_json();

@@ -66,14 +66,6 @@ fn record_full(
     approval: Option<&crate::policy::Approval>,
 ) -> Recorded {
     let tick = realm.world.tick();
-    let new = |kind: &str, payload| NewEvent {
-        kind: kind.into(),
-        actor_id: caller.agent_id.clone(),
-        thread_id: caller.session_id.clone(),
-        parent_event_id: cause.map(String::from),
-        caused_by: cause.map(String::from).into_iter().collect(),
-        payload,
-    };
     let kind = if verdict.allow {
         "policy.decision"
     } else {
@@ -103,7 +95,14 @@ fn record_full(
         session_id: &caller.session_id,
         tick,
     };
-    let id = realm.tracer.emit(new(kind, payload));
+    let id = realm.tracer.emit(NewEvent {
+        kind: kind.into(),
+        actor_id: caller.agent_id.clone(),
+        thread_id: caller.session_id.clone(),
+        parent_event_id: cause.map(String::from),
+        caused_by: cause.map(String::from).into_iter().collect(),
+        payload,
+    });
     let mut events = vec![id.clone()];
     if let Some(missing) = verdict.missing {
         let denied = NewEvent {

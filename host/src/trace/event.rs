@@ -116,51 +116,66 @@ impl Body<'_> {
 
     /// Keys in code-point order of their JSON names, no whitespace.
     fn write_canonical(&self, w: &mut impl Write) -> std::io::Result<()> {
-        w.write_all(b"{\"actorId\":")?;
-        serde_json::to_writer(&mut *w, self.actor_id)?;
-        w.write_all(b",\"causedBy\":")?;
-        serde_json::to_writer(&mut *w, self.caused_by)?;
-        w.write_all(b",\"id\":")?;
-        serde_json::to_writer(&mut *w, self.id)?;
-        w.write_all(b",\"parentEventId\":")?;
-        serde_json::to_writer(&mut *w, self.parent_event_id)?;
-        w.write_all(b",\"payload\":")?;
-        w.write_all(self.payload.as_bytes())?;
-        w.write_all(b",\"threadId\":")?;
-        serde_json::to_writer(&mut *w, self.thread_id)?;
-        w.write_all(b",\"timestamp\":")?;
-        serde_json::to_writer(&mut *w, self.timestamp)?;
-        w.write_all(b",\"type\":")?;
-        serde_json::to_writer(&mut *w, self.kind)?;
-        w.write_all(b"}")
+        write_object(
+            w,
+            &[
+                ("actorId", Field::Str(self.actor_id)),
+                ("causedBy", Field::Strs(self.caused_by)),
+                ("id", Field::Str(self.id)),
+                ("parentEventId", Field::Opt(self.parent_event_id)),
+                ("payload", Field::Raw(self.payload)),
+                ("threadId", Field::Str(self.thread_id)),
+                ("timestamp", Field::Str(self.timestamp)),
+                ("type", Field::Str(self.kind)),
+            ],
+        )
     }
 
     /// The stored line: the fields in [`Event`]'s order, so it reads back as one.
     fn write_line(&self, integrity: &Integrity, w: &mut Vec<u8>) {
-        let mut put = || -> serde_json::Result<()> {
-            w.extend_from_slice(b"{\"id\":");
-            serde_json::to_writer(&mut *w, self.id)?;
-            w.extend_from_slice(b",\"type\":");
-            serde_json::to_writer(&mut *w, self.kind)?;
-            w.extend_from_slice(b",\"actorId\":");
-            serde_json::to_writer(&mut *w, self.actor_id)?;
-            w.extend_from_slice(b",\"threadId\":");
-            serde_json::to_writer(&mut *w, self.thread_id)?;
-            w.extend_from_slice(b",\"parentEventId\":");
-            serde_json::to_writer(&mut *w, self.parent_event_id)?;
-            w.extend_from_slice(b",\"causedBy\":");
-            serde_json::to_writer(&mut *w, self.caused_by)?;
-            w.extend_from_slice(b",\"timestamp\":");
-            serde_json::to_writer(&mut *w, self.timestamp)?;
-            w.extend_from_slice(b",\"payload\":");
-            w.extend_from_slice(self.payload.as_bytes());
-            w.extend_from_slice(b",\"integrity\":");
-            serde_json::to_writer(&mut *w, integrity)?;
-            w.extend_from_slice(b"}");
-            Ok(())
-        };
-        put().expect("events serialize");
+        write_object(
+            w,
+            &[
+                ("id", Field::Str(self.id)),
+                ("type", Field::Str(self.kind)),
+                ("actorId", Field::Str(self.actor_id)),
+                ("threadId", Field::Str(self.thread_id)),
+                ("parentEventId", Field::Opt(self.parent_event_id)),
+                ("causedBy", Field::Strs(self.caused_by)),
+                ("timestamp", Field::Str(self.timestamp)),
+                ("payload", Field::Raw(self.payload)),
+                ("integrity", Field::Integrity(integrity)),
+            ],
+        )
+        .expect("events serialize");
     }
+}
+
+/// A field's value as [`write_object`] writes it.
+enum Field<'a> {
+    Str(&'a str),
+    Strs(&'a [String]),
+    Opt(&'a Option<String>),
+    /// JSON already serialized.
+    Raw(&'a str),
+    Integrity(&'a Integrity),
+}
+
+/// `fields` as one JSON object, in the order given, without whitespace.
+fn write_object(w: &mut impl Write, fields: &[(&str, Field)]) -> std::io::Result<()> {
+    for (i, (name, value)) in fields.iter().enumerate() {
+        w.write_all(if i == 0 { b"{\"" } else { b",\"" })?;
+        w.write_all(name.as_bytes())?;
+        w.write_all(b"\":")?;
+        match value {
+            Field::Str(v) => serde_json::to_writer(&mut *w, v)?,
+            Field::Strs(v) => serde_json::to_writer(&mut *w, v)?,
+            Field::Opt(v) => serde_json::to_writer(&mut *w, v)?,
+            Field::Raw(v) => w.write_all(v.as_bytes())?,
+            Field::Integrity(v) => serde_json::to_writer(&mut *w, v)?,
+        }
+    }
+    w.write_all(b"}")
 }
 
 impl Event {

@@ -76,7 +76,7 @@ impl Tracer {
         let _ = self.commit();
         let source = match &self.store {
             Some(store) => Source::Segments(store.segments()),
-            None => Source::Window(self.recent().collect()),
+            None => Source::Window(self.window.iter().cloned().collect()),
         };
         Export {
             source,
@@ -96,7 +96,8 @@ pub struct Export {
 
 enum Source {
     Segments(Vec<Segment>),
-    Window(Vec<Event>),
+    /// The window's lines (shared, so the snapshot copies none), as stored.
+    Window(Vec<std::sync::Arc<[u8]>>),
 }
 
 impl Export {
@@ -188,12 +189,11 @@ impl Export {
             }
             Source::Window(window) => {
                 let total = window.len() as u64;
-                for (i, event) in window.iter().enumerate() {
-                    if range.holds(event) {
-                        let mut line = serde_json::to_vec(event)?;
-                        line.push(b'\n');
-                        out.write_all(&line)?;
-                        (events, bytes) = (events + 1, bytes + line.len() as u64);
+                for (i, line) in window.iter().enumerate() {
+                    if range.holds(&super::parse_kept(line)) {
+                        out.write_all(line)?;
+                        out.write_all(b"\n")?;
+                        (events, bytes) = (events + 1, bytes + line.len() as u64 + 1);
                     }
                     if (i + 1) % 4096 == 0 {
                         report(i as u64 + 1, total);

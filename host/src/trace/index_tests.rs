@@ -466,15 +466,10 @@ fn the_gap_read_from_the_segments_answers_as_the_parsed_events_do() {
 #[test]
 fn the_indexer_thread_is_scheduled_as_batch_work() {
     let dir = tempfile::tempdir().unwrap();
-    let mut t = Tracer::open(dir.path(), 16).unwrap();
-    t.emit(NewEvent {
-        kind: "x".into(),
-        actor_id: "a".into(),
-        thread_id: "s".into(),
-        parent_event_id: None,
-        caused_by: vec![],
-        payload: serde_json::json!({}),
-    });
+    // No window: settling waits until the index holds the event, so the indexer thread has
+    // run (and named itself) by then.
+    let mut t = Tracer::open(dir.path(), 0).unwrap();
+    synthetic_calls(&mut t, 1);
     t.flush().unwrap();
     t.settle_index();
     let policies: Vec<String> = fs::read_dir("/proc/self/task")

@@ -59,7 +59,7 @@ pub struct Tracer {
     /// The newest events as their stored lines, with consecutive sequence numbers ending at
     /// `seq` (parsed when read: reads are rare, and a line holds a fraction of the memory);
     /// shared, so a snapshot for a query off the engine copies none.
-    window: VecDeque<Arc<str>>,
+    window: VecDeque<Arc<[u8]>>,
     window_cap: usize,
     store: Option<Store>,
     /// The index of the durable history; `None` for an in-memory tracer, or when it could not
@@ -188,7 +188,6 @@ impl Tracer {
             self.window.pop_front();
         }
         if self.window_cap > 0 {
-            let line = std::str::from_utf8(&line).expect("serialized JSON is UTF-8");
             self.window.push_back(Arc::from(line));
         }
         self.forget_removed();
@@ -356,8 +355,8 @@ impl Tracer {
 }
 
 /// An event of the window from its line (which the tracer wrote itself, so it parses).
-fn parse_kept(line: &str) -> Event {
-    serde_json::from_str(line).expect("the window holds lines the tracer wrote")
+fn parse_kept(line: &[u8]) -> Event {
+    serde_json::from_slice(line).expect("the window holds lines the tracer wrote")
 }
 
 #[cfg(test)]

@@ -29,7 +29,7 @@ pub struct History<'a> {
     kept: u64,
     /// The newest events' lines, consecutive, starting at `window_start` and ending with the
     /// newest.
-    window: &'a [Arc<str>],
+    window: &'a [Arc<[u8]>],
     window_start: u64,
 }
 
@@ -39,7 +39,7 @@ pub struct HistorySnapshot {
     segments: Vec<Segment>,
     kept: u64,
     /// The lines of the events the index did not hold yet, oldest first.
-    recent: Vec<Arc<str>>,
+    recent: Vec<Arc<[u8]>>,
     recent_start: u64,
 }
 
@@ -160,10 +160,28 @@ impl History<'_> {
         Some(index)
     }
 
-    /// Calls `visit` with the sequence number, type and bytes of every kept line after `upto`
-    /// that is older than the window, oldest first, from the segments; Break when `visit`
-    /// stopped. Lines are not parsed here (see [`gap`](super::gap)).
+    /// Calls `visit` with the sequence number, type and bytes of every kept line after `upto`,
+    /// oldest first: from the segments for those older than the window, then the window's;
+    /// Break when `visit` stopped. Lines are not parsed here (see [`gap`](super::gap)).
     fn lines_after(&self, upto: u64, visit: &mut LineVisit) -> Result<ControlFlow<()>> {
+        if self.segment_lines_after(upto, visit)?.is_break() {
+            return Ok(ControlFlow::Break(()));
+        }
+        let from = (upto + 1).max(self.kept);
+        let skip = from.saturating_sub(self.window_start) as usize;
+        for line in self.window.iter().skip(skip) {
+            let Some((seq, kind)) = line_head(line) else {
+                continue;
+            };
+            if visit(seq, kind, line).is_break() {
+                return Ok(ControlFlow::Break(()));
+            }
+        }
+        Ok(ControlFlow::Continue(()))
+    }
+
+    /// [`History::lines_after`] for the lines older than the window, from the segments.
+    fn segment_lines_after(&self, upto: u64, visit: &mut LineVisit) -> Result<ControlFlow<()>> {
         let from = (upto + 1).max(self.kept);
         if from >= self.window_start || self.segments.is_empty() {
             return Ok(ControlFlow::Continue(()));
@@ -211,15 +229,15 @@ impl History<'_> {
     }
 
     /// Calls `visit` with every kept event after `upto` that `want` admits, oldest first, until
-    /// it breaks: those older than the window from the segments, then the window's (which
-    /// `visit` checks itself).
+    /// it breaks (a line is parsed only if admitted).
     fn each_after(
         &self,
         upto: u64,
         want: &Want,
         visit: &mut dyn FnMut(&Event) -> ControlFlow<()>,
     ) -> Result<()> {
-        let flow = self.lines_after(upto, &mut |seq, kind, line| {
+        // Whether `visit` stopped early makes no difference here.
+        let _: ControlFlow<()> = self.lines_after(upto, &mut |seq, kind, line| {
             if !want.admits(kind, line) {
                 return ControlFlow::Continue(());
             }
@@ -231,30 +249,7 @@ impl History<'_> {
                 }
             }
         })?;
-        if flow.is_break() {
-            return Ok(());
-        }
-        for event in self.window_after(upto, want) {
-            if visit(&event).is_break() {
-                break;
-            }
-        }
         Ok(())
-    }
-
-    /// The window's kept events after `upto` that `want` admits, oldest first (a line is
-    /// parsed only if admitted).
-    fn window_after<'w>(&'w self, upto: u64, want: &'w Want) -> impl Iterator<Item = Event> + 'w {
-        let from = (upto + 1).max(self.kept);
-        let skip = from.saturating_sub(self.window_start) as usize;
-        self.window
-            .iter()
-            .skip(skip)
-            .filter(|line| {
-                line_head(line.as_bytes())
-                    .is_none_or(|(_, kind)| want.admits(kind, line.as_bytes()))
-            })
-            .map(|line| parse_kept(line))
     }
 
     /// Events with sequence number above `after_seq`, oldest first, keeping those whose actor
@@ -373,8 +368,8 @@ impl History<'_> {
             }
             None => Default::default(),
         };
-        // The newest `q.limit` matches, oldest first: the index's, then the gap's (a line is
-        // parsed whole only if it is among them at the end), then the window's.
+        // The newest `q.limit` matches, oldest first: the index's, then the lines after it (a
+        // line is parsed whole only if it is among them at the end).
         let mut listed: VecDeque<Found> = events
             .into_iter()
             .map(|e| Found::Event(Box::new(e)))
@@ -386,7 +381,7 @@ impl History<'_> {
             }
         };
         let want = decision_want(q);
-        // The visitor never stops it: every decision of the gap is counted.
+        // The visitor never stops it: every decision after the index is counted.
         let _whole: ControlFlow<()> = self.lines_after(upto, &mut |seq, kind, line| {
             if !want.admits(kind, line) {
                 return ControlFlow::Continue(());
@@ -409,15 +404,6 @@ impl History<'_> {
             }
             ControlFlow::Continue(())
         })?;
-        for e in self.window_after(upto, &want) {
-            if q.matches(&e) {
-                let p = &e.payload;
-                let text = |k: &str| p[k].as_str().unwrap_or("");
-                let allow = p["allow"].as_bool().unwrap_or(false);
-                summary.add(allow, text("cap"), text("rule"), text("package"), 1);
-                keep(Found::Event(Box::new(e)));
-            }
-        }
         let events = listed
             .into_iter()
             .filter_map(|found| match found {
