@@ -201,6 +201,22 @@ pub const RING_AFTER_MESSAGES: usize = 16;
 /// other messages, in microseconds (it is rung at once when nothing else waits).
 pub const RING_AFTER_US: u64 = 100;
 
+/// Replies queued for stdio during one batch of input that are written out before the batch
+/// ends: once this many bytes wait, or once the oldest has waited `STDIO_FLUSH_AFTER_US`. A
+/// pipelined client reads its first replies while later calls still run, and the host holds
+/// no more than this for it (a batch's replies all waited for its end before).
+pub const STDIO_FLUSH_BYTES: usize = 32 << 10;
+/// See `STDIO_FLUSH_BYTES`, in microseconds.
+pub const STDIO_FLUSH_AFTER_US: u64 = 500;
+/// Bytes of replies a stdio client may leave unread before the host stops reading its input
+/// (it reads ahead so that a client writing a long batch before reading any reply never
+/// deadlocks with it); other transports are served meanwhile.
+pub const MAX_STDOUT_BACKLOG_BYTES: usize = 64 << 20;
+/// How far a running call's cancellation check reads stdin ahead of the engine, in bytes.
+pub const STDIN_READ_AHEAD_BYTES: usize = 1 << 20;
+/// How long a stopping host waits for a stdio client to read its last replies.
+pub const STDOUT_DRAIN_MS: u64 = 2_000;
+
 /// Calls of one connection that may run off the engine at once (calls that cannot touch the
 /// world, `registry/detached.rs`). A client sending several together — a model asking for
 /// three tools in one turn — gets them run in parallel; past this many its messages wait, in

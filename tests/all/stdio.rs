@@ -283,3 +283,77 @@ fn progress_and_cancellation_work_over_stdio_too() {
         "the cancelled call's entity was rolled back"
     );
 }
+
+/// A pipelined client reads replies while it is still sending: the host writes them out as
+/// they accumulate rather than when its input runs dry (which, against a client that keeps
+/// writing, was never: every reply waited for the last request).
+#[test]
+fn a_pipelined_burst_is_answered_while_it_is_still_being_sent() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    // Far more than the host reads ahead and than the first replies need.
+    const CAP: usize = 50_000;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_limina"))
+        .args([
+            "--mcp-stdio",
+            "--manual-clock",
+            "--ephemeral-trace",
+            "--profile",
+            "builder.readWrite",
+        ])
+        .args(crate::support::own_calibration(&[]))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    let (seen, written) = (
+        Arc::new(AtomicBool::new(false)),
+        Arc::new(AtomicUsize::new(0)),
+    );
+    let writer = {
+        let (seen, written) = (seen.clone(), written.clone());
+        std::thread::spawn(move || {
+            writeln!(stdin, r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"2025-06-18"}}}}"#).unwrap();
+            writeln!(
+                stdin,
+                r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
+            )
+            .unwrap();
+            let mut n = 0;
+            while n < CAP && !seen.load(Ordering::Acquire) {
+                for id in n + 1..=n + 100 {
+                    writeln!(stdin, r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"scene.queryEntities","arguments":{{}}}}}}"#).unwrap();
+                }
+                n += 100;
+                written.store(n, Ordering::Release);
+            }
+            // stdin closes: the host answers the rest and exits.
+        })
+    };
+    let mut lines = stdout.lines();
+    let init: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    assert_eq!(init["id"], 0);
+    let first: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    let sent_by_then = written.load(Ordering::Acquire);
+    seen.store(true, Ordering::Release);
+    assert_eq!(first["id"], 1);
+    assert!(
+        sent_by_then < CAP,
+        "the first reply came only after the client had sent all {CAP} calls"
+    );
+    writer.join().unwrap();
+    // Nothing lost or reordered: every call answered once, in order.
+    let total = written.load(Ordering::Acquire);
+    let mut next = 2;
+    for line in lines {
+        let reply: Value = serde_json::from_str(&line.unwrap()).unwrap();
+        assert_eq!(reply["id"], next, "{reply}");
+        assert_eq!(reply["result"]["isError"], false, "{reply}");
+        next += 1;
+    }
+    assert_eq!(next - 1, total as u64);
+    assert!(child.wait().unwrap().success());
+}

@@ -564,6 +564,61 @@ fn stdio_and_websocket_clients_share_one_world() {
     assert_eq!(watcher.request("ping", json!({}))["result"], json!({}));
 }
 
+/// A stdio client that stops reading its replies stalls only itself: the host keeps
+/// serving WebSocket clients, and once the stdio client reads again it gets every reply, in
+/// order. (stdout was written waiting: one such client stopped the engine for everyone.)
+#[test]
+fn a_stdio_client_that_stops_reading_stalls_nobody_else() {
+    use std::io::{BufRead, BufReader, Write};
+    let (host, stdin, stdout) = WsHost::start_with(
+        &["--mcp-stdio", "--mcp-ws"],
+        &[
+            "--profile",
+            "builder.readWrite",
+            "--network-profile",
+            "builder.readWrite",
+        ],
+    );
+    let mut stdin = stdin.unwrap();
+    // Replies far past what the pipe holds (64 KiB), none of them read yet.
+    const CALLS: u64 = 3_000;
+    let mut burst = String::from(
+        "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\"}}\n",
+    );
+    for id in 1..=CALLS {
+        burst.push_str(&format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"scene.queryEntities\",\"arguments\":{{}}}}}}\n"));
+    }
+    stdin.write_all(burst.as_bytes()).unwrap();
+    stdin.flush().unwrap();
+    let mut builder = host.client("builder.readWrite", "other");
+    for x in 0..5 {
+        std::thread::sleep(Duration::from_millis(50));
+        let (created, _) = builder.call_ok("scene.createEntity", json!({"position": [x, 0, 0]}));
+        assert!(created["entity"].is_string(), "{created}");
+    }
+    let mut lines = BufReader::new(stdout.unwrap()).lines();
+    for id in 0..=CALLS {
+        let reply: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+        assert_eq!(reply["id"], id, "{reply}");
+        assert!(reply.get("result").is_some(), "{reply}");
+    }
+    // The stdio session sees the entities the other client made meanwhile.
+    writeln!(
+        stdin,
+        "{{\"jsonrpc\":\"2.0\",\"id\":\"last\",\"method\":\"tools/call\",\"params\":{{\"name\":\"scene.queryEntities\",\"arguments\":{{}}}}}}"
+    )
+    .unwrap();
+    let last: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+    assert_eq!(last["id"], "last");
+    assert_eq!(
+        last["result"]["structuredContent"]["entities"]
+            .as_array()
+            .map(Vec::len),
+        Some(5),
+        "{last}"
+    );
+}
+
 #[test]
 fn a_guest_reports_progress_to_a_caller_that_asked_for_it() {
     let packages = guest_packages(&["slow"]);

@@ -4,8 +4,12 @@
 //! How a message travels:
 //! - **stdio** — the engine thread reads stdin itself (`poll` on stdin and a wake-up fd), so a
 //!   stdio message reaches the dispatcher with no thread hop; replies are buffered and flushed
-//!   when no more input is waiting. While a guest call runs, each epoch tick (2 ms) looks at
-//!   stdin for a `notifications/cancelled` aimed at it, on the same thread.
+//!   when no more input is waiting, or mid-batch once `STDIO_FLUSH_BYTES` or
+//!   `STDIO_FLUSH_AFTER_US` is reached. stdout is written without waiting (`stdout.rs`): what
+//!   the client does not read yet stays queued and the engine polls stdout for room, so a
+//!   stdio client that stops reading stalls nobody else. While a guest call runs, each epoch
+//!   tick (2 ms) looks at stdin for a `notifications/cancelled` aimed at it, on the same
+//!   thread.
 //! - **WebSocket** — a tokio task per connection reads text frames, raises cancellation flags
 //!   at once, refuses floods past its in-flight cap, and hands each message to the engine over
 //!   a channel (waking it through the eventfd). The engine handles it, then queues the reply and
@@ -31,16 +35,18 @@ use super::cancel::CancelBoard;
 use super::outbox::{Lane, Outbox, Sent};
 use super::server::{Connection, Handled, Notify, PendingReply, Server};
 use super::stdio::StdioInput;
+use super::stdout::StdoutQueue;
 use super::sync::Deltas;
 use super::workers::Workers;
 use crate::limits::{
-    DETACHED_WORKERS_MIN, ENGINE_SPIN_US, MAX_PARALLEL_CALLS, MAX_STALL_MS, OUTBOX_CAPACITY,
-    RING_AFTER_MESSAGES, RING_AFTER_US,
+    DETACHED_WORKERS_MIN, ENGINE_SPIN_US, MAX_PARALLEL_CALLS, MAX_STALL_MS,
+    MAX_STDOUT_BACKLOG_BYTES, OUTBOX_CAPACITY, RING_AFTER_MESSAGES, RING_AFTER_US,
+    STDIO_FLUSH_AFTER_US, STDIO_FLUSH_BYTES, STDOUT_DRAIN_MS,
 };
 use crate::registry::RanCall;
 use serde_json::Value;
 use std::collections::{HashMap, VecDeque};
-use std::io::{self, Write};
+use std::io;
 use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
@@ -181,13 +187,15 @@ pub struct Engine {
     unrung_since: Option<Instant>,
     /// When input or a wake-up last arrived (see [`Engine::wait_ready`]).
     last_work: Instant,
+    /// When the batch's messages were last let go ([`Engine::flush`]).
+    flushed_at: Instant,
 }
 
-/// stdin (read by the engine thread) and stdout (written by it, and by a call's progress
-/// reports, whole messages at a time under the lock).
+/// stdin (read by the engine thread) and stdout (queued by it, and by a call's progress
+/// reports, whole messages at a time under the lock; written without waiting).
 struct StdioSide {
     input: Arc<Mutex<StdioInput>>,
-    output: Arc<Mutex<io::BufWriter<io::Stdout>>>,
+    output: Arc<Mutex<StdoutQueue>>,
 }
 
 /// The stdio connection's id.
@@ -218,6 +226,7 @@ impl Engine {
             unrung: 0,
             unrung_since: None,
             last_work: Instant::now(),
+            flushed_at: Instant::now(),
         };
         if stdio {
             let input = Arc::new(Mutex::new(StdioInput::new(libc::STDIN_FILENO)));
@@ -225,14 +234,19 @@ impl Engine {
                 &input,
             ))));
             StdioInput::set_board(&input, &cancels);
-            let output = Arc::new(Mutex::new(io::BufWriter::with_capacity(
-                1 << 16,
-                io::stdout(),
-            )));
+            let output = Arc::new(Mutex::new(StdoutQueue::stdout()));
             let progress_out = output.clone();
+            let wake = engine.handle.wake.clone();
             let notify: Notify = Arc::new(move |message: Value| {
+                let mut line = serde_json::to_vec(&message).expect("a Value serializes");
+                line.push(b'\n');
                 let mut out = progress_out.lock().unwrap_or_else(|e| e.into_inner());
-                let _ = write_line(&mut *out, &message).and_then(|()| out.flush());
+                out.push(&line);
+                // What stdout does not take now the engine writes once it can (a failure
+                // shows at its next write).
+                if !matches!(out.write_some(), Ok(()) if out.backlog() == 0) {
+                    wake.signal();
+                }
             });
             let mut conn = Connection::new(cancels, Some(notify));
             conn.transport = crate::telemetry::NetworkTransport::Pipe;
@@ -262,15 +276,29 @@ impl Engine {
             let timeout = self.poll_timeout();
             // While stdio runs all the calls off the engine it may, its input waits in the pipe.
             let stdio_busy = self.peers.get(&STDIO).is_some_and(Peer::full);
+            let stdout = self.stdout_fd();
+            // Past `MAX_STDOUT_BACKLOG_BYTES` of unread replies the client's input waits too.
+            let unread = self.stdout_backlog() >= MAX_STDOUT_BACKLOG_BYTES;
             // An ended stdin stays readable: poll it no more while its last calls finish.
             let stdin = self
                 .stdio
                 .as_ref()
                 .filter(|s| {
-                    !stdio_busy && !s.input.lock().unwrap_or_else(|e| e.into_inner()).ended()
+                    !stdio_busy
+                        && !unread
+                        && !s.input.lock().unwrap_or_else(|e| e.into_inner()).ended()
                 })
                 .map(|_| libc::STDIN_FILENO);
-            let ready = self.wait_ready(stdin, timeout)?;
+            let ready = self.wait_ready(stdin, stdout, timeout)?;
+            if ready.stdout
+                && let Some(stdio) = &self.stdio
+            {
+                stdio
+                    .output
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .write_some()?;
+            }
             if ready.stdin
                 && let Some(stdio) = &self.stdio
             {
@@ -292,6 +320,19 @@ impl Engine {
         }
         // stdin's end already flushed and released stdio (`serve_stdio_input`).
         self.flush()?;
+        if let Some(stdio) = &self.stdio {
+            let drained = stdio
+                .output
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .drain(Duration::from_millis(STDOUT_DRAIN_MS))?;
+            if !drained {
+                crate::log::warn(&format!(
+                    "the stdio client did not read its last replies within {STDOUT_DRAIN_MS} ms; \
+                     they are dropped"
+                ));
+            }
+        }
         self.server.shutdown();
         Ok(self.stopped_by)
     }
@@ -300,23 +341,63 @@ impl Engine {
     /// while without sleeping: a client calling one at a time answers within microseconds,
     /// and waking a thread that slept in `poll` on another core cost more than the call
     /// itself (sequential p50 112 µs across two cores against 34 µs on one, 2026-11-24).
-    fn wait_ready(&mut self, stdin: Option<RawFd>, timeout: Duration) -> io::Result<Ready> {
+    fn wait_ready(
+        &mut self,
+        stdin: Option<RawFd>,
+        stdout: Option<RawFd>,
+        timeout: Duration,
+    ) -> io::Result<Ready> {
         if self.last_work.elapsed() < Duration::from_micros(ENGINE_SPIN_US) * 4 {
             let until = Instant::now() + Duration::from_micros(ENGINE_SPIN_US);
             while Instant::now() < until {
-                let ready = poll(stdin, self.handle.wake.fd, Duration::ZERO)?;
-                if ready.stdin || ready.wake {
+                let ready = poll(stdin, self.handle.wake.fd, stdout, Duration::ZERO)?;
+                if ready.stdin || ready.wake || ready.stdout {
                     self.last_work = Instant::now();
                     return Ok(ready);
                 }
                 std::hint::spin_loop();
             }
         }
-        let ready = poll(stdin, self.handle.wake.fd, timeout)?;
+        let ready = poll(stdin, self.handle.wake.fd, stdout, timeout)?;
         if ready.stdin || ready.wake {
             self.last_work = Instant::now();
         }
         Ok(ready)
+    }
+
+    /// stdout's fd while replies wait for the client to read (to poll for room).
+    fn stdout_fd(&self) -> Option<RawFd> {
+        let stdio = self.stdio.as_ref()?;
+        stdio
+            .output
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .poll_fd()
+    }
+
+    /// Bytes of replies stdout has not taken yet.
+    fn stdout_backlog(&self) -> usize {
+        self.stdio.as_ref().map_or(0, |stdio| {
+            stdio
+                .output
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .backlog()
+        })
+    }
+
+    /// Whether the batch's stdio replies should go out before the batch ends.
+    fn stdio_flush_due(&self) -> bool {
+        let Some(Peer {
+            outbox: Outbox::Stdio(queued),
+            ..
+        }) = self.peers.get(&STDIO)
+        else {
+            return false;
+        };
+        queued.len() >= STDIO_FLUSH_BYTES
+            || (!queued.is_empty()
+                && self.flushed_at.elapsed() >= Duration::from_micros(STDIO_FLUSH_AFTER_US))
     }
 
     /// Whether any socket transport may still connect (the channel has senders besides ours).
@@ -349,6 +430,9 @@ impl Engine {
                     self.on_message(STDIO, &text);
                     self.drain(STDIO);
                     self.ring_if_due();
+                    if self.stdio_flush_due() {
+                        self.flush()?;
+                    }
                 }
                 Some(Err(reply)) => self.send(STDIO, reply, Kind::Reply),
                 None => break,
@@ -366,6 +450,10 @@ impl Engine {
         }
         if ended {
             self.flush()?;
+            // Released once the client has read every reply (stdout polled meanwhile).
+            if self.stdout_backlog() > 0 {
+                return Ok(true);
+            }
             self.release(STDIO);
             self.stdio = None;
             return Ok(false);
@@ -718,6 +806,7 @@ impl Engine {
     /// Writes the trace's unwritten events (synced as `[trace] fsync` says), then lets the
     /// batch's messages go: held ones to their outboxes, stdio's to stdout.
     fn flush(&mut self) -> io::Result<()> {
+        self.flushed_at = Instant::now();
         self.ring();
         let durable = self.server.flush();
         if !self.held.is_empty() {
@@ -733,10 +822,9 @@ impl Engine {
             ..
         }) = self.peers.get_mut(&STDIO)
         {
-            out.write_all(queued)?;
-            queued.clear();
+            out.take(queued);
         }
-        out.flush()
+        out.write_some()
     }
 
     /// Wakes the writers of every socket message queued since the last ring: one wake-up per
@@ -784,12 +872,6 @@ impl Engine {
     pub fn add_listener(&self) {
         self.handle.wake.listeners.fetch_add(1, Ordering::Relaxed);
     }
-}
-
-/// One message as one line.
-fn write_line(out: &mut impl Write, message: &Value) -> io::Result<()> {
-    serde_json::to_writer(&mut *out, message)?;
-    out.write_all(b"\n")
 }
 
 /// A message to queue: built for one connection, or a frame shared by several (a delta).
@@ -853,13 +935,22 @@ impl Drop for Wake {
     }
 }
 
+#[derive(Default)]
 struct Ready {
     stdin: bool,
     wake: bool,
+    /// stdout has room (or the client is gone) for the replies waiting.
+    stdout: bool,
 }
 
-/// Waits until stdin (if any) or the wake fd is readable, or `timeout` passes.
-fn poll(stdin: Option<RawFd>, wake: RawFd, timeout: Duration) -> io::Result<Ready> {
+/// Waits until stdin (if any) or the wake fd is readable, stdout (if given) writable, or
+/// `timeout` passes. A negative fd is skipped by `poll`.
+fn poll(
+    stdin: Option<RawFd>,
+    wake: RawFd,
+    stdout: Option<RawFd>,
+    timeout: Duration,
+) -> io::Result<Ready> {
     let mut fds = [
         libc::pollfd {
             fd: wake,
@@ -871,23 +962,25 @@ fn poll(stdin: Option<RawFd>, wake: RawFd, timeout: Duration) -> io::Result<Read
             events: libc::POLLIN,
             revents: 0,
         },
+        libc::pollfd {
+            fd: stdout.unwrap_or(-1),
+            events: libc::POLLOUT,
+            revents: 0,
+        },
     ];
-    let count = if stdin.is_some() { 2 } else { 1 };
     let ms = timeout.as_millis().min(i32::MAX as u128) as i32;
-    // SAFETY: `count` valid pollfds for the duration of the call.
-    let n = unsafe { libc::poll(fds.as_mut_ptr(), count, ms) };
+    // SAFETY: three valid pollfds for the duration of the call.
+    let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, ms) };
     if n < 0 {
         let e = io::Error::last_os_error();
         if e.kind() == io::ErrorKind::Interrupted {
-            return Ok(Ready {
-                stdin: false,
-                wake: false,
-            });
+            return Ok(Ready::default());
         }
         return Err(e);
     }
     Ok(Ready {
         wake: fds[0].revents != 0,
-        stdin: count == 2 && fds[1].revents != 0,
+        stdin: fds[1].revents != 0,
+        stdout: fds[2].revents != 0,
     })
 }

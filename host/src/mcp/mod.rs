@@ -22,6 +22,7 @@ mod server;
 mod session;
 mod stateless;
 pub mod stdio;
+mod stdout;
 mod sync;
 mod tasks;
 mod tools;

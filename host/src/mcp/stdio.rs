@@ -6,6 +6,7 @@
 
 use super::cancel::{CancelBoard, Watch, cancelled_request};
 use super::jsonrpc;
+use crate::limits::STDIN_READ_AHEAD_BYTES;
 use serde_json::Value;
 use std::io;
 use std::os::fd::RawFd;
@@ -49,7 +50,9 @@ impl StdioInput {
             let Ok(mut input) = input.try_lock() else {
                 return;
             };
-            if !input.eof && readable(input.fd) {
+            // Far enough ahead to see a cancellation soon; the engine reads the rest.
+            let ahead = input.buf.len() - input.start;
+            if !input.eof && ahead < STDIN_READ_AHEAD_BYTES && readable(input.fd) {
                 let _ = input.fill();
             }
             let ids = input.scan_cancels();
