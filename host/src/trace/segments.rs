@@ -71,9 +71,8 @@ pub fn each_line(
 ) -> Result<std::ops::ControlFlow<()>> {
     use std::io::Seek;
     let mut reader = BufReader::new(file);
-    if offset > 0 {
-        reader.seek(std::io::SeekFrom::Start(offset))?;
-    }
+    // Always: the file may have been read from before (`scan::start_offset`).
+    reader.seek(std::io::SeekFrom::Start(offset))?;
     let mut line = Vec::new();
     loop {
         line.clear();
