@@ -62,3 +62,29 @@ fn decision_listings_search_an_index_for_each_filter() {
         );
     }
 }
+
+/// A query asked again with other values reuses its prepared plan: SQLite would otherwise
+/// re-prepare a statement whose bound `LIMIT` it planned as a constant at every binding.
+#[test]
+fn a_query_asked_again_is_not_prepared_again() {
+    let (_dir, conn) = index_db();
+    let listed = listed_sql(&["agent"]);
+    for (sql, args) in [
+        (
+            tail_sql(false, false),
+            vec![vec![0i64, 1], vec![5, 50], vec![9, 2]],
+        ),
+        (listed, vec![vec![1, 0, 1], vec![1, 3, 20], vec![2, 0, 7]]),
+    ] {
+        let mut stmt = conn.prepare_cached(&sql).unwrap();
+        for values in args {
+            let mut rows = stmt.query(rusqlite::params_from_iter(values)).unwrap();
+            while rows.next().unwrap().is_some() {}
+        }
+        assert_eq!(
+            stmt.get_status(rusqlite::StatementStatus::RePrepare),
+            0,
+            "`{sql}` was prepared again"
+        );
+    }
+}
