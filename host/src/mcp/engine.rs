@@ -198,6 +198,12 @@ struct StdioSide {
     output: Arc<Mutex<StdoutQueue>>,
 }
 
+impl StdioSide {
+    fn output(&self) -> std::sync::MutexGuard<'_, StdoutQueue> {
+        self.output.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
 /// The stdio connection's id.
 const STDIO: PeerId = 0;
 
@@ -293,11 +299,7 @@ impl Engine {
             if ready.stdout
                 && let Some(stdio) = &self.stdio
             {
-                stdio
-                    .output
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .write_some()?;
+                stdio.output().write_some()?;
             }
             if ready.stdin
                 && let Some(stdio) = &self.stdio
@@ -322,9 +324,7 @@ impl Engine {
         self.flush()?;
         if let Some(stdio) = &self.stdio {
             let drained = stdio
-                .output
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
+                .output()
                 .drain(Duration::from_millis(STDOUT_DRAIN_MS))?;
             if !drained {
                 crate::log::warn(&format!(
@@ -367,23 +367,14 @@ impl Engine {
 
     /// stdout's fd while replies wait for the client to read (to poll for room).
     fn stdout_fd(&self) -> Option<RawFd> {
-        let stdio = self.stdio.as_ref()?;
-        stdio
-            .output
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .poll_fd()
+        self.stdio.as_ref()?.output().poll_fd()
     }
 
     /// Bytes of replies stdout has not taken yet.
     fn stdout_backlog(&self) -> usize {
-        self.stdio.as_ref().map_or(0, |stdio| {
-            stdio
-                .output
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .backlog()
-        })
+        self.stdio
+            .as_ref()
+            .map_or(0, |stdio| stdio.output().backlog())
     }
 
     /// Whether the batch's stdio replies should go out before the batch ends.
@@ -816,7 +807,7 @@ impl Engine {
         let Some(stdio) = &self.stdio else {
             return Ok(());
         };
-        let mut out = stdio.output.lock().unwrap_or_else(|e| e.into_inner());
+        let mut out = stdio.output();
         if let Some(Peer {
             outbox: Outbox::Stdio(queued),
             ..
