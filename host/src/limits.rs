@@ -299,6 +299,12 @@ pub const WORLD_REPLAY_MAX_RECORDS: u64 = 10_000;
 /// 500,000 is 500 steps of 1,000 bodies: about 8 s of live time, a fraction of a second to
 /// replay.
 pub const WORLD_REPLAY_MAX_BODY_STEPS: u64 = 500_000;
+/// Events traced after the newest checkpoint past which the host writes one, even if the
+/// world did not change: a restart after a kill reads every line after the checkpoint for
+/// journal records, so a host that only answered reads for a long while scanned its whole
+/// history (300,000 events, ~180 MiB, 100–180 ms of start-up). 100,000 events are about 60 MiB,
+/// ~25 ms to scan; a checkpoint costs a trace sync and the world's bytes.
+pub const WORLD_REPLAY_MAX_EVENTS: u64 = 100_000;
 /// World checkpoints kept by default (`[world] keepCheckpoints`): the newest, and older ones
 /// to fall back on if the newest is damaged (their journal is kept through trace retention).
 pub const WORLD_CHECKPOINTS_KEPT: usize = 3;

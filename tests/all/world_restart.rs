@@ -334,6 +334,7 @@ fn the_journal_a_restart_would_replay_stays_within_its_bound() {
     let bound = ReplayBound {
         records: 8,
         body_steps: 60,
+        events: u64::MAX,
     };
     registry
         .keep_world(WorldStore::new(dir.path(), no_schedule).with_replay_bound(bound))

@@ -49,6 +49,8 @@ pub struct WorldStore {
     /// What a restart would replay now, and where a checkpoint is written to bound it.
     cost: ReplayCost,
     bound: ReplayBound,
+    /// The last event the newest checkpoint covers (0: none yet).
+    covers: u64,
 }
 
 /// What a start-up restore found.
@@ -73,6 +75,7 @@ impl WorldStore {
             dirty: false,
             cost: ReplayCost::default(),
             bound: ReplayBound::default(),
+            covers: 0,
         }
     }
 
@@ -110,6 +113,7 @@ impl WorldStore {
         self.instance = realm.world.instance();
         // Without a checkpoint the whole journal is the world: all of it is kept.
         let newest = checkpoint::list(&self.dir())?.last().map_or(0, |c| c.seq);
+        self.covers = newest;
         realm.tracer.pin_from(newest + 1);
         Ok(())
     }
@@ -127,15 +131,16 @@ impl WorldStore {
     }
 
     /// Whether to checkpoint now: the period passed and the world changed, a restart would
-    /// replay more than the bound, or trace retention waits for one (it keeps the journal
-    /// after the newest checkpoint).
+    /// replay or scan more than the bound, or trace retention waits for one (it keeps the
+    /// journal after the newest checkpoint).
     pub fn due(&self, realm: &Realm) -> bool {
         let scheduled = self
             .config
             .every
             .is_some_and(|every| self.last_checkpoint.elapsed() >= every)
             && (self.dirty || realm.world.has_pending_ops());
-        scheduled || self.cost.over(self.bound) || realm.tracer.pin_blocks_retention()
+        let scan = realm.tracer.count().saturating_sub(self.covers) >= self.bound.events;
+        scheduled || self.cost.over(self.bound) || scan || realm.tracer.pin_blocks_retention()
     }
 
     /// Writes a checkpoint of the realm's world: the trace is synced first (the checkpoint
@@ -164,6 +169,7 @@ impl WorldStore {
         }
         self.dirty = false;
         self.cost = ReplayCost::default();
+        self.covers = seq;
         self.last_checkpoint = Instant::now();
         let kept = self.prune(&dir, if replaced { 1 } else { self.config.keep })?;
         if let Some(newest) = kept.last() {

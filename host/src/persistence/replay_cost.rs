@@ -4,7 +4,9 @@
 //! (`limits.rs`): start-up stays short by construction, however long the host ran since its
 //! last scheduled checkpoint.
 
-use crate::limits::{WORLD_REPLAY_MAX_BODY_STEPS, WORLD_REPLAY_MAX_RECORDS};
+use crate::limits::{
+    WORLD_REPLAY_MAX_BODY_STEPS, WORLD_REPLAY_MAX_EVENTS, WORLD_REPLAY_MAX_RECORDS,
+};
 use crate::world::Op;
 
 /// The journal after the newest checkpoint, as a restart would replay it.
@@ -21,6 +23,8 @@ pub struct ReplayCost {
 pub struct ReplayBound {
     pub records: u64,
     pub body_steps: u64,
+    /// Events traced after the newest checkpoint, journal or not: a restart scans them all.
+    pub events: u64,
 }
 
 impl Default for ReplayBound {
@@ -28,6 +32,7 @@ impl Default for ReplayBound {
         ReplayBound {
             records: WORLD_REPLAY_MAX_RECORDS,
             body_steps: WORLD_REPLAY_MAX_BODY_STEPS,
+            events: WORLD_REPLAY_MAX_EVENTS,
         }
     }
 }
@@ -64,6 +69,7 @@ mod tests {
         let bound = ReplayBound {
             records: 3,
             body_steps: 100,
+            events: u64::MAX,
         };
         let mut cost = ReplayCost::default();
         cost.add_record(&[Op::Begin, Op::Commit], 10);

@@ -474,6 +474,7 @@ fn a_restart_counts_the_journal_it_replayed_toward_the_next_checkpoint() {
     let bound = super::ReplayBound {
         records: 3,
         body_steps: u64::MAX,
+        events: u64::MAX,
     };
     let mut store = WorldStore::new(dir.path(), no_schedule).with_replay_bound(bound);
     let (world, restored) = store.restore(settings()).unwrap();
@@ -490,4 +491,59 @@ fn a_restart_counts_the_journal_it_replayed_toward_the_next_checkpoint() {
     store.checkpoint(&mut r, "test", false).unwrap();
     assert_eq!(store.replay_cost(), super::ReplayCost::default());
     assert!(!store.due(&r));
+}
+
+/// A host that only answers reads journals nothing, yet a restart after a kill scans every
+/// event after the newest checkpoint: past the bound of events traced, a checkpoint is due
+/// even though the world did not change, and writing it ends the debt.
+#[test]
+fn a_long_run_of_reads_makes_a_checkpoint_due() {
+    let dir = tempfile::tempdir().unwrap();
+    let no_schedule = WorldConfig {
+        every: None,
+        ..WorldConfig::default()
+    };
+    let bound = super::ReplayBound {
+        records: u64::MAX,
+        body_steps: u64::MAX,
+        events: 50,
+    };
+    let mut store = WorldStore::new(dir.path(), no_schedule).with_replay_bound(bound);
+    let mut r = realm(dir.path());
+    store.adopt(&mut r).unwrap();
+    let read = |r: &mut Realm| {
+        r.tracer.emit(crate::trace::NewEvent {
+            kind: "skill.executed".into(),
+            actor_id: "reader".into(),
+            thread_id: "s1".into(),
+            parent_event_id: None,
+            caused_by: Vec::new(),
+            payload: json!({"skill": "scene.queryEntities"}),
+        });
+        r.tracer.commit().unwrap();
+    };
+    // No checkpoint yet: every event counts.
+    while r.tracer.count() < 49 {
+        read(&mut r);
+    }
+    assert!(
+        !store.due(&r),
+        "49 events after no checkpoint: under the bound"
+    );
+    read(&mut r);
+    assert!(store.due(&r), "50 events traced: a checkpoint is due");
+    assert_eq!(
+        store.replay_cost(),
+        super::ReplayCost::default(),
+        "nothing journaled"
+    );
+    let summary = store.checkpoint(&mut r, "test", false).unwrap();
+    assert_eq!(summary["coversEvent"], 50);
+    assert!(!store.due(&r), "the checkpoint covers them");
+    for _ in 0..49 {
+        read(&mut r);
+    }
+    assert!(!store.due(&r));
+    read(&mut r);
+    assert!(store.due(&r), "50 more after the checkpoint");
 }
