@@ -83,10 +83,15 @@ impl<'c> Rows<'c> {
         self.event.execute(params![
             seq_i, seg as i64, off as i64, len as i64, kind, actor
         ])?;
+        // An event's parent is usually also its first cause: one link, one insert.
         let parents = line.parent_event_id.iter().chain(line.caused_by.iter());
+        let mut linked: Option<u64> = None;
         for parent in parents {
-            if let Some(p) = seq_of_id(parent) {
+            if let Some(p) = seq_of_id(parent)
+                && linked != Some(p)
+            {
                 self.link.execute(params![p as i64, seq_i])?;
+                linked = Some(p);
             }
         }
         if super::is_decision_kind(&line.kind) {
