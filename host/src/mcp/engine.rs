@@ -282,9 +282,12 @@ impl Engine {
             let timeout = self.poll_timeout();
             // While stdio runs all the calls off the engine it may, its input waits in the pipe.
             let stdio_busy = self.peers.get(&STDIO).is_some_and(Peer::full);
-            let stdout = self.stdout_fd();
-            // Past `MAX_STDOUT_BACKLOG_BYTES` of unread replies the client's input waits too.
-            let unread = self.stdout_backlog() >= MAX_STDOUT_BACKLOG_BYTES;
+            // stdout polled for room while replies wait; past `MAX_STDOUT_BACKLOG_BYTES` of
+            // them unread, the client's input waits too.
+            let (stdout, unread) = self.stdio.as_ref().map_or((None, false), |stdio| {
+                let out = stdio.output();
+                (out.poll_fd(), out.backlog() >= MAX_STDOUT_BACKLOG_BYTES)
+            });
             // An ended stdin stays readable: poll it no more while its last calls finish.
             let stdin = self
                 .stdio
@@ -363,11 +366,6 @@ impl Engine {
             self.last_work = Instant::now();
         }
         Ok(ready)
-    }
-
-    /// stdout's fd while replies wait for the client to read (to poll for room).
-    fn stdout_fd(&self) -> Option<RawFd> {
-        self.stdio.as_ref()?.output().poll_fd()
     }
 
     /// Bytes of replies stdout has not taken yet.

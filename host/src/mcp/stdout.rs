@@ -86,30 +86,17 @@ impl StdoutQueue {
             let rest = &self.pending[self.sent..];
             let n = match &mut self.sink {
                 Sink::Pipe(file) => file.write(rest),
-                Sink::Socket(fd) => {
-                    // SAFETY: sends from a live slice on an fd that stays open.
-                    let n = unsafe {
-                        libc::send(
-                            *fd,
-                            rest.as_ptr().cast(),
-                            rest.len(),
-                            libc::MSG_DONTWAIT | libc::MSG_NOSIGNAL,
-                        )
-                    };
-                    if n < 0 {
-                        Err(io::Error::last_os_error())
-                    } else {
-                        Ok(n as usize)
-                    }
-                }
+                // SAFETY (both): from a live slice, on an fd that stays open.
+                Sink::Socket(fd) => written(unsafe {
+                    libc::send(
+                        *fd,
+                        rest.as_ptr().cast(),
+                        rest.len(),
+                        libc::MSG_DONTWAIT | libc::MSG_NOSIGNAL,
+                    )
+                }),
                 Sink::Waiting(fd) => {
-                    // SAFETY: writes from a live slice on an fd that stays open.
-                    let n = unsafe { libc::write(*fd, rest.as_ptr().cast(), rest.len()) };
-                    if n < 0 {
-                        Err(io::Error::last_os_error())
-                    } else {
-                        Ok(n as usize)
-                    }
+                    written(unsafe { libc::write(*fd, rest.as_ptr().cast(), rest.len()) })
                 }
             };
             match n {
@@ -158,6 +145,11 @@ impl StdoutQueue {
             }
         }
     }
+}
+
+/// A `write`/`send` result: bytes written, or the error it set.
+fn written(n: isize) -> io::Result<usize> {
+    usize::try_from(n).map_err(|_| io::Error::last_os_error())
 }
 
 /// How to write `fd` without waiting, from what it is.

@@ -29,11 +29,10 @@ impl QuotaRule {
     }
 }
 
-/// A quota's state as reported in decisions and `audit.usage`.
+/// A quota's state as reported in decisions and `audit.usage`. Fields in code-point order of
+/// their JSON names: decisions write it to the trace as is, where JSON must be canonical.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-/// Fields in code-point order of their JSON names: decisions write it to the trace as is,
-/// where JSON must be canonical.
 pub struct QuotaSnapshot {
     pub key: String,
     pub limit: u32,

@@ -300,9 +300,8 @@ impl GuestInstance {
         });
         let mut raw = call(&self.bindings, &mut self.store, &ctx, &skill);
         // A guest woken at its deadline (or by a cancel) may return before the next epoch tick
-        // stops it: a call that outlived its time is cut all the same. (The check runs the
-        // cancel watcher, which on stdio also reads input ahead while replies wait: a client
-        // that writes a long batch before reading any reply relies on that.)
+        // stops it: a call that outlived its time is cut all the same. (The check also runs
+        // the cancel watcher, so a cancel that arrived during the call is seen.)
         if raw.is_ok()
             && let Some(cut) = self.store.data().interrupt.check_running()
         {
