@@ -81,13 +81,13 @@ impl Client {
     /// Spawns and initializes a session under `profile`.
     pub fn session(profile: &str, args: &[&str]) -> Client {
         let mut client = Client::spawn(args);
-        let reply = client.request(
-            "initialize",
-            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}, "profile": profile, "agentId": "tester"}),
-        );
-        assert!(reply.get("result").is_some(), "initialize failed: {reply}");
-        client.notify("notifications/initialized", json!({}));
+        client.initialize(profile);
         client
+    }
+
+    /// Initializes a session of `tester` under `profile` on this connection.
+    pub fn initialize(&mut self, profile: &str) {
+        self.rebind(profile, "tester");
     }
 
     /// Re-initializes this connection as a new session of `agent_id` under `profile`: the same

@@ -59,3 +59,53 @@ fn a_guest_that_changes_the_world_then_panics_leaves_it_unchanged() {
         "ent_3"
     );
 }
+
+/// Where the address space is too small for the pooled instance slots (`ulimit -v`, some
+/// containers, valgrind), the host says so and allocates instances one by one — and every
+/// limit still holds: memory past the package's limit and a loop past its fuel are stopped.
+#[test]
+fn without_address_space_for_pooled_slots_memory_and_fuel_are_still_capped() {
+    let pkgs = guest_packages(&["memhog", "spin"]);
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let args = ["--packages", pkgs.path().to_str().unwrap()];
+    let mut c = Client::spawn_with(&args, |command| {
+        command.stderr(log.reopen().unwrap());
+        // 64 GiB: room for instances made one by one, not for the pool's ~2 TiB.
+        let limit = libc::rlimit {
+            rlim_cur: 64 << 30,
+            rlim_max: 64 << 30,
+        };
+        // SAFETY: setrlimit is async-signal-safe and touches nothing of the parent's.
+        unsafe {
+            std::os::unix::process::CommandExt::pre_exec(command, move || {
+                if libc::setrlimit(libc::RLIMIT_AS, &limit) == 0 {
+                    Ok(())
+                } else {
+                    Err(std::io::Error::last_os_error())
+                }
+            });
+        }
+    });
+    c.initialize("builder.readWrite");
+    let err = std::fs::read_to_string(log.path()).unwrap();
+    assert!(
+        err.contains("no address space for pooled instance slots")
+            && err.contains("allocated one by one"),
+        "{err}"
+    );
+
+    let (code, message) = error_of(&c.call("memhog.grow", json!({})));
+    assert_eq!(code, "capacity_exceeded");
+    assert!(
+        message.contains("memory") && message.contains("4194304"),
+        "{message}"
+    );
+    assert_eq!(c.call_ok("memhog.ok", json!({}))["bytes"], 0);
+    let (code, message) = error_of(&c.call("spin.forever", json!({})));
+    assert_eq!(code, "capacity_exceeded");
+    assert!(message.contains("fuel"), "{message}");
+    assert_eq!(
+        c.call_ok("scene.createEntity", json!({}))["entity"],
+        "ent_1"
+    );
+}

@@ -24,15 +24,37 @@ pub struct Sandbox {
     ticker_stop: Arc<AtomicBool>,
 }
 
-impl Sandbox {
-    /// An engine with fuel, epoch interruption and the pooling allocator; a background thread
-    /// advances the epoch every `EPOCH_TICK_MS`.
-    pub fn new(cache: CompileCache) -> Result<Self> {
-        let mut config = Config::new();
-        config.wasm_component_model(true);
-        config.consume_fuel(true);
-        config.epoch_interruption(true);
-        config.max_wasm_stack(MAX_WASM_STACK_BYTES);
+/// The wasmtime engine: pooled instance slots when the address space allows reserving them,
+/// else instances allocated one by one (see [`config`]).
+fn engine() -> Result<Engine> {
+    match Engine::new(&config(true)) {
+        Ok(engine) => Ok(engine),
+        // The pool reserves its slots' address space up front (about 2 TiB, never touched);
+        // `ulimit -v`, some containers and tools such as valgrind allow far less. Instances
+        // made one by one keep every limit (the memory limiter caps each memory, the stack and
+        // fuel are the engine's); only their creation costs a little more.
+        Err(pooled) => {
+            let engine = Engine::new(&config(false))
+                .map_err(anyhow::Error::from)
+                .with_context(|| {
+                    format!("creating the wasm engine (pooled instance slots failed too: {pooled})")
+                })?;
+            crate::log::warn(&format!(
+                "no address space for pooled instance slots ({pooled}); instances are allocated one by one (raise `ulimit -v` to pool them)"
+            ));
+            Ok(engine)
+        }
+    }
+}
+
+/// The engine's configuration; `pooled`: instance slots reserved up front.
+fn config(pooled: bool) -> Config {
+    let mut config = Config::new();
+    config.wasm_component_model(true);
+    config.consume_fuel(true);
+    config.epoch_interruption(true);
+    config.max_wasm_stack(MAX_WASM_STACK_BYTES);
+    if pooled {
         let mut pool = PoolingAllocationConfig::default();
         pool.total_component_instances(POOLED_INSTANCES);
         pool.total_core_instances(POOLED_INSTANCES * 2);
@@ -43,10 +65,15 @@ impl Sandbox {
         // default reserves 1,000 of them and protects a guard page in each at start-up.)
         pool.total_stacks(0);
         config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
-        let engine = Engine::new(&config)
-            .map_err(anyhow::Error::from)
-            .context("creating the wasm engine")?;
+    }
+    config
+}
 
+impl Sandbox {
+    /// An engine with fuel, epoch interruption and the pooling allocator; a background thread
+    /// advances the epoch every `EPOCH_TICK_MS`.
+    pub fn new(cache: CompileCache) -> Result<Self> {
+        let engine = engine()?;
         let mut linker = Linker::new(&engine);
         add_imports(&mut linker).context("linking host imports")?;
         let mut http_linker = linker.clone();
