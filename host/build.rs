@@ -22,6 +22,10 @@ use std::time::UNIX_EPOCH;
 #[path = "build/viewer.rs"]
 mod viewer;
 
+/// The release binary's link options: hot code packed together (`build/layout.rs`).
+#[path = "build/layout.rs"]
+mod layout;
+
 fn main() {
     let manifest_dir = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("set by cargo"));
     let core = manifest_dir.join("..").join("target").join("core");
@@ -48,6 +52,7 @@ fn main() {
         generate(&core, &packages, &out.join("core")).expect("describing the core packages");
     std::fs::write(out.join("core_packages.rs"), source).expect("writing core_packages.rs");
     viewer::embed(&manifest_dir, &out);
+    layout::link(&manifest_dir);
 }
 
 /// One package folder of `target/core` and the files inside it (paths relative to it).

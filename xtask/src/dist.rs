@@ -2,7 +2,6 @@
 //! the core packages embedded in it, copied to `target/dist/limina`.
 
 use std::fs;
-use std::path::PathBuf;
 use std::process::{Command, ExitCode};
 
 use anyhow::{Context, Result, bail};
@@ -18,7 +17,7 @@ pub fn dist(extra: &[String]) -> Result<ExitCode> {
         .args(["build", "--release", "-p", "limina", "--bin", "limina"])
         .args(extra);
     process::run_quietly(&mut build)?;
-    let target = target_dir();
+    let target = layout::target_dir();
     let built = target.join("release").join("limina");
     let out_dir = target.join("dist");
     fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
@@ -43,12 +42,4 @@ pub fn dist(extra: &[String]) -> Result<ExitCode> {
         size as f64 / (1024.0 * 1024.0)
     );
     Ok(ExitCode::SUCCESS)
-}
-
-/// Cargo's target folder: `$CARGO_TARGET_DIR`, else `target` in the repository.
-fn target_dir() -> PathBuf {
-    match std::env::var_os("CARGO_TARGET_DIR") {
-        Some(dir) => layout::repo_root().join(dir),
-        None => layout::repo_root().join("target"),
-    }
 }

@@ -25,3 +25,11 @@ pub fn host_cargo() -> Command {
     command.current_dir(repo_root());
     command
 }
+
+/// Cargo's target folder: `$CARGO_TARGET_DIR`, else `target` in the repository.
+pub fn target_dir() -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => repo_root().join(dir),
+        None => repo_root().join("target"),
+    }
+}

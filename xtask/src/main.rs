@@ -5,6 +5,7 @@
 //! stderr: `cargo xtask run -- --mcp-stdio` must leave stdout to the host's MCP stream.
 
 mod dist;
+mod hot_functions;
 mod layout;
 mod stdio_bench;
 mod tasks;
@@ -35,6 +36,9 @@ Commands:
                             --smoke: dev builds, one short round, every reply checked)
   dist [-- <cargo args>]    setup, build-guests, then the release host with the core packages
                             built in, copied to target/dist/limina: one file to install
+  hot-functions             run the release host under valgrind (lackey) through a start and a
+                            round of calls and write host/build/hot-functions.txt, the
+                            functions it ran, which the release link packs together
   encode <module> <out>     encode one core wasm module as a component
   inspect <component.wasm>  print the WIT world a component imports and exports
   help, --help, -h          this text
@@ -90,6 +94,7 @@ fn dispatch(args: Vec<String>) -> Result<ExitCode> {
         },
         "run" => tasks::run(rest),
         "dist" => dist::dist(rest),
+        "hot-functions" => hot_functions::run(rest),
         "encode" => match rest {
             [module, output] => {
                 component::encode_if_stale(module.as_ref(), output.as_ref())?;

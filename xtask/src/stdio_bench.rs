@@ -5,7 +5,6 @@
 //! own, into `target/peers`) in the release profile and runs the load client; `--smoke`
 //! builds the dev profile instead and runs one short round, with no timing judged (CI).
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Result, bail};
@@ -19,7 +18,7 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
     let smoke = args.iter().any(|arg| arg == "--smoke");
     repo::build_all(&layout::repo(), &toolchain::guest_toolchain()?)?;
     let profile = if smoke { "debug" } else { "release" };
-    let target = target_dir();
+    let target = layout::target_dir();
     let mut host = layout::host_cargo();
     host.args(["build", "-p", "limina", "-p", "mcp-load"]);
     // rmcp-echo is a workspace of its own (its dependencies would otherwise change the host's
@@ -54,12 +53,4 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
         .args(args);
     let code = process::status_code(&mut load)?;
     Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
-}
-
-/// Where cargo puts builds: `$CARGO_TARGET_DIR`, else `target/` in the repository.
-fn target_dir() -> PathBuf {
-    match std::env::var_os("CARGO_TARGET_DIR") {
-        Some(dir) => layout::repo_root().join(dir),
-        None => layout::repo_root().join("target"),
-    }
 }
