@@ -11,9 +11,7 @@ fn an_infinite_loop_is_stopped_by_fuel_and_the_next_call_is_answered() {
         "builder.readWrite",
         &["--packages", pkgs.path().to_str().unwrap()],
     );
-    let (code, message) = error_of(&c.call("spin.forever", json!({})));
-    assert_eq!(code, "capacity_exceeded");
-    assert!(message.contains("fuel"), "{message}");
+    a_loop_is_stopped_by_fuel(&mut c);
     assert_eq!(c.call_ok("spin.ok", json!({}))["n"], 1);
     assert_eq!(
         c.call_ok("scene.createEntity", json!({}))["entity"],
@@ -28,13 +26,7 @@ fn growing_memory_past_the_limit_is_stopped_and_the_next_call_is_answered() {
         "builder.readWrite",
         &["--packages", pkgs.path().to_str().unwrap()],
     );
-    let (code, message) = error_of(&c.call("memhog.grow", json!({})));
-    assert_eq!(code, "capacity_exceeded");
-    assert!(
-        message.contains("memory") && message.contains("4194304"),
-        "{message}"
-    );
-    assert_eq!(c.call_ok("memhog.ok", json!({}))["bytes"], 0);
+    memory_past_the_limit_is_stopped(&mut c);
     assert_eq!(
         c.call_ok("scene.queryEntities", json!({}))["entities"],
         json!([])
@@ -94,6 +86,16 @@ fn without_address_space_for_pooled_slots_memory_and_fuel_are_still_capped() {
         "{err}"
     );
 
+    memory_past_the_limit_is_stopped(&mut c);
+    a_loop_is_stopped_by_fuel(&mut c);
+    assert_eq!(
+        c.call_ok("scene.createEntity", json!({}))["entity"],
+        "ent_1"
+    );
+}
+
+/// `memhog.grow` past its package's 4 MiB is stopped, and the package's next call is answered.
+fn memory_past_the_limit_is_stopped(c: &mut Client) {
     let (code, message) = error_of(&c.call("memhog.grow", json!({})));
     assert_eq!(code, "capacity_exceeded");
     assert!(
@@ -101,11 +103,11 @@ fn without_address_space_for_pooled_slots_memory_and_fuel_are_still_capped() {
         "{message}"
     );
     assert_eq!(c.call_ok("memhog.ok", json!({}))["bytes"], 0);
+}
+
+/// `spin.forever` is stopped when its fuel runs out.
+fn a_loop_is_stopped_by_fuel(c: &mut Client) {
     let (code, message) = error_of(&c.call("spin.forever", json!({})));
     assert_eq!(code, "capacity_exceeded");
     assert!(message.contains("fuel"), "{message}");
-    assert_eq!(
-        c.call_ok("scene.createEntity", json!({}))["entity"],
-        "ent_1"
-    );
 }
