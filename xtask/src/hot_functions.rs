@@ -111,6 +111,7 @@ fn trace(exe: &Path, scratch: &Path) -> Result<(Vec<u64>, u64)> {
     };
     eprintln!("xtask: compiling the core under valgrind for its cache (minutes)…");
     let mut warm = Session::start(under_valgrind(&["--tool=none"], "warm"), Stdio::null())?;
+    warm.initialize()?;
     warm.workload()?;
     warm.finish()?;
 
@@ -189,10 +190,8 @@ impl Session {
         self.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
     }
 
+    /// `tools/list` and `CALLS`, on an initialized session.
     fn workload(&mut self) -> Result<()> {
-        if self.next_id == 0 {
-            self.initialize()?;
-        }
         self.request("tools/list", "{}")?;
         for (name, arguments, times) in CALLS {
             for _ in 0..*times {

@@ -70,8 +70,8 @@ fn config(pooled: bool) -> Config {
 }
 
 impl Sandbox {
-    /// An engine with fuel, epoch interruption and the pooling allocator; a background thread
-    /// advances the epoch every `EPOCH_TICK_MS`.
+    /// An engine with fuel, epoch interruption and pooled instance slots where the address
+    /// space allows ([`engine`]); a background thread advances the epoch every `EPOCH_TICK_MS`.
     pub fn new(cache: CompileCache) -> Result<Self> {
         let engine = engine()?;
         let mut linker = Linker::new(&engine);
