@@ -4,10 +4,15 @@
 //! shortest first, which one-after-another could never give. Over stdio, WebSocket and HTTP.
 //! And a session sending many at once still cannot spend past its budget: each call's most
 //! possible cost is held back when it is decided and settled when it completes.
+//! History reads leave the engine too, except a `trace.tail` page the in-memory window holds,
+//! which costs less answered where it is.
 
 use crate::http_client::HttpHost;
-use crate::support::{Client, error_of, guest_packages, package_dir, repo};
+use crate::support::{
+    Client, admitted_builder, empty_registry, error_of, guest_packages, package_dir, repo,
+};
 use crate::ws_client::WsHost;
+use limina::registry::{CallControl, Invocation};
 use serde_json::{Value, json};
 use std::sync::Mutex;
 use std::time::Duration;
@@ -213,4 +218,56 @@ fn a_session_sending_many_calls_at_once_cannot_spend_past_its_cpu_budget() {
         message.contains("CPU budget spent") && !message.contains("held by calls"),
         "no call holds any of it any more: {message}"
     );
+}
+
+/// A reader following the trace asks for what came since its last page: the window holds it,
+/// and the engine answers at once with the page the whole history gives. A page from the
+/// start of a long history, or one that would parse many events, still runs on a worker.
+#[test]
+fn a_tail_page_the_window_holds_is_answered_on_the_engine_and_others_leave_it() {
+    let mut registry = empty_registry(None);
+    let caller = admitted_builder(&mut registry);
+    // Two events a call: more than `TAIL_ON_ENGINE_EVENTS` in all.
+    for _ in 0..40 {
+        let listed = registry.invoke(&caller, "skills.list", json!({"limit": 1}));
+        assert!(listed.success, "{:?}", listed.error);
+    }
+    let newest = registry.realm().tracer.count() as i64;
+    let mut tail = |input: Value| {
+        registry.invoke_or_detach(&caller, "trace.tail", input, CallControl::default())
+    };
+    let Invocation::Done(following) = tail(json!({"afterSeq": newest - 3})) else {
+        panic!("a page of the newest events left the engine");
+    };
+    assert!(following.success, "{:?}", following.error);
+    let page = following.result.unwrap();
+    let seqs: Vec<i64> = page["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| limina::trace::seq_of_id(e["id"].as_str().unwrap()).unwrap() as i64)
+        .collect();
+    // The three newest before it, and its own decision.
+    assert_eq!(
+        seqs,
+        (newest - 2..=newest + 1).collect::<Vec<_>>(),
+        "{page}"
+    );
+    assert_eq!(page["nextAfterSeq"], Value::Null);
+    // From the start: more than the engine parses for one page.
+    assert!(matches!(
+        tail(json!({"afterSeq": -1, "limit": 100})),
+        Invocation::Detached(_)
+    ));
+    assert!(matches!(
+        tail(json!({"afterSeq": newest - 3, "type": "policy.decision", "limit": 500})),
+        Invocation::Done(_)
+    ));
+    // A bad input is refused the same on the engine as off it, naming the field.
+    let Invocation::Done(refused) = tail(json!({"afterSeq": newest, "limit": "all"})) else {
+        panic!("a bad input with a recent cursor left the engine");
+    };
+    let failure = refused.error.unwrap();
+    assert_eq!(failure.code, limina::registry::ErrorCode::InvalidInput);
+    assert!(failure.message.contains("limit"), "{}", failure.message);
 }

@@ -188,7 +188,8 @@ impl Registry {
         control: CallControl,
     ) -> Invocation {
         // While the trace cannot be written, the engine answers what it may (reads) itself.
-        if !self.detachable(name) || !self.trace_accepting() {
+        if !self.detachable(name) || self.answers_on_engine(name, &input) || !self.trace_accepting()
+        {
             return Invocation::Done(self.invoke_with(caller, name, input, control));
         }
         let started = Instant::now();
@@ -380,6 +381,15 @@ impl Registry {
     /// client goes on).
     pub fn runs_off_engine(&self, name: &str) -> bool {
         self.detachable(name)
+    }
+
+    /// A call of a detachable skill that is cheaper answered where it is (see
+    /// [`answers_on_engine`](super::builtins::Builtin::answers_on_engine)).
+    fn answers_on_engine(&self, name: &str, input: &Value) -> bool {
+        matches!(
+            self.skills.get(name).map(|s| s.handler),
+            Some(Handler::Builtin(builtin)) if builtin.answers_on_engine(self, input)
+        )
     }
 
     fn detachable(&self, name: &str) -> bool {

@@ -264,3 +264,63 @@ fn in_memory_export_writes_the_window() {
         3
     );
 }
+
+/// A page the window holds, read from the window alone, is the page the whole history gives,
+/// for every cursor, limit and filter `tail_in_window` admits; the ones it refuses reach past
+/// the window or look at too many events for the engine.
+#[test]
+fn a_tail_page_the_window_holds_reads_the_same_from_the_window_alone() {
+    use crate::limits::{TAIL_ON_ENGINE_EVENTS, TAIL_ON_ENGINE_SCAN};
+    let dir = tempfile::tempdir().unwrap();
+    let window = TAIL_ON_ENGINE_SCAN as usize + 40;
+    let mut t = Tracer::open(dir.path(), window).unwrap();
+    t.settle_index();
+    for i in 0..window + 100 {
+        let (actor, kind) = if i % 3 == 0 { ("a", "x") } else { ("b", "y") };
+        t.emit(new(actor, kind));
+        if i < window + 90 {
+            t.commit().unwrap();
+        }
+    }
+    // The last ten are not written yet: the window holds them, the engine may answer them.
+    let newest = t.count() as i64;
+    let first_in_window = newest - window as i64 + 1;
+    let mut admitted = 0;
+    for after in [
+        -1,
+        0,
+        first_in_window - 2,
+        first_in_window - 1,
+        first_in_window,
+    ]
+    .into_iter()
+    .chain(newest - 300..=newest)
+    {
+        for limit in [0, 1, 5, 63, 64, 65, 100] {
+            for (actor, kind) in [(None, None), (Some("a"), None), (None, Some("y"))] {
+                let filtered = actor.is_some() || kind.is_some();
+                let holds = t.tail_in_window(after, limit, filtered);
+                let newer = (newest - after.max(0)).max(0) as u64;
+                let expected = after.max(0) + 1 >= first_in_window
+                    && newer.min(limit as u64 + 1) <= TAIL_ON_ENGINE_EVENTS
+                    && (!filtered || newer <= TAIL_ON_ENGINE_SCAN);
+                assert_eq!(
+                    holds, expected,
+                    "after {after} limit {limit} {actor:?} {kind:?}"
+                );
+                if !holds {
+                    continue;
+                }
+                admitted += 1;
+                let from_window = t.window_history().tail(after, limit, actor, kind).unwrap();
+                let whole = t.history().tail(after, limit, actor, kind).unwrap();
+                assert_eq!(from_window, whole, "after {after} limit {limit}");
+            }
+        }
+    }
+    assert!(admitted > 300, "{admitted}");
+    // Past the window's start, or too many newer events with a filter: refused.
+    assert!(!t.tail_in_window(first_in_window - 2, 1, false));
+    assert!(t.tail_in_window(newest - 10, 5, true));
+    assert!(!t.tail_in_window(newest - TAIL_ON_ENGINE_SCAN as i64 - 1, 5, true));
+}

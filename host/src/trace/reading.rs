@@ -11,7 +11,7 @@ use super::index::line::Line;
 use super::index::{IndexHandle, IndexReader};
 use super::segments::{self, Segment};
 use super::{DECISION_KINDS, DecisionQuery, DecisionSummary, Event, Tracer, parse_kept, seq_of_id};
-use crate::limits::TRACE_INDEX_WAIT_MS;
+use crate::limits::{TAIL_ON_ENGINE_EVENTS, TAIL_ON_ENGINE_SCAN, TRACE_INDEX_WAIT_MS};
 use anyhow::Result;
 use std::collections::VecDeque;
 use std::fs::File;
@@ -71,6 +71,36 @@ impl Tracer {
             index: self.index.as_ref().and_then(|i| i.handle.reader()),
             segments,
             kept,
+            window: self.window.make_contiguous(),
+            window_start,
+        }
+    }
+
+    /// Whether a `trace.tail` page after `after_seq` lies wholly in the window and is small
+    /// enough to answer on the engine: at most `TAIL_ON_ENGINE_EVENTS` events parsed and, with
+    /// an actor or type to match (`filtered`), at most `TAIL_ON_ENGINE_SCAN` lines checked.
+    pub fn tail_in_window(&self, after_seq: i64, limit: usize, filtered: bool) -> bool {
+        // Sequence numbers start at 1, so any cursor below 1 asks for everything.
+        let after = after_seq.max(0) as u64;
+        let start = self.first_kept();
+        if after + 1 < start {
+            return false;
+        }
+        let newer = (start + self.window.len() as u64).saturating_sub(after + 1);
+        // One more than the limit is looked for, to tell whether a next page exists.
+        let parsed = newer.min(limit as u64 + 1);
+        parsed <= TAIL_ON_ENGINE_EVENTS && (!filtered || newer <= TAIL_ON_ENGINE_SCAN)
+    }
+
+    /// The window alone, for a read [`Tracer::tail_in_window`] found it holds: no index, no
+    /// segment, and nothing written first (the window holds what is not written yet too; a
+    /// call answered from it is refused with them if their write fails).
+    pub fn window_history(&mut self) -> History<'_> {
+        let window_start = self.first_kept();
+        History {
+            index: None,
+            segments: Vec::new(),
+            kept: window_start,
             window: self.window.make_contiguous(),
             window_start,
         }

@@ -53,10 +53,8 @@ impl Builtin {
             Builtin::SkillsSetLatencyTier => tiers::set(registry, caller, input),
             Builtin::SkillsCalibrate => Ok(tiers::calibrate(registry, input)),
             Builtin::SkillsDescribe => catalog::describe(registry, caller, input),
-            Builtin::AuditExplain
-            | Builtin::AuditQuery
-            | Builtin::TraceTail
-            | Builtin::TraceExplainEvent => {
+            Builtin::TraceTail => trace::tail_on_engine(&mut registry.realm_mut().tracer, input),
+            Builtin::AuditExplain | Builtin::AuditQuery | Builtin::TraceExplainEvent => {
                 self.read_history(&mut registry.realm_mut().tracer.history(), input)
             }
             Builtin::AuditUsage => Ok(audit::usage(registry, input)),
@@ -87,6 +85,13 @@ impl Builtin {
                 | Builtin::TraceExplainEvent
                 | Builtin::TraceExport
         )
+    }
+
+    /// Whether a call that [reads the history only](Builtin::reads_history_only) is answered
+    /// on the engine all the same: a `trace.tail` page the in-memory window holds costs less
+    /// there than the hop to a worker and back.
+    pub(crate) fn answers_on_engine(self, registry: &Registry, input: &Value) -> bool {
+        self == Builtin::TraceTail && trace::tail_in_window(&registry.realm().tracer, input)
     }
 
     /// Its work, prepared on the engine to run on a worker thread: a query on a snapshot of

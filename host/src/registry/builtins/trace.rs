@@ -2,7 +2,7 @@
 
 use super::{Builtin, Job, Spec, not_found, object};
 use crate::registry::{ErrorCode, Failure, Registry};
-use crate::trace::{ExportRange, History, check_export_name};
+use crate::trace::{ExportRange, History, Tracer, check_export_name};
 use serde_json::{Value, json};
 
 pub(super) fn specs() -> Vec<Spec> {
@@ -68,13 +68,49 @@ fn internal(e: anyhow::Error) -> Failure {
     )
 }
 
+/// A `trace.tail` input's fields, with their defaults.
+struct TailQuery<'a> {
+    after: i64,
+    limit: usize,
+    actor: Option<&'a str>,
+    kind: Option<&'a str>,
+}
+
+impl<'a> TailQuery<'a> {
+    fn of(input: &'a Value) -> Self {
+        TailQuery {
+            after: input.get("afterSeq").and_then(Value::as_i64).unwrap_or(-1),
+            limit: input.get("limit").and_then(Value::as_u64).unwrap_or(100) as usize,
+            actor: input.get("actorId").and_then(Value::as_str),
+            kind: input.get("type").and_then(Value::as_str),
+        }
+    }
+}
+
 pub(super) fn tail(history: &mut History, input: &Value) -> Result<Value, Failure> {
-    let after = input.get("afterSeq").and_then(Value::as_i64).unwrap_or(-1);
-    let limit = input.get("limit").and_then(Value::as_u64).unwrap_or(100) as usize;
-    let actor = input.get("actorId").and_then(Value::as_str);
-    let kind = input.get("type").and_then(Value::as_str);
-    let (events, next) = history.tail(after, limit, actor, kind).map_err(internal)?;
+    let q = TailQuery::of(input);
+    let (events, next) = history
+        .tail(q.after, q.limit, q.actor, q.kind)
+        .map_err(internal)?;
     Ok(json!({"events": events, "nextAfterSeq": next}))
+}
+
+/// Whether the page `input` asks for is one the window holds, few enough events to answer on
+/// the engine (see [`Tracer::tail_in_window`]). Read from the input before it is validated:
+/// it only says where the call runs, and both places refuse a bad input the same way.
+pub(super) fn tail_in_window(tracer: &Tracer, input: &Value) -> bool {
+    let q = TailQuery::of(input);
+    tracer.tail_in_window(q.after, q.limit, q.actor.is_some() || q.kind.is_some())
+}
+
+/// `trace.tail` on the engine: from the window alone when it holds the page, else from the
+/// whole history.
+pub(super) fn tail_on_engine(tracer: &mut Tracer, input: &Value) -> Result<Value, Failure> {
+    if tail_in_window(tracer, input) {
+        tail(&mut tracer.window_history(), input)
+    } else {
+        tail(&mut tracer.history(), input)
+    }
 }
 
 pub(super) fn explain_event(history: &mut History, input: &Value) -> Result<Value, Failure> {
