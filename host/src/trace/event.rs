@@ -57,15 +57,16 @@ pub(super) fn seal<P: Serialize>(
         canonical_json(&serde_json::from_str(&payload).expect("serialized JSON parses")),
         "an event payload must serialize with its keys in code-point order"
     );
-    let mut fnv = Fnv1a::default();
-    write!(fnv, "{seq}").expect("hashing cannot fail");
-    fnv.part(b"");
-    for part in [&new.kind, &new.actor_id] {
-        fnv.part(part.as_bytes());
+    let mut fingerprint = IdHash::default();
+    fingerprint.word(seq);
+    for part in [&new.kind, &new.actor_id, &payload] {
+        fingerprint.part(part.as_bytes());
     }
-    fnv.bytes(payload.as_bytes());
-    fnv.part(b"");
-    let id = format!("evt_{}_{seq:012}_{:016x}", new.actor_id, fnv.0);
+    let id = format!(
+        "evt_{}_{seq:012}_{:016x}",
+        new.actor_id,
+        fingerprint.finish()
+    );
     let body = Body {
         actor_id: &new.actor_id,
         caused_by: &new.caused_by,
@@ -102,16 +103,26 @@ struct Body<'a> {
 }
 
 impl Body<'_> {
-    /// `sha256:` + hex of the canonical JSON, then the previous hash; the canonical form is
-    /// streamed straight into the hasher.
+    /// `sha256:` + hex of the canonical JSON, then the previous hash. The canonical form is
+    /// written to a buffer and hashed in one piece: streamed, it reached the hasher as dozens
+    /// of small updates, each with its own bookkeeping.
     fn hash(&self, previous: Option<&str>) -> String {
-        let mut hasher = HashWriter(Sha256::new());
-        self.write_canonical(&mut hasher)
-            .expect("hashing cannot fail");
-        if let Some(prev) = previous {
-            hasher.0.update(prev.as_bytes());
-        }
-        format!("sha256:{}", hex::encode(hasher.0.finalize()))
+        CANONICAL.with_borrow_mut(|canonical| {
+            canonical.clear();
+            self.write_canonical(canonical)
+                .expect("writing to memory cannot fail");
+            let mut hasher = Sha256::new();
+            hasher.update(&canonical[..]);
+            if let Some(prev) = previous {
+                hasher.update(prev.as_bytes());
+            }
+            let mut digits = [0u8; 64];
+            hex::encode_to_slice(hasher.finalize(), &mut digits).expect("64 digits for 32 bytes");
+            let mut text = String::with_capacity(7 + 64);
+            text.push_str("sha256:");
+            text.push_str(std::str::from_utf8(&digits).expect("hex digits are ASCII"));
+            text
+        })
     }
 
     /// Keys in code-point order of their JSON names, no whitespace.
@@ -232,50 +243,50 @@ pub fn canonical_json(value: &Value) -> String {
     serde_json::to_string(value).expect("JSON values serialize")
 }
 
-/// Feeds serialized bytes into sha256.
-struct HashWriter(Sha256);
-
-impl std::io::Write for HashWriter {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.update(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
+thread_local! {
+    /// The canonical form of the event being hashed, kept for its capacity.
+    static CANONICAL: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// A stable 64-bit hash (FNV-1a) over parts, each followed by a 0x1f separator so that
-/// ("ab","c") ≠ ("a","bc"). The payload is streamed in, then closed with `part(b"")`.
-struct Fnv1a(u64);
+/// The 64-bit fingerprint in an event's id (of its seq, type, actor and payload), read a word
+/// at a time: the id only has to tell events apart, and the byte-at-a-time FNV-1a it replaced
+/// took about half a microsecond per event on the call path. Stable across hosts and
+/// versions, being this code on little-endian words; ids already issued are never recomputed.
+struct IdHash(u64);
 
-impl Default for Fnv1a {
+impl Default for IdHash {
     fn default() -> Self {
-        Fnv1a(0xcbf29ce484222325)
+        IdHash(0xcbf2_9ce4_8422_2325)
     }
 }
 
-impl Fnv1a {
-    fn bytes(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 ^= *b as u64;
-            self.0 = self.0.wrapping_mul(0x100000001b3);
-        }
+impl IdHash {
+    const MULTIPLIER: u64 = 0x9e37_79b9_7f4a_7c15;
+
+    fn word(&mut self, word: u64) {
+        self.0 = (self.0 ^ word)
+            .wrapping_mul(Self::MULTIPLIER)
+            .rotate_left(29);
     }
 
+    /// `bytes`, then their length, so that ("ab", "c") and ("a", "bc") differ.
     fn part(&mut self, bytes: &[u8]) {
-        self.bytes(bytes);
-        self.bytes(&[0x1f]);
+        let mut words = bytes.chunks_exact(8);
+        for word in &mut words {
+            self.word(u64::from_le_bytes(word.try_into().expect("8 bytes")));
+        }
+        let rest = words.remainder();
+        if !rest.is_empty() {
+            let mut last = [0u8; 8];
+            last[..rest.len()].copy_from_slice(rest);
+            self.word(u64::from_le_bytes(last));
+        }
+        self.word(bytes.len() as u64);
     }
-}
 
-impl std::io::Write for Fnv1a {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.bytes(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
+    fn finish(&self) -> u64 {
+        let h = (self.0 ^ (self.0 >> 32)).wrapping_mul(Self::MULTIPLIER);
+        h ^ (h >> 29)
     }
 }
 
@@ -338,4 +349,39 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 #[cfg(test)]
 pub(super) fn iso8601_for_test(secs: u64) -> String {
     iso8601(SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(secs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::IdHash;
+
+    fn fingerprint(seq: u64, parts: &[&str]) -> u64 {
+        let mut h = IdHash::default();
+        h.word(seq);
+        for part in parts {
+            h.part(part.as_bytes());
+        }
+        h.finish()
+    }
+
+    /// An event gets the same id on every machine and build (seeded hosts give the same trace
+    /// twice): the value for a fixed event is pinned. Every field, and where the parts meet,
+    /// changes it.
+    #[test]
+    fn the_id_fingerprint_is_pinned_and_sees_every_part() {
+        let base = fingerprint(7, &["policy.decision", "ada", r#"{"allow":true}"#]);
+        assert_eq!(format!("{base:016x}"), "2f2266578ce34d11");
+        for other in [
+            fingerprint(8, &["policy.decision", "ada", r#"{"allow":true}"#]),
+            fingerprint(7, &["policy.denied", "ada", r#"{"allow":true}"#]),
+            fingerprint(7, &["policy.decision", "adb", r#"{"allow":true}"#]),
+            fingerprint(7, &["policy.decision", "ada", r#"{"allow":false}"#]),
+            fingerprint(7, &["policy.decisio", "nada", r#"{"allow":true}"#]),
+            fingerprint(7, &["policy.decision", "ada", r#"{"allow":true} "#]),
+        ] {
+            assert_ne!(other, base);
+        }
+        // Trailing zero bytes are not lost in the last word's padding.
+        assert_ne!(fingerprint(1, &["ab"]), fingerprint(1, &["ab\0"]));
+    }
 }
