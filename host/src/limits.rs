@@ -86,10 +86,10 @@ pub const TRACE_WINDOW: usize = 4_096;
 /// writer within a few events, and queries read anything older from the index and segments,
 /// so a bigger window only held memory (4,096 events were ~10 MB of a host's resident set).
 pub const TRACE_WINDOW_DURABLE: usize = 256;
-/// Most events a `trace.tail` page may look at to be answered on the engine, straight from
-/// the window: a reader following the trace asks for what came since its last page, which the
+/// Most events a `trace.tail` page may parse to be answered on the engine, straight from the
+/// window: a reader following the trace asks for what came since its last page, which the
 /// window holds, and answering it costs less than the hop to a worker and back. A page that
-/// would look at more (or reach past the window) runs on a worker, on a snapshot.
+/// would parse more (or reach past the window) runs on a worker, on a snapshot.
 pub const TAIL_ON_ENGINE_EVENTS: u64 = 64;
 /// Most window lines such a page may scan for an actor or type (a byte check per line, no
 /// parse) before it is sent to a worker instead.
