@@ -94,12 +94,14 @@ fn event_id(actor: &str, seq: u64, fingerprint: u64) -> String {
     id.extend_from_slice(b"evt_");
     id.extend_from_slice(actor.as_bytes());
     id.push(b'_');
-    let digits = seq.to_string();
-    id.extend(std::iter::repeat_n(
-        b'0',
-        12usize.saturating_sub(digits.len()),
-    ));
-    id.extend_from_slice(digits.as_bytes());
+    // Decimal digits, least significant first, then reversed: at least 12 of them.
+    let start = id.len();
+    let mut rest = seq;
+    while rest > 0 || id.len() - start < 12 {
+        id.push(b'0' + (rest % 10) as u8);
+        rest /= 10;
+    }
+    id[start..].reverse();
     id.push(b'_');
     id.extend(
         (0..16)

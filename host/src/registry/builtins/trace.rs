@@ -85,31 +85,43 @@ impl<'a> TailQuery<'a> {
             kind: input.get("type").and_then(Value::as_str),
         }
     }
+
+    /// Whether `tracer`'s window holds this page, few enough events to answer on the engine
+    /// (see [`Tracer::tail_in_window`]).
+    fn in_window(&self, tracer: &Tracer) -> bool {
+        let filtered = self.actor.is_some() || self.kind.is_some();
+        tracer.tail_in_window(self.after, self.limit, filtered)
+    }
+
+    fn page(&self, history: &mut History) -> Result<Value, Failure> {
+        let (events, next) = history
+            .tail(self.after, self.limit, self.actor, self.kind)
+            .map_err(internal)?;
+        Ok(json!({"events": events, "nextAfterSeq": next}))
+    }
 }
 
 pub(super) fn tail(history: &mut History, input: &Value) -> Result<Value, Failure> {
-    let q = TailQuery::of(input);
-    let (events, next) = history
-        .tail(q.after, q.limit, q.actor, q.kind)
-        .map_err(internal)?;
-    Ok(json!({"events": events, "nextAfterSeq": next}))
+    TailQuery::of(input).page(history)
 }
 
 /// Whether the page `input` asks for is one the window holds, few enough events to answer on
-/// the engine (see [`Tracer::tail_in_window`]). Read from the input before it is validated:
-/// it only says where the call runs, and both places refuse a bad input the same way.
+/// the engine. Read from the input before it is validated: it only says where the call runs,
+/// and both places refuse a bad input the same way.
 pub(super) fn tail_in_window(tracer: &Tracer, input: &Value) -> bool {
-    let q = TailQuery::of(input);
-    tracer.tail_in_window(q.after, q.limit, q.actor.is_some() || q.kind.is_some())
+    TailQuery::of(input).in_window(tracer)
 }
 
 /// `trace.tail` on the engine: from the window alone when it holds the page, else from the
-/// whole history.
+/// whole history. (Asked again here, not taken from the routing: the engine also answers
+/// reads itself while the trace cannot be written or a hook wraps them, and the call's own
+/// decision has joined the window since.)
 pub(super) fn tail_on_engine(tracer: &mut Tracer, input: &Value) -> Result<Value, Failure> {
-    if tail_in_window(tracer, input) {
-        tail(&mut tracer.window_history(), input)
+    let query = TailQuery::of(input);
+    if query.in_window(tracer) {
+        query.page(&mut tracer.window_history())
     } else {
-        tail(&mut tracer.history(), input)
+        query.page(&mut tracer.history())
     }
 }
 
