@@ -413,7 +413,7 @@ impl Follower {
         let Ok(bytes) = crate::trace::store::LineReader::new(&self.dir).read(seg, off, len) else {
             return Ok(None);
         };
-        let matches = serde_json::from_slice::<Line>(&bytes)
+        let matches = Line::parse(&bytes)
             .is_ok_and(|l| l.integrity.hash == hash && seq_of_id(&l.id) == Some(seq));
         Ok(matches.then_some((seg, off + len, hash)))
     }
@@ -517,7 +517,7 @@ impl Follower {
                 return Ok(false);
             }
             let len = self.partial.len() as u64;
-            match serde_json::from_slice::<Line>(&self.partial) {
+            match Line::parse(&self.partial) {
                 Ok(line) => {
                     let kept = self.shared.first_kept.load(Ordering::Acquire);
                     // A line of a segment retention removed while it was being read.

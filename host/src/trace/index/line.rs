@@ -27,6 +27,125 @@ pub struct Line<'a> {
     pub integrity: Integrity<'a>,
 }
 
+impl<'a> Line<'a> {
+    /// Reads a stored line: in the layout the tracer writes (`event::seal`) directly, anything
+    /// else — escapes in a header string, another field order, an error — by serde. Reading
+    /// every line by serde was a fifth of the indexer's time, most of it walking payloads
+    /// that only a decision's fields are wanted from.
+    pub fn parse(bytes: &'a [u8]) -> serde_json::Result<Line<'a>> {
+        match layout::read(bytes) {
+            Some(line) => Ok(line),
+            None => serde_json::from_slice(bytes),
+        }
+    }
+}
+
+/// The tracer's line layout: `{"id":…,"type":…,"actorId":…,"threadId":…,"parentEventId":…,
+/// "causedBy":[…],"timestamp":…,"payload":…,"integrity":{"hash":…,"previousHash":…}}`. A
+/// payload that is not a decision's is not read at all: its end is found from the line's end
+/// (the top-level `integrity` is the line's last member, so its key is the last occurrence of
+/// that text). A line whose payload is not valid JSON may so be indexed where serde would have
+/// skipped it; readers parse the line again and drop it then, as for any unreadable line.
+mod layout {
+    use super::{Decision, Integrity, Line};
+    use std::borrow::Cow;
+
+    const INTEGRITY: &str = ",\"integrity\":{\"hash\":";
+
+    pub(super) fn read(bytes: &[u8]) -> Option<Line<'_>> {
+        let text = std::str::from_utf8(bytes).ok()?.trim_end();
+        let mut at = Cursor { text, at: 0 };
+        at.literal("{\"id\":")?;
+        let id = at.string()?;
+        at.literal(",\"type\":")?;
+        let kind = at.string()?;
+        at.literal(",\"actorId\":")?;
+        let actor_id = at.string()?;
+        at.literal(",\"threadId\":")?;
+        at.string()?;
+        at.literal(",\"parentEventId\":")?;
+        let parent_event_id = at.optional_string()?;
+        at.literal(",\"causedBy\":")?;
+        let caused_by = at.strings()?;
+        at.literal(",\"timestamp\":")?;
+        at.string()?;
+        at.literal(",\"payload\":")?;
+        let payload_starts = at.at;
+        let payload_ends = text.rfind(INTEGRITY).filter(|&end| end > payload_starts)?;
+        at.at = payload_ends + INTEGRITY.len();
+        let hash = at.string()?;
+        at.literal(",\"previousHash\":")?;
+        at.optional_string()?;
+        at.literal("}}")?;
+        if at.at != text.len() {
+            return None;
+        }
+        let payload = if crate::trace::index::is_decision_kind(kind) {
+            serde_json::from_str(&text[payload_starts..payload_ends]).ok()?
+        } else {
+            Decision::default()
+        };
+        Some(Line {
+            id: Cow::Borrowed(id),
+            kind: Cow::Borrowed(kind),
+            actor_id: Cow::Borrowed(actor_id),
+            parent_event_id: parent_event_id.map(Cow::Borrowed),
+            caused_by: caused_by.into_iter().map(Cow::Borrowed).collect(),
+            payload,
+            integrity: Integrity {
+                hash: Cow::Borrowed(hash),
+            },
+        })
+    }
+
+    struct Cursor<'a> {
+        text: &'a str,
+        at: usize,
+    }
+
+    impl<'a> Cursor<'a> {
+        fn literal(&mut self, literal: &str) -> Option<()> {
+            self.text[self.at..].starts_with(literal).then(|| {
+                self.at += literal.len();
+            })
+        }
+
+        /// A string without escapes (one with any is left to serde).
+        fn string(&mut self) -> Option<&'a str> {
+            let rest = self.text[self.at..].strip_prefix('"')?;
+            let len = rest
+                .bytes()
+                .position(|b| b == b'"' || b == b'\\' || b < 0x20)?;
+            (rest.as_bytes()[len] == b'"').then(|| {
+                self.at += len + 2;
+                &rest[..len]
+            })
+        }
+
+        fn optional_string(&mut self) -> Option<Option<&'a str>> {
+            if self.literal("null").is_some() {
+                return Some(None);
+            }
+            self.string().map(Some)
+        }
+
+        fn strings(&mut self) -> Option<Vec<&'a str>> {
+            self.literal("[")?;
+            let mut all = Vec::new();
+            if self.literal("]").is_some() {
+                return Some(all);
+            }
+            loop {
+                all.push(self.string()?);
+                if self.literal("]").is_some() {
+                    return Some(all);
+                }
+                self.literal(",")?;
+            }
+        }
+    }
+}
+
 /// The event's own hash, to check the index against the segments.
 #[derive(Deserialize)]
 pub struct Integrity<'a> {
@@ -165,6 +284,150 @@ impl<'de: 'a, 'a> Visitor<'de> for DecisionVisitor<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What a `Line` holds, comparable.
+    type Seen = (
+        String,
+        String,
+        String,
+        Option<String>,
+        Vec<String>,
+        String,
+        (Option<bool>, [Option<String>; 5]),
+    );
+
+    fn seen(l: &Line) -> Seen {
+        let d = &l.payload;
+        let text = |v: &Option<Cow<str>>| v.as_deref().map(str::to_string);
+        (
+            l.id.to_string(),
+            l.kind.to_string(),
+            l.actor_id.to_string(),
+            text(&l.parent_event_id),
+            l.caused_by.iter().map(|c| c.to_string()).collect(),
+            l.integrity.hash.to_string(),
+            (
+                d.allow,
+                [
+                    text(&d.cap),
+                    text(&d.rule),
+                    text(&d.agent_id),
+                    text(&d.session_id),
+                    text(&d.package),
+                ],
+            ),
+        )
+    }
+
+    #[test]
+    fn the_tracers_own_lines_read_directly_as_serde_reads_them() {
+        use crate::trace::NewEvent;
+        use serde_json::json;
+        let decision = json!({"allow": false, "cap": "scene.createEntity", "rule": "r\u{e9} \"q\"",
+            "agentId": "a", "sessionId": "s", "package": null, "quota": {"integrity": {"hash": "x"}}});
+        let tricky = json!({"note": ",\"integrity\":{\"hash\":\"sha256:fake\"}}",
+            "nested": {"integrity": {"hash": "sha256:inner", "previousHash": null}}});
+        let cases: Vec<(&str, &str, Option<&str>, Vec<&str>, serde_json::Value, bool)> = vec![
+            (
+                "policy.decision",
+                "agent_1",
+                None,
+                vec![],
+                decision.clone(),
+                true,
+            ),
+            (
+                "policy.denied",
+                "agent_1",
+                Some("evt_p"),
+                vec!["evt_p", "evt_q"],
+                decision,
+                true,
+            ),
+            (
+                "policy.decision",
+                "agent_1",
+                None,
+                vec![],
+                json!([1, 2]),
+                true,
+            ),
+            (
+                "skill.executed",
+                "agent_1",
+                Some("evt_p"),
+                vec!["evt_p"],
+                tricky,
+                true,
+            ),
+            (
+                "skill.executed",
+                "h\u{f6}st",
+                None,
+                vec![],
+                json!("text"),
+                true,
+            ),
+            ("skill.executed", "ag\"ent", None, vec![], json!({}), false),
+            (
+                "policy.decision",
+                "agent\n",
+                None,
+                vec![],
+                json!({"allow": true}),
+                false,
+            ),
+        ];
+        let mut previous = None;
+        for (seq, (kind, actor, parent, causes, payload, direct)) in cases.into_iter().enumerate() {
+            let new = NewEvent {
+                kind: kind.into(),
+                actor_id: actor.into(),
+                thread_id: "thread".into(),
+                parent_event_id: parent.map(str::to_string),
+                caused_by: causes.into_iter().map(str::to_string).collect(),
+                payload,
+            };
+            let sealed = crate::trace::event::seal(
+                seq as u64 + 1,
+                &new,
+                previous.take(),
+                "2026-11-25T00:00:00.000Z",
+            );
+            let mut stored = sealed.line.clone();
+            stored.push(b'\n');
+            let by_serde: Line = serde_json::from_slice(&stored).unwrap();
+            assert_eq!(layout::read(&stored).is_some(), direct, "{kind} by {actor}");
+            let parsed = Line::parse(&stored).unwrap();
+            assert_eq!(seen(&parsed), seen(&by_serde), "{kind} by {actor}");
+            assert_eq!(parsed.integrity.hash, sealed.hash);
+            previous = Some(sealed.hash);
+        }
+    }
+
+    #[test]
+    fn lines_in_any_other_shape_are_left_to_serde() {
+        let other_order = br#"{"type":"policy.decision","id":"i","actorId":"a","payload":{"allow":true,"cap":"c"},"integrity":{"hash":"h"}}"#;
+        assert!(layout::read(other_order).is_none());
+        let l = Line::parse(other_order).unwrap();
+        assert_eq!(
+            (l.payload.allow, l.payload.cap.as_deref()),
+            (Some(true), Some("c"))
+        );
+        let base = r#"{"id":"i","type":"t","actorId":"a","threadId":"s","parentEventId":null,"causedBy":[],"timestamp":"t","payload":{},"integrity":{"hash":"h","previousHash":null}}"#;
+        assert!(layout::read(base.as_bytes()).is_some());
+        for broken in [
+            base.replace("}}", "}"),
+            base.replace(r#""causedBy":[]"#, r#""causedBy":["x","#),
+            base.replace(r#""previousHash":null"#, r#""previousHash":nul"#),
+            format!("{base} x"),
+            base.replace(r#""payload":{}"#, r#""payload":"#),
+            base[..base.len() / 2].to_string(),
+        ] {
+            assert!(layout::read(broken.as_bytes()).is_none(), "{broken}");
+            assert!(Line::parse(broken.as_bytes()).is_err(), "{broken}");
+        }
+    }
 
     #[test]
     fn decision_fields_are_read_and_other_payloads_skipped() {
