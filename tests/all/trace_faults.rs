@@ -179,6 +179,62 @@ fn a_host_that_cannot_write_its_trace_refuses_calls_changes_nothing_and_resumes_
     assert_durable(dir.path(), &acked);
 }
 
+/// Reads sent together leave their events for the batch's write; when the disk fills, the
+/// replies of those the write dropped are refusals, and every event a success names is on disk.
+#[test]
+fn pipelined_reads_are_answered_only_once_their_batch_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["--trace-dir", dir.path().to_str().unwrap()];
+    let log = HostLog::new();
+    let mut c = Client::spawn_with(&args, |command| log.attach(command));
+    initialize(&mut c);
+    c.request("ping", json!({}));
+    set_file_size_limit(c.pid(), 40 << 10);
+
+    let mut acked = Vec::new();
+    let mut refused = 0;
+    for burst in 0..400 {
+        for i in 0..20 {
+            c.send_line(
+                &json!({"jsonrpc": "2.0", "id": format!("q{burst}-{i}"), "method": "tools/call",
+                    "params": {"name": "scene.queryEntities", "arguments": {}}})
+                .to_string(),
+            );
+        }
+        for i in 0..20 {
+            let reply = c.read();
+            assert_eq!(
+                reply["id"],
+                json!(format!("q{burst}-{i}")),
+                "in order: {reply}"
+            );
+            let result = &reply["result"];
+            if result["isError"] == json!(true) {
+                let (code, message) = error_of(result);
+                assert_eq!(code, "capacity_exceeded");
+                assert!(message.contains("the trace cannot be written"), "{message}");
+                assert!(message.contains("changed nothing"), "{message}");
+                assert!(
+                    events_of(result).is_empty(),
+                    "a refused call names no events"
+                );
+                refused += 1;
+            } else {
+                assert_eq!(refused, 0, "no success after the trace stopped: {reply}");
+                acked.extend(events_of(result));
+            }
+        }
+        if refused > 0 {
+            break;
+        }
+    }
+    assert!(refused > 0, "the limit was never reached");
+    assert!(!acked.is_empty());
+    set_file_size_limit(c.pid(), libc::RLIM_INFINITY);
+    assert_eq!(c.close(), Some(0));
+    assert_durable(dir.path(), &acked);
+}
+
 /// A log line that cannot be written is dropped, not fatal: a host whose stderr is on a full
 /// disk (here `/dev/full`, where every write fails with ENOSPC) starts, serves, records and
 /// exits cleanly. Before, the first such line panicked the host, which is how the outage test
@@ -305,6 +361,113 @@ fn a_call_whose_record_fails_mid_write_is_undone_world_budget_and_chain() {
         json!({"position": [2, 0, 0]}),
     )));
     assert_eq!(registry.realm().world.entity_count(), entities + 1);
+    drop(registry);
+    assert_durable(dir.path(), &acked);
+}
+
+/// Reads a transport lets leave their events for the batch's write (`deferral.rs`): answered
+/// once a later write takes them; when that write fails they are refused after all, with
+/// their budget and tallies put back behind those of the call whose write failed.
+#[test]
+fn reads_whose_events_wait_for_the_batch_are_refused_with_it_and_cost_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let faults = Faults::with_room(1 << 20);
+    let (mut registry, caller) = faulty_host(dir.path(), &faults);
+    let read = |registry: &mut limina::registry::Registry| {
+        registry.allow_deferral(true);
+        let response = registry.invoke(&caller, "scene.queryEntities", json!({}));
+        (ok(&response), registry.take_deferred())
+    };
+    let mut acked = ok(&registry.invoke(
+        &caller,
+        "scene.createEntity",
+        json!({"position": [0, 0, 0]}),
+    ));
+
+    // Two reads wait; a flush (the end of the batch) writes them and refuses none.
+    let (events, first) = read(&mut registry);
+    let (more, second) = read(&mut registry);
+    assert!(first.is_some() && second.is_some(), "reads are deferred");
+    assert!(ids_on_disk(dir.path()).is_disjoint(&events.iter().cloned().collect()));
+    registry.realm_mut().tracer.flush().unwrap();
+    registry.settle_deferred();
+    assert!(registry.take_refused().0.is_empty());
+    acked.extend(events);
+    acked.extend(more);
+    assert_durable(dir.path(), &acked);
+
+    // Not asked for, or a call that changes the world: written at once, as before.
+    let plain = ok(&registry.invoke(&caller, "scene.queryEntities", json!({})));
+    assert_eq!(registry.take_deferred(), None);
+    assert!(ids_on_disk(dir.path()).is_superset(&plain.iter().cloned().collect()));
+    registry.allow_deferral(true);
+    acked.extend(ok(&registry.invoke(
+        &caller,
+        "scene.createEntity",
+        json!({"position": [1, 0, 0]}),
+    )));
+    assert_eq!(
+        registry.take_deferred(),
+        None,
+        "a world change is never deferred"
+    );
+    acked.extend(plain);
+    assert_durable(dir.path(), &acked);
+
+    // Two reads wait, then a world call's write fails: all three are refused and cost nothing.
+    let entities = registry.realm().world.entity_count();
+    let tallies = tallies_of(&registry);
+    let used = registry.policy().session_states(Some("s1"))[0].2.used;
+    let events = registry.realm().tracer.count();
+    let (_, first) = read(&mut registry);
+    let (_, second) = read(&mut registry);
+    assert_ne!(tallies_of(&registry), tallies, "the reads were counted");
+    faults.set_room(100);
+    let refused = registry.invoke(
+        &caller,
+        "scene.createEntity",
+        json!({"position": [2, 0, 0]}),
+    );
+    assert_eq!(
+        refused.error.expect("refused").code.as_str(),
+        "capacity_exceeded"
+    );
+    let (lost, failure) = registry.take_refused();
+    assert_eq!(lost, vec![second.unwrap(), first.unwrap()]);
+    assert_eq!(failure.code.as_str(), "capacity_exceeded");
+    assert!(
+        failure.message.contains("No space left on device")
+            && failure.message.contains("changed nothing"),
+        "{}",
+        failure.message
+    );
+    assert_eq!(registry.realm().world.entity_count(), entities, "world");
+    assert_eq!(tallies_of(&registry), tallies, "tallies");
+    assert_eq!(
+        registry.policy().session_states(Some("s1"))[0].2.used,
+        used,
+        "budget"
+    );
+    assert_eq!(registry.realm().tracer.count(), events, "chain");
+
+    // A read left waiting when the batch's own write fails is refused the same way.
+    faults.set_room(1 << 20);
+    registry.realm_mut().tracer.retry_now();
+    let (_, third) = read(&mut registry);
+    faults.set_room(10);
+    assert!(registry.realm_mut().tracer.flush().is_err());
+    registry.settle_deferred();
+    assert_eq!(registry.take_refused().0, vec![third.unwrap()]);
+    assert_eq!(
+        tallies_of(&registry),
+        tallies,
+        "tallies after the batch's write failed"
+    );
+    assert_eq!(
+        registry.realm().tracer.count(),
+        events,
+        "chain after the batch's write"
+    );
     drop(registry);
     assert_durable(dir.path(), &acked);
 }

@@ -32,6 +32,7 @@
 //! client whose replies cannot be queued is disconnected with a close reason.
 
 use super::cancel::CancelBoard;
+use super::deferred::Deferred;
 use super::outbox::{Lane, Outbox, Sent};
 use super::server::{Connection, Handled, Notify, PendingReply, Server};
 use super::stdio::StdioInput;
@@ -176,8 +177,10 @@ pub struct Engine {
     stdio: Option<StdioSide>,
     workers: Workers,
     /// `[trace] fsync = "always"`: messages wait here until the batch's events are synced.
+    /// Also, whatever the setting, the replies of reads whose events wait for the batch's
+    /// write (`deferred.rs`), and every message after them (order is kept).
     holding: bool,
-    held: Vec<(PeerId, Out, Kind)>,
+    held: Vec<Held>,
     /// The termination signal that asked the engine to stop, once one did.
     stopped_by: Option<i32>,
     /// The socket listeners' lanes, rung once a batch of messages is queued (`outbox.rs`).
@@ -204,6 +207,15 @@ impl StdioSide {
     }
 }
 
+/// A message waiting for the batch's events ([`Engine::flush`]).
+struct Held {
+    peer: PeerId,
+    message: Out,
+    kind: Kind,
+    /// A read's reply, which becomes a refusal when its events could not be written.
+    deferred: Option<Deferred>,
+}
+
 /// The stdio connection's id.
 const STDIO: PeerId = 0;
 
@@ -218,6 +230,8 @@ impl Engine {
         };
         let workers = Workers::start(detached_workers(), handle.clone())?;
         let holding = server.replies_wait_for_sync();
+        let mut server = server;
+        server.defer_reads();
         let mut engine = Engine {
             server,
             peers: HashMap::new(),
@@ -525,7 +539,7 @@ impl Engine {
             .remove(&ticket)
             .expect("a completed call was pending");
         let reply = self.server.complete(&mut peer.conn, ran, pending);
-        self.answer(id, reply);
+        self.answer(id, reply, None);
         self.drain(id);
     }
 
@@ -587,6 +601,7 @@ impl Engine {
 
     /// What handling gave: a reply to send, or a call to hand a worker.
     fn take(&mut self, id: PeerId, handled: Handled) {
+        let deferred = self.server.take_deferred();
         let Some(peer) = self.peers.get_mut(&id) else {
             return;
         };
@@ -604,12 +619,12 @@ impl Engine {
                 None
             }
         };
-        self.answer(id, reply);
+        self.answer(id, reply, deferred);
     }
 
     /// Sends `id` what it is owed (notifications first), then everyone the deltas its call
-    /// caused.
-    fn answer(&mut self, id: PeerId, reply: Option<Value>) {
+    /// caused; a read's reply `deferred` waits for the batch's write.
+    fn answer(&mut self, id: PeerId, reply: Option<Value>, deferred: Option<Deferred>) {
         let Some(peer) = self.peers.get_mut(&id) else {
             return;
         };
@@ -618,8 +633,15 @@ impl Engine {
         for note in notes {
             self.send(id, note, Kind::Notification);
         }
-        if let Some(reply) = reply {
-            self.send(id, reply, Kind::Reply);
+        match (reply, deferred) {
+            (Some(reply), Some(deferred)) => self.held.push(Held {
+                peer: id,
+                message: reply.into(),
+                kind: Kind::Reply,
+                deferred: Some(deferred),
+            }),
+            (Some(reply), None) => self.send(id, reply, Kind::Reply),
+            (None, _) => {}
         }
         self.publish(&caused_by);
     }
@@ -731,18 +753,34 @@ impl Engine {
     /// are synced ([`Engine::flush`]).
     fn send(&mut self, id: PeerId, message: impl Into<Out>, kind: Kind) {
         let message = message.into();
-        if self.holding {
-            self.held.push((id, message, kind));
+        if self.holding || !self.held.is_empty() {
+            self.held.push(Held {
+                peer: id,
+                message,
+                kind,
+                deferred: None,
+            });
             return;
         }
         self.deliver(id, message, kind);
     }
 
-    /// Lets the held messages go once their events are synced. When the sync failed they
-    /// are not acknowledged: a reply becomes an error saying so, the rest is dropped.
+    /// Lets the held messages go once their events are written (and, with `fsync =
+    /// "always"`, synced). A read whose events could not be written gets the refusal
+    /// instead of its reply. When the sync failed they are not acknowledged: a reply becomes
+    /// an error saying so, the rest is dropped.
     fn release_held(&mut self, durable: bool) {
-        for (id, message, kind) in std::mem::take(&mut self.held) {
-            if durable {
+        let (refused, failure) = self.server.take_refused();
+        for held in std::mem::take(&mut self.held) {
+            let Held {
+                peer: id,
+                message,
+                kind,
+                deferred,
+            } = held;
+            if let Some(deferred) = deferred.filter(|d| refused.contains(&d.ticket())) {
+                self.deliver(id, Out::Value(deferred.refused(&failure)), kind);
+            } else if durable || !self.holding {
                 self.deliver(id, message, kind);
             } else if let (Kind::Reply, Out::Value(message)) = (kind, &message)
                 && let Some(request) = message.get("id")
@@ -801,6 +839,9 @@ impl Engine {
         if !self.held.is_empty() {
             self.release_held(durable);
             self.ring();
+        } else {
+            // Deferred calls cancelled before their reply: nothing to refuse.
+            let _ = self.server.take_refused();
         }
         let Some(stdio) = &self.stdio else {
             return Ok(());

@@ -7,6 +7,7 @@ mod aoi;
 mod approval;
 mod cancel;
 mod clock;
+mod deferred;
 pub mod edge;
 pub mod engine;
 mod guard;

@@ -36,6 +36,8 @@ pub struct Server {
     pub(super) questions: super::approval::Questions,
     /// Long calls clients poll for.
     pub(super) tasks: super::tasks::Tasks,
+    /// Reads whose replies wait for the batch's write (`deferred.rs`).
+    pub(super) deferring: super::deferred::Deferring,
 }
 
 /// One client's connection: its session once bound, its subscription, and what it is owed.
@@ -119,7 +121,7 @@ pub struct PendingReply {
 
 /// Which method asked: the standard one or the Limina alias.
 #[derive(Clone, Copy)]
-enum CallShape {
+pub(super) enum CallShape {
     Mcp,
     Limina,
 }
@@ -170,6 +172,7 @@ impl Server {
             stateless: Default::default(),
             questions: Default::default(),
             tasks: Default::default(),
+            deferring: Default::default(),
         }
     }
 
@@ -218,6 +221,7 @@ impl Server {
                 conn.request_id = Some(id.clone());
                 let envelope = modern::envelope(&params);
                 let modern = envelope.as_ref().and_then(|e| e.as_ref().ok()).cloned();
+                self.open_deferring(envelope.is_some());
                 let outcome = match envelope {
                     None => self.dispatch(conn, &method, params),
                     Some(Err(refused)) => Err(refused),
@@ -241,7 +245,12 @@ impl Server {
                 } else {
                     CallShape::Mcp
                 };
-                return self.settle(conn, id, shape, modern, watch, outcome);
+                let deferred = self.close_deferring(&id, shape);
+                let handled = self.settle(conn, id, shape, modern, watch, outcome);
+                if matches!(handled, Handled::Reply(Some(_))) {
+                    self.hold(deferred);
+                }
+                return handled;
             }
         })
     }
@@ -336,6 +345,11 @@ impl Server {
         reply
     }
 
+    /// Whether no telemetry is told each request's outcome as it ends.
+    pub(super) fn telemetry_off(&self) -> bool {
+        self.telemetry.is_none()
+    }
+
     /// Hands telemetry the record of a request answered with `reply` (`None`: cancelled).
     fn report(&mut self, watch: Watch, id: &Value, conn: &Connection, reply: Option<&Value>) {
         let stages = self.registry.take_stages();
@@ -351,7 +365,9 @@ impl Server {
     pub fn flush(&mut self) -> bool {
         let tracer = &mut self.registry.realm_mut().tracer;
         let _ = tracer.accepting();
-        tracer.flush().is_ok()
+        let durable = tracer.flush().is_ok();
+        self.registry.settle_deferred();
+        durable
     }
 
     /// Whether replies must wait for [`Server::flush`] (`[trace] fsync = "always"`).
@@ -530,12 +546,15 @@ impl Server {
             progress: progress_token.and_then(|token| conn.progress_sink(token)),
             approval,
         };
-        // Only a request, which someone waits for, may leave the engine.
+        // Only a request, which someone waits for, may leave the engine, or leave its events
+        // for the batch's write.
         let response = if conn.current.is_some() {
-            match self
+            self.allow_deferral();
+            let invocation = self
                 .registry
-                .invoke_or_detach(&session.caller, name, input, control)
-            {
+                .invoke_or_detach(&session.caller, name, input, control);
+            self.registry.allow_deferral(false);
+            match invocation {
                 Invocation::Done(response) => response,
                 Invocation::Detached(call) => {
                     conn.detached = Some(call);
@@ -610,7 +629,7 @@ fn progress_token(params: &Value) -> Option<Value> {
 }
 
 /// A reply to request `id`.
-fn reply(id: Value, outcome: Result<Value, RpcError>) -> Value {
+pub(super) fn reply(id: Value, outcome: Result<Value, RpcError>) -> Value {
     match outcome {
         Ok(result) => jsonrpc::result(id, result),
         Err(RpcError {
@@ -622,7 +641,7 @@ fn reply(id: Value, outcome: Result<Value, RpcError>) -> Value {
 }
 
 /// An engine response in the `callTool` shape: the response, or an error carrying it.
-fn limina_result(response: Response) -> Result<Value, RpcError> {
+pub(super) fn limina_result(response: Response) -> Result<Value, RpcError> {
     match &response.error {
         None => Ok(serde_json::to_value(&response).expect("responses serialize")),
         Some(failure) => Err(RpcError {

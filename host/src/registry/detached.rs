@@ -239,6 +239,7 @@ impl Registry {
     /// Finishes a detached call on the engine: charge, output check, trace — kept only once
     /// its events are written, else undone and refused.
     pub fn complete(&mut self, ran: RanCall) -> Response {
+        self.write_deferred();
         let started = ran.call.started;
         let mark = self
             .policy

@@ -19,6 +19,8 @@ pub(super) struct Recording {
     mark: PolicyMark,
     /// False: the trace cannot be written and the call only reads; it records nothing.
     recorded: bool,
+    /// Its events may wait for the batch's write if it changes nothing (`deferral.rs`).
+    deferrable: bool,
 }
 
 impl Registry {
@@ -30,14 +32,19 @@ impl Registry {
         name: &str,
     ) -> Result<Recording, Failure> {
         let mark = self.policy.mark(&caller.session_id, name);
-        match self.realm_mut().tracer.accepting() {
+        // Asked after the trace was asked whether it records (an outage may just have ended).
+        let accepting = self.realm_mut().tracer.accepting();
+        let deferrable = self.may_defer(name);
+        match accepting {
             Ok(()) => Ok(Recording {
                 mark,
                 recorded: true,
+                deferrable,
             }),
             Err(_) if self.only_reads(name) => Ok(Recording {
                 mark,
                 recorded: false,
+                deferrable: false,
             }),
             Err(cause) => Err(refusal(&cause)),
         }
@@ -52,7 +59,17 @@ impl Registry {
         started: Instant,
         events: Vec<String>,
     ) -> Response {
-        let written = self.realm_mut().tracer.commit();
+        let realm = self.realm_mut();
+        // A call that changed nothing to undo may leave its events for the batch's write.
+        let deferred = recording.deferrable
+            && realm.tracer.records_to_disk()
+            && !realm.world.changed_in_call()
+            && !realm.state.has_prepared();
+        let written = if deferred {
+            Ok(())
+        } else {
+            realm.tracer.commit()
+        };
         let kept = recording.recorded && written.is_ok();
         // The state the call wrote is made durable only now that its events are: a call the
         // trace could not record leaves its state as it was.
@@ -81,12 +98,20 @@ impl Registry {
                     ))
                 }
             };
+            if deferred {
+                self.defer(recording.mark);
+            } else {
+                self.settle_deferred();
+            }
             return Response::of(result, started, events);
         }
         if let Err(e) = saved {
             crate::log::error(&e);
         }
+        // Its own policy effects go back first, then those of deferred calls its failed write
+        // dropped (older than it).
         self.policy.restore(recording.mark);
+        self.settle_deferred();
         match written {
             // A read while the trace cannot be written: answered, recorded nowhere, free.
             _ if !recording.recorded => Response::of(result, started, Vec::new()),
@@ -98,10 +123,12 @@ impl Registry {
     /// Writes what a call decided on the engine recorded before it leaves for a worker; on a
     /// failure its policy effects are undone and the refusal returned.
     pub(super) fn record_detaching(&mut self, mark: PolicyMark) -> Result<(), Failure> {
-        self.realm_mut().tracer.commit().map_err(|cause| {
+        let written = self.realm_mut().tracer.commit().map_err(|cause| {
             self.policy.restore(mark);
             refusal(&cause)
-        })
+        });
+        self.settle_deferred();
+        written
     }
 
     /// Whether the trace can record now (an outage retried when due).

@@ -54,6 +54,7 @@ impl Registry {
         let grants_beyond = self
             .host_grants
             .overclaim(&source.manifest.name, &source.manifest.grants);
+        self.write_deferred();
         let verdict = self.policy.admit_package(&PackageFacts {
             grants_beyond,
             ..package_facts(&source, caller.permissions)

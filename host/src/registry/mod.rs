@@ -8,6 +8,7 @@ mod calibrate;
 mod calibration_store;
 mod compiled;
 mod decision;
+mod deferral;
 mod detached;
 mod durable;
 mod guest_call;
@@ -187,6 +188,8 @@ pub struct Registry {
     journal_pending: bool,
     /// MCP servers whose tools are mounted (`[[upstream]]`, `upstream.rs`).
     upstreams: Vec<Arc<crate::upstream::Upstream>>,
+    /// Calls whose events wait for the batch's write (`deferral.rs`).
+    deferral: deferral::Deferral,
 }
 
 /// What the caller's transport attaches to a call: a way to cancel it, and where its progress
@@ -242,6 +245,7 @@ impl Registry {
             recorder: Default::default(),
             world_store: None,
             journal_pending: false,
+            deferral: Default::default(),
             upstreams: Vec::new(),
         };
         builtins::register(&mut registry);
@@ -504,6 +508,7 @@ impl Registry {
     /// Revokes a package: its skills are denied (`revoked`) from the next call on and it cannot
     /// be loaded again; traced as `package.revoked`.
     pub fn revoke_package(&mut self, name: &str) {
+        self.write_deferred();
         self.policy.revoke_package(name);
         let host = load::host_caller();
         self.realm_mut().tracer.emit(crate::trace::NewEvent {
@@ -518,6 +523,7 @@ impl Registry {
 
     /// Drops a session's guest instances and frees its seat (on disconnect or shutdown).
     pub fn end_session(&mut self, session_id: &str) {
+        self.write_deferred();
         self.instances.retain(|(s, _), _| &**s != session_id);
         self.policy.release_session(session_id);
     }

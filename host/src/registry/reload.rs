@@ -84,6 +84,7 @@ impl Registry {
             .iter()
             .map(|p| format!("profile:{p}"))
             .collect();
+        self.write_deferred();
         self.policy.reconfigure(config.policy);
         self.set_limit_overrides(config.package_limits);
         self.set_host_grants(config.grants);

@@ -93,6 +93,11 @@ impl Registry {
         self.recorder.depth <= 1
     }
 
+    /// Whether a call opened now would be outermost (none is running).
+    pub(super) fn outermost_call_next(&self) -> bool {
+        self.recorder.depth == 0
+    }
+
     pub(super) fn leave_call(&mut self) {
         self.recorder.depth = self.recorder.depth.saturating_sub(1);
     }

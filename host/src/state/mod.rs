@@ -328,6 +328,11 @@ impl StateStore {
     }
 
     /// Starts a call: nothing pending.
+    /// Whether a call's changes wait in an open transaction for [`StateStore::finish`].
+    pub fn has_prepared(&self) -> bool {
+        self.prepared.is_some()
+    }
+
     pub fn begin(&mut self) {
         self.pending.clear();
     }

@@ -71,6 +71,11 @@ pub struct Tracer {
     /// a write fails (events never written are never chained).
     written: (u64, Option<String>),
     stamp: event::Stamp,
+    /// Calls answered once a later write takes their events ([`Tracer::defer`]), and those
+    /// whose events a failed write dropped, with its cause.
+    awaiting: Vec<u64>,
+    lost: Vec<u64>,
+    lost_cause: Option<String>,
 }
 
 /// An id handed out for an event that was not recorded because the trace cannot be written
@@ -95,6 +100,9 @@ impl Tracer {
             ),
             written: (0, None),
             stamp: Default::default(),
+            awaiting: Vec::new(),
+            lost: Vec::new(),
+            lost_cause: None,
         }
     }
 
@@ -205,6 +213,7 @@ impl Tracer {
         match store.write() {
             Ok(()) => {
                 self.written = (self.seq, self.last_hash.clone());
+                self.awaiting.clear();
                 Ok(())
             }
             Err((cause, written)) => {
@@ -212,9 +221,33 @@ impl Tracer {
                     self.written = (written.seq, Some(written.hash));
                 }
                 self.forget_unwritten();
+                self.lost.append(&mut self.awaiting);
+                self.lost_cause = Some(cause.clone());
                 Err(cause)
             }
         }
+    }
+
+    /// Whether events go to a file now: a durable trace, not in an outage.
+    pub fn records_to_disk(&self) -> bool {
+        self.store.as_ref().is_some_and(|s| s.outage().is_none())
+    }
+
+    /// Leaves the events emitted so far, call `ticket`'s among them, for the next write: the
+    /// next [`Tracer::commit`] or [`Tracer::flush`], whatever asks for it. Whether they made it
+    /// is told by [`Tracer::awaits`] and [`Tracer::take_lost`].
+    pub fn defer(&mut self, ticket: u64) {
+        self.awaiting.push(ticket);
+    }
+
+    /// Whether call `ticket`'s events still wait for a write.
+    pub fn awaits(&self, ticket: u64) -> bool {
+        self.awaiting.contains(&ticket)
+    }
+
+    /// The deferred calls whose events a failed write dropped since the last time, and why.
+    pub fn take_lost(&mut self) -> (Vec<u64>, Option<String>) {
+        (std::mem::take(&mut self.lost), self.lost_cause.take())
     }
 
     /// Ok when events can be recorded; in an outage, tries whether writing works again (at

@@ -41,6 +41,10 @@ pub struct Journal {
 }
 
 impl Journal {
+    pub(super) fn is_empty(&self) -> bool {
+        self.undos.is_empty()
+    }
+
     pub(super) fn push(&mut self, undo: Undo) {
         self.undos.push(undo);
     }

@@ -190,6 +190,11 @@ impl World {
         }
     }
 
+    /// Whether the running call has changed the world so far (there is something to undo).
+    pub fn changed_in_call(&self) -> bool {
+        self.journal.as_ref().is_some_and(|j| !j.is_empty())
+    }
+
     /// Whether a call is running on the world (between `begin` and its end).
     pub fn in_call(&self) -> bool {
         self.journal.is_some()

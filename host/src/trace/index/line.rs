@@ -327,7 +327,7 @@ mod tests {
             "agentId": "a", "sessionId": "s", "package": null, "quota": {"integrity": {"hash": "x"}}});
         let tricky = json!({"note": ",\"integrity\":{\"hash\":\"sha256:fake\"}}",
             "nested": {"integrity": {"hash": "sha256:inner", "previousHash": null}}});
-        let cases: Vec<(&str, &str, Option<&str>, Vec<&str>, serde_json::Value, bool)> = vec![
+        let cases = vec![
             (
                 "policy.decision",
                 "agent_1",
