@@ -28,14 +28,19 @@ pub struct Deferred {
 }
 
 impl Deferred {
+    /// The request's id.
+    pub fn id(&self) -> &Value {
+        &self.id
+    }
+
     /// The reply the call gets when its events could not be written.
-    pub fn refused(self, failure: &Failure) -> Value {
+    pub fn refused(&self, failure: &Failure) -> Value {
         let response = Response::of(Err(failure.clone()), std::time::Instant::now(), Vec::new());
         let outcome = match self.shape {
             CallShape::Mcp => Ok(mcp_result(response)),
             CallShape::Limina => limina_result(response),
         };
-        reply(self.id, outcome)
+        reply(self.id.clone(), outcome)
     }
 
     pub fn ticket(&self) -> u64 {

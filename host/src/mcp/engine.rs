@@ -33,7 +33,7 @@
 
 use super::cancel::CancelBoard;
 use super::deferred::Deferred;
-use super::outbox::{Lane, Outbox, Sent};
+use super::outbox::{Lane, Outbox, Sent, frame};
 use super::server::{Connection, Handled, Notify, PendingReply, Server};
 use super::stdio::StdioInput;
 use super::stdout::StdoutQueue;
@@ -181,6 +181,8 @@ pub struct Engine {
     /// write (`deferred.rs`), and every message after them (order is kept).
     holding: bool,
     held: Vec<Held>,
+    /// The bytes of the read replies held, for [`Engine::stdio_flush_due`].
+    held_bytes: usize,
     /// The termination signal that asked the engine to stop, once one did.
     stopped_by: Option<i32>,
     /// The socket listeners' lanes, rung once a batch of messages is queued (`outbox.rs`).
@@ -241,6 +243,7 @@ impl Engine {
             workers,
             holding,
             held: Vec::new(),
+            held_bytes: 0,
             stopped_by: None,
             lanes: Vec::new(),
             unrung: 0,
@@ -398,8 +401,10 @@ impl Engine {
         else {
             return false;
         };
-        queued.len() >= STDIO_FLUSH_BYTES
-            || (!queued.is_empty()
+        // Read replies held for the batch's write count as waiting too: otherwise a client
+        // that keeps writing would get them only when it stops.
+        queued.len() + self.held_bytes >= STDIO_FLUSH_BYTES
+            || ((!queued.is_empty() || !self.held.is_empty())
                 && self.flushed_at.elapsed() >= Duration::from_micros(STDIO_FLUSH_AFTER_US))
     }
 
@@ -634,12 +639,18 @@ impl Engine {
             self.send(id, note, Kind::Notification);
         }
         match (reply, deferred) {
-            (Some(reply), Some(deferred)) => self.held.push(Held {
-                peer: id,
-                message: reply.into(),
-                kind: Kind::Reply,
-                deferred: Some(deferred),
-            }),
+            (Some(reply), Some(deferred)) => {
+                // Serialized now, while it is in the cache, and not kept as a tree until the
+                // batch ends (holding the trees made serializing them a fifth of the engine).
+                let text = frame(&reply);
+                self.held_bytes += text.len();
+                self.held.push(Held {
+                    peer: id,
+                    message: Out::Frame(text),
+                    kind: Kind::Reply,
+                    deferred: Some(deferred),
+                });
+            }
             (Some(reply), None) => self.send(id, reply, Kind::Reply),
             (None, _) => {}
         }
@@ -771,6 +782,7 @@ impl Engine {
     /// an error saying so, the rest is dropped.
     fn release_held(&mut self, durable: bool) {
         let (refused, failure) = self.server.take_refused();
+        self.held_bytes = 0;
         for held in std::mem::take(&mut self.held) {
             let Held {
                 peer: id,
@@ -778,15 +790,22 @@ impl Engine {
                 kind,
                 deferred,
             } = held;
-            if let Some(deferred) = deferred.filter(|d| refused.contains(&d.ticket())) {
+            if let Some(deferred) = deferred.as_ref().filter(|d| refused.contains(&d.ticket())) {
                 self.deliver(id, Out::Value(deferred.refused(&failure)), kind);
-            } else if durable || !self.holding {
+                continue;
+            }
+            if durable || !self.holding {
                 self.deliver(id, message, kind);
-            } else if let (Kind::Reply, Out::Value(message)) = (kind, &message)
-                && let Some(request) = message.get("id")
-            {
+                continue;
+            }
+            let request = match (&deferred, &message) {
+                (Some(deferred), _) => Some(deferred.id().clone()),
+                (None, Out::Value(message)) => message.get("id").cloned(),
+                (None, _) => None,
+            };
+            if let (Kind::Reply, Some(request)) = (kind, request) {
                 let error = super::jsonrpc::error(
-                    request.clone(),
+                    request,
                     -32002,
                     "capacity_exceeded: the call ran but the trace could not be synced, so it is \
                      not acknowledged and its effects may not survive a power loss; the host \
