@@ -289,6 +289,18 @@ fn progress_and_cancellation_work_over_stdio_too() {
 /// writing, was never: every reply waited for the last request).
 #[test]
 fn a_pipelined_burst_is_answered_while_it_is_still_being_sent() {
+    answered_while_sent(&["--ephemeral-trace"]);
+}
+
+/// The same with a durable trace, where the replies of reads wait for their batch's write
+/// (`deferral.rs`): they still go out as the batch grows, not when the client stops.
+#[test]
+fn a_pipelined_burst_of_reads_on_a_durable_trace_is_answered_while_it_is_still_being_sent() {
+    let dir = tempfile::tempdir().unwrap();
+    answered_while_sent(&["--trace-dir", dir.path().to_str().unwrap()]);
+}
+
+fn answered_while_sent(trace: &[&str]) {
     use std::io::{BufRead, BufReader, Write};
     use std::sync::Arc;
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -298,10 +310,10 @@ fn a_pipelined_burst_is_answered_while_it_is_still_being_sent() {
         .args([
             "--mcp-stdio",
             "--manual-clock",
-            "--ephemeral-trace",
             "--profile",
             "builder.readWrite",
         ])
+        .args(trace)
         .args(crate::support::own_calibration(&[]))
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
@@ -324,9 +336,11 @@ fn a_pipelined_burst_is_answered_while_it_is_still_being_sent() {
             .unwrap();
             let mut n = 0;
             while n < CAP && !seen.load(Ordering::Acquire) {
-                for id in n + 1..=n + 100 {
-                    writeln!(stdin, r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"scene.queryEntities","arguments":{{}}}}}}"#).unwrap();
-                }
+                // A hundred calls per write: the host never finds its input dry.
+                let chunk: String = (n + 1..=n + 100)
+                    .map(|id| format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"scene.queryEntities\",\"arguments\":{{}}}}}}\n"))
+                    .collect();
+                stdin.write_all(chunk.as_bytes()).unwrap();
                 n += 100;
                 written.store(n, Ordering::Release);
             }
