@@ -5,7 +5,9 @@
 //! the call is undone — world rolled back, budget, quota and tally as before, its events never
 //! chained — and refused with `capacity_exceeded`, saying why and what to do. While the trace
 //! cannot be written, the built-ins that only read (listings, history queries) still answer,
-//! recording nothing and charging nothing; everything else is refused before it runs.
+//! recording nothing and charging nothing; everything else is refused before it runs. A call
+//! that changed nothing may instead leave its events for its transport's batch write
+//! (`deferral.rs`), answered and, on a failure, refused then.
 
 use super::builtins::Builtin;
 use super::{Caller, ErrorCode, Failure, Handler, Registry, Response};
