@@ -106,18 +106,24 @@ impl Drop for HostLog {
     }
 }
 
-#[test]
-fn a_host_that_cannot_write_its_trace_refuses_calls_changes_nothing_and_resumes_by_itself() {
-    let dir = tempfile::tempdir().unwrap();
-    let args = ["--trace-dir", dir.path().to_str().unwrap()];
+/// A host with its trace in `dir`, initialized, every file it grows from now on held to 40 KiB.
+fn host_on_a_small_disk(dir: &Path) -> (Client, HostLog) {
+    let args = ["--trace-dir", dir.to_str().unwrap()];
     let log = HostLog::new();
     // The host ignores SIGXFSZ itself: past the limit its writes fail with EFBIG.
     let mut c = Client::spawn_with(&args, |command| log.attach(command));
     initialize(&mut c);
-    // Start-up has written what it writes (the index, the compile cache); from here on every
-    // file the host grows is held to 40 KiB.
+    // Start-up has written what it writes (the index, the compile cache).
     c.request("ping", json!({}));
     set_file_size_limit(c.pid(), 40 << 10);
+    (c, log)
+}
+
+#[test]
+fn a_host_that_cannot_write_its_trace_refuses_calls_changes_nothing_and_resumes_by_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["--trace-dir", dir.path().to_str().unwrap()];
+    let (mut c, _log) = host_on_a_small_disk(dir.path());
 
     let mut acked = Vec::new();
     let mut made = 0;
@@ -184,12 +190,7 @@ fn a_host_that_cannot_write_its_trace_refuses_calls_changes_nothing_and_resumes_
 #[test]
 fn pipelined_reads_are_answered_only_once_their_batch_is_written() {
     let dir = tempfile::tempdir().unwrap();
-    let args = ["--trace-dir", dir.path().to_str().unwrap()];
-    let log = HostLog::new();
-    let mut c = Client::spawn_with(&args, |command| log.attach(command));
-    initialize(&mut c);
-    c.request("ping", json!({}));
-    set_file_size_limit(c.pid(), 40 << 10);
+    let (mut c, _log) = host_on_a_small_disk(dir.path());
 
     let mut acked = Vec::new();
     let mut refused = 0;
@@ -308,6 +309,24 @@ fn tallies_of(
         .collect()
 }
 
+/// What a refused call must leave as it found it: world, tallies, budget and chain.
+#[derive(Debug, PartialEq)]
+struct Untouched {
+    entities: usize,
+    tallies: Vec<(String, String, limina::policy::Tally)>,
+    used: limina::policy::BudgetUsage,
+    events: u64,
+}
+
+fn untouched(registry: &limina::registry::Registry) -> Untouched {
+    Untouched {
+        entities: registry.realm().world.entity_count(),
+        tallies: tallies_of(registry),
+        used: registry.policy().session_states(Some("s1"))[0].2.used,
+        events: registry.realm().tracer.count(),
+    }
+}
+
 fn ok(response: &Response) -> Vec<String> {
     assert!(response.success, "{:?}", response.error);
     response.metadata.events_emitted.clone()
@@ -323,10 +342,7 @@ fn a_call_whose_record_fails_mid_write_is_undone_world_budget_and_chain() {
         "scene.createEntity",
         json!({"position": [0, 0, 0]}),
     ));
-    let entities = registry.realm().world.entity_count();
-    let tallies = tallies_of(&registry);
-    let used = registry.policy().session_states(Some("s1"))[0].2.used;
-    let events = registry.realm().tracer.count();
+    let before = untouched(&registry);
 
     // Room for part of the call's first line: the write tears, and is cut off.
     faults.set_room(100);
@@ -343,14 +359,7 @@ fn a_call_whose_record_fails_mid_write_is_undone_world_budget_and_chain() {
         failure.message
     );
     assert!(refused.metadata.events_emitted.is_empty());
-    assert_eq!(registry.realm().world.entity_count(), entities, "world");
-    assert_eq!(tallies_of(&registry), tallies, "tallies");
-    assert_eq!(
-        registry.policy().session_states(Some("s1"))[0].2.used,
-        used,
-        "budget"
-    );
-    assert_eq!(registry.realm().tracer.count(), events, "chain");
+    assert_eq!(untouched(&registry), before);
 
     // Space returns: the next try goes through.
     faults.set_room(1 << 20);
@@ -360,7 +369,7 @@ fn a_call_whose_record_fails_mid_write_is_undone_world_budget_and_chain() {
         "scene.createEntity",
         json!({"position": [2, 0, 0]}),
     )));
-    assert_eq!(registry.realm().world.entity_count(), entities + 1);
+    assert_eq!(registry.realm().world.entity_count(), before.entities + 1);
     drop(registry);
     assert_durable(dir.path(), &acked);
 }
@@ -415,13 +424,14 @@ fn reads_whose_events_wait_for_the_batch_are_refused_with_it_and_cost_nothing() 
     assert_durable(dir.path(), &acked);
 
     // Two reads wait, then a world call's write fails: all three are refused and cost nothing.
-    let entities = registry.realm().world.entity_count();
-    let tallies = tallies_of(&registry);
-    let used = registry.policy().session_states(Some("s1"))[0].2.used;
-    let events = registry.realm().tracer.count();
+    let before = untouched(&registry);
     let (_, first) = read(&mut registry);
     let (_, second) = read(&mut registry);
-    assert_ne!(tallies_of(&registry), tallies, "the reads were counted");
+    assert_ne!(
+        tallies_of(&registry),
+        before.tallies,
+        "the reads were counted"
+    );
     faults.set_room(100);
     let refused = registry.invoke(
         &caller,
@@ -441,14 +451,7 @@ fn reads_whose_events_wait_for_the_batch_are_refused_with_it_and_cost_nothing() 
         "{}",
         failure.message
     );
-    assert_eq!(registry.realm().world.entity_count(), entities, "world");
-    assert_eq!(tallies_of(&registry), tallies, "tallies");
-    assert_eq!(
-        registry.policy().session_states(Some("s1"))[0].2.used,
-        used,
-        "budget"
-    );
-    assert_eq!(registry.realm().tracer.count(), events, "chain");
+    assert_eq!(untouched(&registry), before);
 
     // A read left waiting when the batch's own write fails is refused the same way.
     faults.set_room(1 << 20);
@@ -459,14 +462,9 @@ fn reads_whose_events_wait_for_the_batch_are_refused_with_it_and_cost_nothing() 
     registry.settle_deferred();
     assert_eq!(registry.take_refused().0, vec![third.unwrap()]);
     assert_eq!(
-        tallies_of(&registry),
-        tallies,
-        "tallies after the batch's write failed"
-    );
-    assert_eq!(
-        registry.realm().tracer.count(),
-        events,
-        "chain after the batch's write"
+        untouched(&registry),
+        before,
+        "after the batch's own write failed"
     );
     drop(registry);
     assert_durable(dir.path(), &acked);
