@@ -231,6 +231,13 @@ impl Server {
                 };
                 conn.current = None;
                 conn.request_id = None;
+                let shape = if method == "callTool" {
+                    CallShape::Limina
+                } else {
+                    CallShape::Mcp
+                };
+                // Closed before any way out, so no later call inherits the permission.
+                let deferred = self.close_deferring(&id, shape);
                 if outcome.is_ok() && conn.awaiting_tasks.iter().any(|(_, r)| r == &id) {
                     // `tasks/result` of a running task: answered when it ends.
                     return Handled::Reply(None);
@@ -240,12 +247,6 @@ impl Server {
                     asking.watch = watch;
                     return Handled::Reply(None);
                 }
-                let shape = if method == "callTool" {
-                    CallShape::Limina
-                } else {
-                    CallShape::Mcp
-                };
-                let deferred = self.close_deferring(&id, shape);
                 let handled = self.settle(conn, id, shape, modern, watch, outcome);
                 if matches!(handled, Handled::Reply(Some(_))) {
                     self.hold(deferred);
