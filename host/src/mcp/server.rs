@@ -550,12 +550,13 @@ impl Server {
         // Only a request, which someone waits for, may leave the engine, or leave its events
         // for the batch's write.
         let response = if conn.current.is_some() {
+            // The permission is closed after dispatch (`close_deferring`), also when the call
+            // leaves for a worker and never asks for it.
             self.allow_deferral();
-            let invocation = self
+            match self
                 .registry
-                .invoke_or_detach(&session.caller, name, input, control);
-            self.registry.allow_deferral(false);
-            match invocation {
+                .invoke_or_detach(&session.caller, name, input, control)
+            {
                 Invocation::Done(response) => response,
                 Invocation::Detached(call) => {
                     conn.detached = Some(call);

@@ -46,6 +46,10 @@ impl Registry {
     /// those it dropped (newest first). The transport takes them with
     /// [`Registry::take_refused`].
     pub fn settle_deferred(&mut self) {
+        // Every call's end comes here: nothing to do unless something was deferred.
+        if self.deferral.waiting.is_empty() {
+            return;
+        }
         let tracer = &mut self.realm_mut().tracer;
         let (lost, cause) = tracer.take_lost();
         let waiting = std::mem::take(&mut self.deferral.waiting);
