@@ -41,7 +41,7 @@ struct Entry {
 
 /// The key of a request id: its JSON text, so `1` and `"1"` stay apart.
 fn key(id: &Value) -> String {
-    id.to_string()
+    crate::json::text(id)
 }
 
 impl CancelBoard {
@@ -76,12 +76,13 @@ impl CancelBoard {
     /// Starts request `id`; `None` when it was cancelled before it started.
     pub fn start(&self, id: &Value) -> Option<Cancel> {
         let mut flags = self.flags.lock().unwrap_or_else(|e| e.into_inner());
-        if flags.remove(&key(id)).is_some() {
+        let key = key(id);
+        if flags.remove(&key).is_some() {
             return None;
         }
         let flag = Arc::new(AtomicBool::new(false));
         flags.insert(
-            key(id),
+            key,
             Entry {
                 flag: flag.clone(),
                 running: true,

@@ -22,7 +22,7 @@ pub type Frame = tokio_tungstenite::tungstenite::Utf8Bytes;
 
 /// `message` as a frame.
 pub fn frame(message: &Value) -> Frame {
-    Frame::from(message.to_string())
+    Frame::from(crate::json::text(message))
 }
 
 /// Where the engine puts a connection's messages.

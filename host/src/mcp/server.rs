@@ -662,7 +662,7 @@ pub(super) fn mcp_result(response: Response) -> Value {
     });
     match (response.result, response.error) {
         (Some(result), None) => {
-            let text = result.to_string();
+            let text = crate::json::text(&result);
             crate::json::object([
                 ("content", json!([{"type": "text", "text": text}])),
                 ("structuredContent", result),

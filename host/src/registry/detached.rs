@@ -429,7 +429,7 @@ impl Registry {
                 prep.deadline_by_engine = false;
                 Work::Guest {
                     prep,
-                    text: decided.input.to_string(),
+                    text: crate::json::text(&decided.input),
                     seed: self.realm_mut().rng.next_u64(),
                 }
             }

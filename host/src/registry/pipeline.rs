@@ -300,7 +300,7 @@ impl Registry {
             Handler::Builtin(builtin) => builtin.run(self, caller, &mut input)?,
             Handler::Upstream(index) => self.call_upstream_here(caller, index, name, &input)?,
             Handler::Guest(package) => {
-                let text = input.to_string();
+                let text = crate::json::text(&input);
                 let running = self.stage_start();
                 self.clear_usage();
                 let raw = self.guest_call(
@@ -425,7 +425,7 @@ impl Registry {
                 },
                 self.packages[package].manifest.name
             );
-            let text = payload.to_string();
+            let text = crate::json::text(&payload);
             *ran += 1;
             let replaced = self
                 .guest_call(
