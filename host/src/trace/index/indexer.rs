@@ -140,6 +140,7 @@ impl Indexer {
                     min_seq: 0,
                     open: None,
                     rows: 0,
+                    pending: Rows::new(),
                     counts: Counts::default(),
                     names: Names::default(),
                     committed: 0,
@@ -222,6 +223,8 @@ struct Follower {
     open: Option<Instant>,
     /// Rows recorded in the open transaction.
     rows: usize,
+    /// Rows recorded but not written yet (written before [`Follower::read_lines`] returns).
+    pending: Rows,
     /// Decisions recorded in the open transaction, counted but not written yet.
     counts: Counts,
     /// Ids of the names the index holds, as far as they are cached.
@@ -357,6 +360,7 @@ impl Follower {
             let _ = self.conn.execute_batch("ROLLBACK");
         }
         self.rows = 0;
+        self.pending.clear();
         self.counts.clear();
         self.names.forget();
         self.at = None;
@@ -492,8 +496,15 @@ impl Follower {
         more
     }
 
+    /// Reads and records lines until the end of what is written, a full batch or a wanted
+    /// sequence number; their rows are all written when it returns.
     fn read_lines(&mut self, at: &mut Position) -> Result<bool> {
-        let mut rows = Rows::prepare(&self.conn)?;
+        let more = self.read_lines_pending(at)?;
+        self.pending.write(&self.conn)?;
+        Ok(more)
+    }
+
+    fn read_lines_pending(&mut self, at: &mut Position) -> Result<bool> {
         loop {
             let wanted = self.shared.wanted.load(Ordering::Acquire);
             if self.rows >= BATCH || (wanted > self.committed && self.last_seq >= wanted) {
@@ -521,9 +532,12 @@ impl Follower {
             match Line::parse(&self.partial) {
                 Ok(line) => {
                     let kept = self.shared.first_kept.load(Ordering::Acquire);
-                    // A line of a segment retention removed while it was being read.
-                    if let Some(seq) = seq_of_id(&line.id).filter(|&s| s >= kept) {
-                        rows.record(
+                    // A line of a segment retention removed while it was being read, or (it
+                    // never should be) one met again.
+                    let new = |&s: &u64| s >= kept && s > self.last_seq;
+                    if let Some(seq) = seq_of_id(&line.id).filter(new) {
+                        self.pending.record(
+                            &self.conn,
                             seq,
                             (at.seg, at.offset, len),
                             &line,

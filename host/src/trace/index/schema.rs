@@ -23,6 +23,9 @@ pub fn connect(path: &std::path::Path) -> rusqlite::Result<Connection> {
         rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
         true,
     )?;
+    // Room for every statement the indexer repeats (two per table it fills, the names, the
+    // counts, where it stands) besides a reader's queries: an evicted one is prepared again.
+    conn.set_prepared_statement_cache_capacity(32);
     Ok(conn)
 }
 
