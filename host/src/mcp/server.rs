@@ -656,15 +656,26 @@ pub(super) fn limina_result(response: Response) -> Result<Value, RpcError> {
 
 /// An engine response in the MCP `tools/call` result shape.
 pub(super) fn mcp_result(response: Response) -> Value {
-    let mut meta = json!({
-        "executionTimeMs": response.metadata.execution_time_ms,
-        "eventsEmitted": response.metadata.events_emitted,
-    });
+    use crate::json::object;
+    // Built from moved values (`json!` would copy each one, the answer's text included).
+    let mut meta = object([
+        (
+            "executionTimeMs",
+            response.metadata.execution_time_ms.into(),
+        ),
+        ("eventsEmitted", response.metadata.events_emitted.into()),
+    ]);
+    let content = |text: String| {
+        Value::Array(vec![object([
+            ("type", "text".into()),
+            ("text", text.into()),
+        ])])
+    };
     match (response.result, response.error) {
         (Some(result), None) => {
             let text = crate::json::text(&result);
-            crate::json::object([
-                ("content", json!([{"type": "text", "text": text}])),
+            object([
+                ("content", content(text)),
                 ("structuredContent", result),
                 ("isError", false.into()),
                 ("_meta", meta),
@@ -672,10 +683,10 @@ pub(super) fn mcp_result(response: Response) -> Value {
         }
         (_, failure) => {
             let failure = failure.expect("a failed response carries its failure");
-            meta["error"] = json!({"code": failure.code, "message": failure.message});
             let text = format!("{}: {}", failure.code, failure.message);
-            crate::json::object([
-                ("content", json!([{"type": "text", "text": text}])),
+            meta["error"] = json!({"code": failure.code, "message": failure.message});
+            object([
+                ("content", content(text)),
                 ("isError", true.into()),
                 ("_meta", meta),
             ])
