@@ -93,9 +93,16 @@ fn the_line_and_hash_written_from_one_serialization_match_the_plain_forms() {
     );
     caused.parent_event_id = Some("evt_x_000000000001_0000000000000000".into());
     caused.caused_by = vec!["evt_a".into(), "evt_b".into()];
+    // Texts serde must escape, wherever a string is written: a quote, a backslash, a
+    // control character, DEL and non-ASCII.
+    let mut odd = new("odd \"type\"\\", json!({"k": "\u{7f}"}));
+    odd.actor_id = "agent \u{1}\u{7f}".into();
+    odd.thread_id = "séance\t".into();
+    odd.caused_by = vec!["evt_\"q\"".into()];
     for (previous, new_event) in [
         (None, new("a", json!({}))),
         (Some("sha256:00".to_string()), caused),
+        (Some("sha256:\"odd\"\\".to_string()), odd),
     ] {
         let sealed = event::seal(7, &new_event, previous.clone(), "2026-11-25T00:00:00.000Z");
         let text = String::from_utf8(sealed.line.clone()).unwrap();
