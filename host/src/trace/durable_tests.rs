@@ -181,6 +181,15 @@ fn event_seq_is_read_from_the_right_of_ids_with_underscored_actors() {
     assert_eq!(seq_of_id("evt_a_b_000000000042_0123456789abcdef"), Some(42));
     assert_eq!(seq_of_id("evt_a_42_0123456789abcdef"), None);
     assert_eq!(seq_of_id("nope"), None);
+    assert_eq!(seq_of_id("evt__000000000007_0123456789abcdef"), Some(7));
+    assert_eq!(seq_of_id("evt_000000000007_0123456789abcdef"), None);
+    assert_eq!(seq_of_id("evt_a_00000000007x_0123456789abcdef"), None);
+    assert_eq!(seq_of_id("evt_a_000000000007_0123456789_bcdef"), None);
+    assert_eq!(seq_of_id("xvt_a_000000000007_0123456789abcdef"), None);
+    assert_eq!(
+        seq_of_id("evt_a_999999999999_ffffffffffffffff"),
+        Some(999_999_999_999)
+    );
 }
 
 /// Writes the lines (each followed by a break unless `torn_end`) and verifies them.

@@ -45,11 +45,11 @@ impl Counts {
 /// one statement per row.
 const CHUNK: usize = 16;
 
-/// One table's rows waiting for a full chunk, `W` columns each.
+/// One table's rows waiting for a full chunk, `W` columns each, for the statement `head`
+/// (`INSERT ... VALUES ` without the rows).
 struct Pending<const W: usize> {
-    /// `INSERT ... VALUES ` without the rows.
-    head: &'static str,
-    /// The statement for a full chunk.
+    /// The statements for one row and for a full chunk.
+    one_sql: String,
     chunk_sql: String,
     values: Vec<i64>,
 }
@@ -57,7 +57,7 @@ struct Pending<const W: usize> {
 impl<const W: usize> Pending<W> {
     fn new(head: &'static str) -> Self {
         Pending {
-            head,
+            one_sql: rows_sql(head, W, 1),
             chunk_sql: rows_sql(head, W, CHUNK),
             values: Vec::with_capacity(W * CHUNK),
         }
@@ -78,7 +78,7 @@ impl<const W: usize> Pending<W> {
         if self.values.is_empty() {
             return Ok(());
         }
-        let mut one = conn.prepare_cached(&rows_sql(self.head, W, 1))?;
+        let mut one = conn.prepare_cached(&self.one_sql)?;
         for row in self.values.chunks(W) {
             one.execute(params_from_iter(row))?;
         }
