@@ -369,7 +369,7 @@ impl Server {
             ask_id,
             name: name.to_string(),
             arguments: arguments.clone(),
-            progress: params_progress(Some(request_params)),
+            progress: super::server::progress_token(request_params),
             cancel,
             deadline: Instant::now() + Duration::from_millis(rule.timeout_ms),
             timeout_ms: rule.timeout_ms,
@@ -537,13 +537,6 @@ impl Server {
     pub(super) fn asking_deadline(conn: &Connection) -> Option<Instant> {
         conn.asking.as_ref().map(|a| a.deadline)
     }
-}
-
-fn params_progress(params: Option<&Value>) -> Option<Value> {
-    params?
-        .pointer("/_meta/progressToken")
-        .filter(|t| t.is_string() || t.is_number())
-        .cloned()
 }
 
 #[cfg(test)]

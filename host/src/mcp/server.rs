@@ -623,9 +623,11 @@ impl Server {
 }
 
 /// The `progressToken` a request carries in `params._meta`, if it is a string or a number.
-fn progress_token(params: &Value) -> Option<Value> {
+pub(super) fn progress_token(params: &Value) -> Option<Value> {
+    // Two lookups, not `pointer`, which copies each part of the path it parses.
     params
-        .pointer("/_meta/progressToken")
+        .get("_meta")
+        .and_then(|meta| meta.get("progressToken"))
         .filter(|t| t.is_string() || t.is_number())
         .cloned()
 }
