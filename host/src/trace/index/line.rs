@@ -52,6 +52,14 @@ mod layout {
 
     const INTEGRITY: &str = ",\"integrity\":{\"hash\":";
 
+    /// Where the last `INTEGRITY` starts. Searched from the end with `memchr`'s vectorized
+    /// finder: `str::rfind` of it was a twentieth of the indexer's time.
+    fn integrity_at(text: &str) -> Option<usize> {
+        static FINDER: std::sync::LazyLock<memchr::memmem::FinderRev<'static>> =
+            std::sync::LazyLock::new(|| memchr::memmem::FinderRev::new(INTEGRITY));
+        FINDER.rfind(text)
+    }
+
     pub(super) fn read(bytes: &[u8]) -> Option<Line<'_>> {
         let text = std::str::from_utf8(bytes).ok()?.trim_end();
         let mut at = Cursor { text, at: 0 };
@@ -71,7 +79,7 @@ mod layout {
         at.string()?;
         at.literal(",\"payload\":")?;
         let payload_starts = at.at;
-        let payload_ends = text.rfind(INTEGRITY).filter(|&end| end > payload_starts)?;
+        let payload_ends = integrity_at(text).filter(|&end| end > payload_starts)?;
         at.at = payload_ends + INTEGRITY.len();
         let hash = at.string()?;
         at.literal(",\"previousHash\":")?;
@@ -110,13 +118,16 @@ mod layout {
             })
         }
 
-        /// A string without escapes (one with any is left to serde).
+        /// A string without escapes (one with any is left to serde). Its end is found by
+        /// `memchr`, then checked whole for what would need an escape: two vectorized passes
+        /// instead of one byte at a time.
         fn string(&mut self) -> Option<&'a str> {
             let rest = self.text[self.at..].strip_prefix('"')?;
-            let len = rest
-                .bytes()
-                .position(|b| b == b'"' || b == b'\\' || b < 0x20)?;
-            (rest.as_bytes()[len] == b'"').then(|| {
+            let len = memchr::memchr(b'"', rest.as_bytes())?;
+            let plain = !rest.as_bytes()[..len]
+                .iter()
+                .any(|&b| b == b'\\' || b < 0x20);
+            plain.then(|| {
                 self.at += len + 2;
                 &rest[..len]
             })
