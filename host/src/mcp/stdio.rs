@@ -11,6 +11,13 @@ use serde_json::Value;
 use std::io;
 use std::os::fd::RawFd;
 use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
+
+/// How often a running call's cancel watcher may ask stdin for new input. Every guest call
+/// ends with a check, and asking each time (a `poll`, often a `read`) was 3.5 % of the engine
+/// thread in a pipelined burst; a call that runs longer is checked at each epoch tick, so a
+/// cancel sent behind it is still seen within about this long.
+const WATCH_STDIN_EVERY: Duration = Duration::from_micros(500);
 
 /// Bytes read from stdin and not yet handled.
 pub struct StdioInput {
@@ -22,6 +29,9 @@ pub struct StdioInput {
     scanned: usize,
     eof: bool,
     board: Weak<CancelBoard>,
+    /// When the cancel watcher last asked stdin for input, and how often it may.
+    watched: Option<Instant>,
+    watch_every: Duration,
 }
 
 impl StdioInput {
@@ -33,6 +43,8 @@ impl StdioInput {
             scanned: 0,
             eof: false,
             board: Weak::new(),
+            watched: None,
+            watch_every: WATCH_STDIN_EVERY,
         }
     }
 
@@ -50,10 +62,18 @@ impl StdioInput {
             let Ok(mut input) = input.try_lock() else {
                 return;
             };
-            // Far enough ahead to see a cancellation soon; the engine reads the rest.
+            // Far enough ahead to see a cancellation soon; the engine reads the rest. Input
+            // already read is scanned at every check, stdin itself asked at most once per
+            // `watch_every`.
             let ahead = input.buf.len() - input.start;
-            if !input.eof && ahead < STDIN_READ_AHEAD_BYTES && readable(input.fd) {
-                let _ = input.fill();
+            let due = input
+                .watched
+                .is_none_or(|at| at.elapsed() >= input.watch_every);
+            if due && !input.eof && ahead < STDIN_READ_AHEAD_BYTES {
+                input.watched = Some(Instant::now());
+                if readable(input.fd) {
+                    let _ = input.fill();
+                }
             }
             let ids = input.scan_cancels();
             if let Some(board) = input.board.upgrade() {
@@ -181,5 +201,36 @@ mod tests {
         input.fill().unwrap();
         assert_eq!(input.next_line().unwrap().unwrap(), "{\"partial\":");
         assert!(input.ended());
+    }
+
+    #[test]
+    fn the_watcher_asks_stdin_at_most_once_per_interval_and_scans_what_was_read_each_time() {
+        let (reader, mut writer) = std::os::unix::net::UnixStream::pair().unwrap();
+        let input = Arc::new(Mutex::new(StdioInput::new(reader.as_raw_fd())));
+        input.lock().unwrap().watch_every = Duration::from_secs(3600);
+        let board = Arc::new(CancelBoard::with_watch(Some(StdioInput::cancel_watch(
+            &input,
+        ))));
+        StdioInput::set_board(&input, &board);
+        let first = board.start(&serde_json::json!(1)).unwrap();
+        let cancel = |id: u32| {
+            format!(
+                "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{{\"requestId\":{id}}}}}\n"
+            )
+        };
+        writer.write_all(cancel(1).as_bytes()).unwrap();
+        assert!(first.is_cancelled(), "the first check asks stdin");
+        // Within the interval stdin is not asked again...
+        let second = board.start(&serde_json::json!(2)).unwrap();
+        writer.write_all(cancel(2).as_bytes()).unwrap();
+        assert!(!second.is_cancelled(), "stdin is not asked again so soon");
+        // ...but what the engine has read meanwhile is scanned at every check.
+        input.lock().unwrap().fill().unwrap();
+        assert!(second.is_cancelled(), "input already read is scanned");
+        let third = board.start(&serde_json::json!(3)).unwrap();
+        writer.write_all(cancel(3).as_bytes()).unwrap();
+        assert!(!third.is_cancelled());
+        input.lock().unwrap().watch_every = Duration::ZERO;
+        assert!(third.is_cancelled(), "once it is due, stdin is asked");
     }
 }
