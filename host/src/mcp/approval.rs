@@ -206,7 +206,7 @@ fn now_ms() -> u64 {
 }
 
 fn digest(value: &Value) -> String {
-    hex::encode(Sha256::digest(value.to_string().as_bytes()))
+    hex::encode(Sha256::digest(crate::json::text(value).as_bytes()))
 }
 
 /// HMAC-SHA-256 (RFC 2104).

@@ -113,7 +113,9 @@ pub fn scene(world: &World) -> Scene {
 /// rotation again, which may move its last bit).
 pub fn scene_hash(world: &World) -> String {
     let calls: Vec<Value> = calls(world).into_iter().map(rounded).collect();
-    hex::encode(Sha256::digest(Value::Array(calls).to_string().as_bytes()))
+    hex::encode(Sha256::digest(
+        crate::json::text(&Value::Array(calls)).as_bytes(),
+    ))
 }
 
 fn call(skill: &str, input: Value) -> Value {

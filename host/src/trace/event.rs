@@ -189,23 +189,25 @@ impl Values {
 
     /// Value `i` (in canonical order), as JSON text.
     fn value(&self, i: usize) -> Field<'_> {
-        let start = if i == 0 { 0 } else { self.ends[i - 1] };
-        Field::Raw(&self.text[start..self.ends[i]])
+        piece(&self.text, &self.ends, i)
     }
 
     /// `sha256:` + hex of the canonical JSON, then the previous hash.
     fn hash(&mut self, previous: Option<&str>) -> String {
-        let mut canonical = std::mem::take(&mut self.canonical);
+        let Values {
+            text,
+            ends,
+            canonical,
+        } = self;
         canonical.clear();
         let fields: [(&str, Field); 8] =
-            std::array::from_fn(|i| (CANONICAL_NAMES[i], self.value(i)));
-        write_object(&mut canonical, &fields).expect("writing to memory cannot fail");
+            std::array::from_fn(|i| (CANONICAL_NAMES[i], piece(text, ends, i)));
+        write_object(canonical, &fields).expect("writing to memory cannot fail");
         let mut hasher = Sha256::new();
         hasher.update(&canonical[..]);
         if let Some(prev) = previous {
             hasher.update(prev.as_bytes());
         }
-        self.canonical = canonical;
         let mut digits = [0u8; 64];
         hex::encode_to_slice(hasher.finalize(), &mut digits).expect("64 digits for 32 bytes");
         let mut text = String::with_capacity(7 + 64);
@@ -223,6 +225,12 @@ impl Values {
         }
         write_object(w, &fields).expect("events serialize");
     }
+}
+
+/// Value `i` of `text`, whose values end at `ends`.
+fn piece<'a>(text: &'a [u8], ends: &[usize; 8], i: usize) -> Field<'a> {
+    let start = if i == 0 { 0 } else { ends[i - 1] };
+    Field::Raw(&text[start..ends[i]])
 }
 
 /// A field's value as [`write_object`] writes it.

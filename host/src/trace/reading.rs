@@ -374,7 +374,7 @@ impl History<'_> {
                 Err(e) => unusable(&e),
             }
         }
-        let want = Want::all().text(serde_json::Value::from(id).to_string().as_bytes());
+        let want = Want::all().text(crate::json::text(&serde_json::Value::from(id)).as_bytes());
         let scanned = self.each_after(upto, &want, &mut |e| {
             if is_child(e) {
                 children.push(e.clone());

@@ -188,7 +188,7 @@ impl World {
         if spec == before.spec {
             return Ok((true, false));
         }
-        if Value::Object(spec.clone()).to_string().len() > MAX_UI_PANEL_BYTES {
+        if crate::json::text(&Value::Object(spec.clone())).len() > MAX_UI_PANEL_BYTES {
             return Err(WorldError::Invalid(format!(
                 "the updated panel would exceed {MAX_UI_PANEL_BYTES} bytes of JSON"
             )));
@@ -224,7 +224,7 @@ fn checked_spec(value: Value, what: &str) -> Result<Map<String, Value>, WorldErr
         )));
     };
     // Bounded so one package cannot fill the host's memory through panels.
-    let bytes = Value::Object(map.clone()).to_string().len();
+    let bytes = crate::json::text(&Value::Object(map.clone())).len();
     if bytes > MAX_UI_PANEL_BYTES {
         return Err(WorldError::Invalid(format!(
             "`{what}` is {bytes} bytes of JSON, over the {MAX_UI_PANEL_BYTES} byte cap"

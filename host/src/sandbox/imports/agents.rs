@@ -16,7 +16,7 @@ impl agents::Host for GuestState {
     fn perception(&mut self) -> Result<String, WorldError> {
         let call = self.active(Permission::AgentRead)?;
         let view = call.realm.world.perception(&call.info.agent_id);
-        Ok(view.unwrap_or(Value::Null).to_string())
+        Ok(crate::json::text(&view.unwrap_or(Value::Null)))
     }
 
     fn emit_signal(&mut self, kind: String, payload: String) -> Result<String, WorldError> {
