@@ -137,6 +137,16 @@ fn decision_queries_equal_a_plain_reading_of_the_segments() {
             limit: 0,
             ..Default::default()
         },
+        // Every decision key merged, and a limit past every decision of one session.
+        DecisionQuery {
+            limit: 150,
+            ..Default::default()
+        },
+        DecisionQuery {
+            session_id: Some("sess_2".into()),
+            limit: usize::MAX,
+            ..Default::default()
+        },
     ] {
         let (summary, events) = t.decisions(&q).unwrap();
         let ids: Vec<String> = events.into_iter().map(|e| e.id).collect();
@@ -145,6 +155,46 @@ fn decision_queries_equal_a_plain_reading_of_the_segments() {
             "{summary:?}"
         );
         assert_eq!((summary, ids), brute_force(dir.path(), &q), "{q:?}");
+    }
+}
+
+/// A filtered `trace.tail` page equals the plain reading's: the index merges the rows of every
+/// matching (type, actor) key.
+#[test]
+fn filtered_tail_pages_equal_a_plain_reading_of_the_segments() {
+    let dir = tempfile::tempdir().unwrap();
+    synthetic::write_history(dir.path(), 1_500, small_segments()).unwrap();
+    let mut t = Tracer::open_with(dir.path(), 50, small_segments()).unwrap();
+    t.settle_index();
+    let mut all: Vec<Event> = Vec::new();
+    let mut listed = segments::list(&dir.path().join(SEGMENTS_DIR)).unwrap();
+    listed.sort_by_key(|s| s.first_seq);
+    for segment in listed {
+        for line in fs::read_to_string(&segment.path).unwrap().lines() {
+            all.push(serde_json::from_str(line).unwrap());
+        }
+    }
+    let seq = |e: &Event| seq_of_id(&e.id).unwrap() as i64;
+    for (after, limit, actor, kind) in [
+        (-1, 40, None, Some("skill.executed")),
+        (700, 25, None, Some("policy.decision")),
+        (-1, 33, Some("agent_2"), None),
+        (1_234, 500, Some("agent_4"), None),
+        (10, 7, Some("agent_0"), Some("policy.denied")),
+        (1_000, 100_000, None, Some("policy.denied")),
+    ] {
+        let (page, _) = t.tail(after, limit, actor, kind).unwrap();
+        let expected: Vec<String> = all
+            .iter()
+            .filter(|e| seq(e) > after)
+            .filter(|e| actor.is_none_or(|a| e.actor_id == a))
+            .filter(|e| kind.is_none_or(|k| e.kind == k))
+            .take(limit)
+            .map(|e| e.id.clone())
+            .collect();
+        let got: Vec<String> = page.into_iter().map(|e| e.id).collect();
+        assert!(!expected.is_empty(), "{after} {actor:?} {kind:?}");
+        assert_eq!(got, expected, "{after} {limit} {actor:?} {kind:?}");
     }
 }
 

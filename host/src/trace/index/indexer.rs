@@ -3,9 +3,10 @@
 //! against the segments (the newest indexed event must still be there with the same hash) and
 //! rebuilds it from scratch when it is missing, of another version or stale.
 
+use super::keys::Keys;
 use super::line::Line;
 use super::names::Names;
-use super::rows::{Counts, Rows};
+use super::rows::Rows;
 use super::schema;
 use crate::trace::segments::{self, segment_name};
 use crate::trace::seq_of_id;
@@ -141,7 +142,7 @@ impl Indexer {
                     open: None,
                     rows: 0,
                     pending: Rows::new(),
-                    counts: Counts::default(),
+                    keys: Keys::default(),
                     names: Names::default(),
                     committed: 0,
                 };
@@ -225,8 +226,9 @@ struct Follower {
     rows: usize,
     /// Rows recorded but not written yet (written before [`Follower::read_lines`] returns).
     pending: Rows,
-    /// Decisions recorded in the open transaction, counted but not written yet.
-    counts: Counts,
+    /// Ids of the event and decision keys the index holds, as far as they are cached, and the
+    /// decisions of the open transaction counted per key but not written yet.
+    keys: Keys,
     /// Ids of the names the index holds, as far as they are cached.
     names: Names,
     /// Newest sequence number committed (what readers see).
@@ -334,7 +336,7 @@ impl Follower {
         if self.open.is_none() {
             return Ok(());
         }
-        self.counts.write(&self.conn)?;
+        self.keys.write(&self.conn)?;
         if self.last_seq != self.committed {
             self.conn
                 .prepare_cached(
@@ -361,7 +363,7 @@ impl Follower {
         }
         self.rows = 0;
         self.pending.clear();
-        self.counts.clear();
+        self.keys.forget();
         self.names.forget();
         self.at = None;
     }
@@ -396,6 +398,7 @@ impl Follower {
         }
         schema::clear(&self.conn)?;
         self.names.forget();
+        self.keys.forget();
         self.last_seq = 0;
         self.committed = 0;
         self.shared.indexed.store(0, Ordering::Release);
@@ -458,12 +461,14 @@ impl Follower {
         tx.execute("DELETE FROM links WHERE child < ?1", [below])?;
         tx.execute("DELETE FROM decisions WHERE seq < ?1", [below])?;
         tx.execute_batch(
-            "DELETE FROM decision_counts;
-             INSERT INTO decision_counts
-                 SELECT allow, cap, rule, agent, session, package, COUNT(*) FROM decisions
-                 GROUP BY allow, cap, rule, agent, session, package;",
+            "UPDATE decision_keys
+                 SET n = (SELECT COUNT(*) FROM decisions WHERE key = decision_keys.id);
+             DELETE FROM decision_keys WHERE n = 0;
+             DELETE FROM event_keys
+                 WHERE NOT EXISTS (SELECT 1 FROM events WHERE key = event_keys.id);",
         )?;
         tx.commit()?;
+        self.keys.forget();
         self.min_seq = first_kept;
         // Reading a removed segment can only fail from here on; start at the first kept one.
         if self.at.as_ref().is_some_and(|p| p.seg < first_kept)
@@ -542,7 +547,7 @@ impl Follower {
                             (at.seg, at.offset, len),
                             &line,
                             &mut self.names,
-                            &mut self.counts,
+                            &mut self.keys,
                         )?;
                         self.last_seq = seq;
                         self.last_hash.clear();

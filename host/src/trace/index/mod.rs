@@ -4,6 +4,7 @@
 //! report how far it reaches (`upto`), so the tracer adds the newer events from its window.
 
 mod indexer;
+mod keys;
 pub(super) mod line;
 mod names;
 #[cfg(test)]
@@ -16,6 +17,7 @@ use super::store::LineReader;
 use crate::limits::TRACE_INDEX_OPEN_WAIT_MS;
 use anyhow::{Context, Result};
 use indexer::Indexer;
+use keys::End;
 use rusqlite::{Connection, ToSql};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -282,19 +284,29 @@ impl IndexReader {
     ) -> Result<(Vec<Event>, u64)> {
         let tx = self.conn.unchecked_transaction()?;
         let upto = schema::last_seq(&tx)?;
-        let mut args: Vec<&dyn ToSql> = Vec::new();
         let after = after_seq.max(self.kept() - 1) as i64;
-        let limit_i = limit.min(i64::MAX as usize) as i64;
-        args.push(&after);
-        if let Some(actor) = &actor {
-            args.push(actor);
-        }
-        if let Some(kind) = &kind {
-            args.push(kind);
-        }
-        args.push(&limit_i);
-        let sql = tail_sql(actor.is_some(), kind.is_some());
-        let rows = locations(&tx, &sql, &args)?;
+        let rows = if actor.is_none() && kind.is_none() {
+            let limit = limit.min(i64::MAX as usize) as i64;
+            locations(&tx, TAIL_SQL, &[&after, &limit])?
+        } else {
+            let mut filters: Vec<(&str, &dyn ToSql)> = Vec::new();
+            if let Some(actor) = &actor {
+                filters.push(("actor", actor));
+            }
+            if let Some(kind) = &kind {
+                filters.push(("kind", kind));
+            }
+            let ids = key_ids(&tx, "event_keys", &filters)?;
+            let seqs = keys::pick(
+                &tx,
+                keys::OLDEST_EVENTS_SQL,
+                End::Oldest,
+                &ids,
+                (after, i64::MAX),
+                limit,
+            )?;
+            located(&tx, &seqs)?
+        };
         drop(tx);
         Ok((self.events_of(rows), upto))
     }
@@ -334,7 +346,7 @@ impl IndexReader {
         let filters = q.filters();
         let columns: Vec<&str> = filters.iter().map(|(column, _)| *column).collect();
         let clause = filter_clause(&columns, "");
-        let mut args: Vec<&dyn ToSql> = filters.iter().map(|(_, value)| *value).collect();
+        let args: Vec<&dyn ToSql> = filters.iter().map(|(_, value)| *value).collect();
         // Counted by allow and the ids of cap, rule and package; named at the end.
         let mut counts: BTreeMap<(bool, i64, i64, i64), i64> = BTreeMap::new();
         let mut tally = |sql: &str, args: &[&dyn ToSql], sign: i64| -> Result<()> {
@@ -350,7 +362,7 @@ impl IndexReader {
         };
         tally(
             &format!(
-                "SELECT allow, cap, rule, package, SUM(n) FROM decision_counts WHERE 1{clause}
+                "SELECT allow, cap, rule, package, SUM(n) FROM decision_keys WHERE 1{clause}
                  GROUP BY allow, cap, rule, package"
             ),
             &args,
@@ -362,9 +374,11 @@ impl IndexReader {
         below.push(&kept);
         tally(
             &format!(
-                "SELECT allow, cap, rule, package, COUNT(*) FROM decisions
-                 WHERE seq < ?{}{clause} GROUP BY allow, cap, rule, package",
-                below.len()
+                "SELECT k.allow, k.cap, k.rule, k.package, COUNT(*)
+                 FROM decisions d JOIN decision_keys k ON k.id = d.key
+                 WHERE d.seq < ?{}{} GROUP BY k.allow, k.cap, k.rule, k.package",
+                below.len(),
+                filter_clause(&columns, "k.")
             ),
             &below,
             -1,
@@ -387,12 +401,17 @@ impl IndexReader {
                 summary.add(allow, &cap, &rule, &package, n as u64);
             }
         }
-        let limit = q.limit.min(i64::MAX as usize) as i64;
-        args.push(&kept);
-        args.push(&limit);
-        let mut rows = locations(&tx, &listed_sql(&columns), &args)?;
+        let ids = key_ids(&tx, "decision_keys", &filters)?;
+        let seqs = keys::pick(
+            &tx,
+            keys::NEWEST_DECISIONS_SQL,
+            End::Newest,
+            &ids,
+            (kept - 1, i64::MAX),
+            q.limit,
+        )?;
+        let rows = located(&tx, &seqs)?;
         drop(tx);
-        rows.reverse();
         Ok((summary, self.events_of(rows), upto))
     }
 
@@ -402,20 +421,8 @@ impl IndexReader {
     }
 }
 
-/// `trace.tail` from the index: `seq > ?1`, then the actor and/or type when given, then the
-/// limit.
-fn tail_sql(actor: bool, kind: bool) -> String {
-    let mut sql = String::from("SELECT seg, off, len FROM events WHERE seq > ?1");
-    let mut n = 1;
-    for (given, column) in [(actor, "actor"), (kind, "kind")] {
-        if given {
-            n += 1;
-            sql.push_str(&format!(" AND {column} = {}", names::id_of_param(n)));
-        }
-    }
-    sql.push_str(&format!(" ORDER BY seq LIMIT ?{}", n + 1));
-    sql
-}
+/// `trace.tail` from the index with no filter: `seq > ?1`, at most `?2`.
+const TAIL_SQL: &str = "SELECT seg, off, len FROM events WHERE seq > ?1 ORDER BY seq LIMIT ?2";
 
 /// The events naming `?1` as parent or cause, from `?2` on.
 const CHILDREN_SQL: &str =
@@ -435,16 +442,34 @@ fn filter_clause(columns: &[&str], prefix: &str) -> String {
         .collect()
 }
 
-/// The newest decisions matching the filter `columns` (`?1…`), from the kept sequence number
-/// on (the next parameter), at most the limit (the last).
-fn listed_sql(columns: &[&str]) -> String {
-    let kept_at = columns.len() + 1;
+/// The ids of the keys in `table` matching `filters` (column, value).
+fn key_ids(conn: &Connection, table: &str, filters: &[(&str, &dyn ToSql)]) -> Result<Vec<i64>> {
+    let columns: Vec<&str> = filters.iter().map(|(column, _)| *column).collect();
+    let args: Vec<&dyn ToSql> = filters.iter().map(|(_, value)| *value).collect();
+    let mut stmt = conn.prepare_cached(&keys_sql(table, &columns))?;
+    let ids = stmt
+        .query_map(args.as_slice(), |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(ids)
+}
+
+/// The ids of the keys in `table` matching the filter `columns` (`?1…`).
+fn keys_sql(table: &str, columns: &[&str]) -> String {
     format!(
-        "SELECT e.seg, e.off, e.len FROM decisions d JOIN events e ON e.seq = d.seq
-         WHERE d.seq >= ?{kept_at}{} ORDER BY d.seq DESC LIMIT ?{}",
-        filter_clause(columns, "d."),
-        kept_at + 1
+        "SELECT id FROM {table} WHERE 1{}",
+        filter_clause(columns, "")
     )
+}
+
+/// Where the indexed events `seqs` are, in their order (any no longer indexed left out).
+fn located(conn: &Connection, seqs: &[i64]) -> Result<Vec<(i64, i64, i64)>> {
+    let mut rows = Vec::with_capacity(seqs.len());
+    for &seq in seqs {
+        if let Some((seg, off, len)) = schema::location(conn, seq as u64)? {
+            rows.push((seg as i64, off as i64, len as i64));
+        }
+    }
+    Ok(rows)
 }
 
 fn locations(conn: &Connection, sql: &str, args: &[&dyn ToSql]) -> Result<Vec<(i64, i64, i64)>> {

@@ -1,44 +1,12 @@
 //! What the indexer writes for each event, within one open transaction: its row, its links
-//! and, for a policy decision, the decision's row, several rows per statement. Decision counts
-//! are summed in memory and written once per transaction and kind of decision, not once per
-//! event.
+//! and, for a policy decision, the decision's row (each with its key's id, `keys.rs`), several
+//! rows per statement.
 
+use super::keys::Keys;
 use super::line::Line;
 use super::names::Names;
 use crate::trace::seq_of_id;
-use rusqlite::{Connection, params, params_from_iter};
-use std::collections::HashMap;
-
-/// The columns a decision is counted by: allow, then the name ids of cap, rule, agent, session
-/// and package.
-type CountKey = (bool, i64, i64, i64, i64, i64);
-
-/// Decisions counted since the transaction began, not written yet.
-#[derive(Default)]
-pub(super) struct Counts(HashMap<CountKey, i64>);
-
-impl Counts {
-    /// Adds the counts to `decision_counts` and forgets them (inside the transaction).
-    pub fn write(&mut self, conn: &Connection) -> rusqlite::Result<()> {
-        if self.0.is_empty() {
-            return Ok(());
-        }
-        let mut add = conn.prepare_cached(
-            "INSERT INTO decision_counts (allow, cap, rule, agent, session, package, n)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
-             ON CONFLICT DO UPDATE SET n = n + excluded.n",
-        )?;
-        for ((allow, cap, rule, agent, session, package), n) in self.0.drain() {
-            add.execute(params![allow, cap, rule, agent, session, package, n])?;
-        }
-        Ok(())
-    }
-
-    /// Forgets counts of a transaction that was rolled back.
-    pub fn clear(&mut self) {
-        self.0.clear();
-    }
-}
+use rusqlite::{Connection, params_from_iter};
 
 /// Rows written by one statement: a statement's fixed cost (its run, halt and reset) is then
 /// paid once per this many rows. In a bench of the indexer's inserts, a fifth less time than
@@ -96,29 +64,24 @@ fn rows_sql(head: &str, width: usize, rows: usize) -> String {
 /// The rows of one transaction, written a chunk at a time; [`Rows::write`] writes the rest
 /// before the transaction commits.
 pub(super) struct Rows {
-    events: Pending<6>,
+    events: Pending<5>,
     links: Pending<2>,
-    decisions: Pending<7>,
+    decisions: Pending<2>,
 }
 
 impl Rows {
     pub fn new() -> Rows {
         Rows {
-            events: Pending::new(
-                "INSERT OR IGNORE INTO events (seq, seg, off, len, kind, actor) VALUES ",
-            ),
+            events: Pending::new("INSERT OR IGNORE INTO events (seq, seg, off, len, key) VALUES "),
             links: Pending::new("INSERT OR IGNORE INTO links (parent, child) VALUES "),
-            decisions: Pending::new(
-                "INSERT OR IGNORE INTO decisions (seq, allow, cap, rule, agent, session, package) \
-                 VALUES ",
-            ),
+            decisions: Pending::new("INSERT OR IGNORE INTO decisions (seq, key) VALUES "),
         }
     }
 
     /// Records the event `line` of sequence number `seq`, found at `len` bytes from `off` in
     /// the segment starting at `seg`, its texts as ids from `names`; its decision, if any, is
-    /// counted in `counts`. The caller gives each sequence number once: counts are not
-    /// checked against the rows written.
+    /// counted in `keys`. The caller gives each sequence number once: counts are not checked
+    /// against the rows written.
     pub fn record(
         &mut self,
         conn: &Connection,
@@ -126,14 +89,13 @@ impl Rows {
         (seg, off, len): (u64, u64, u64),
         line: &Line,
         names: &mut Names,
-        counts: &mut Counts,
+        keys: &mut Keys,
     ) -> rusqlite::Result<()> {
         let seq_i = seq as i64;
         let (kind, actor) = (names.id(conn, &line.kind)?, names.id(conn, &line.actor_id)?);
-        self.events.push(
-            conn,
-            [seq_i, seg as i64, off as i64, len as i64, kind, actor],
-        )?;
+        let key = keys.event(conn, (kind, actor))?;
+        self.events
+            .push(conn, [seq_i, seg as i64, off as i64, len as i64, key])?;
         // An event's parent is usually also its first cause: one link, one insert.
         let parents = line.parent_event_id.iter().chain(line.caused_by.iter());
         let mut linked: Option<u64> = None;
@@ -157,12 +119,8 @@ impl Rows {
                 id(&d.session_id)?,
                 id(&d.package)?,
             );
-            let (allow, cap, rule, agent, session, package) = key;
-            self.decisions.push(
-                conn,
-                [seq_i, allow as i64, cap, rule, agent, session, package],
-            )?;
-            *counts.0.entry(key).or_default() += 1;
+            let key = keys.decision(conn, key)?;
+            self.decisions.push(conn, [seq_i, key])?;
         }
         Ok(())
     }

@@ -4,8 +4,10 @@
 use rusqlite::Connection;
 
 /// Bumped whenever the tables change; an index of another version is rebuilt. Version 2 keeps
-/// texts in `names` and their ids in the other tables.
-pub const VERSION: i64 = 2;
+/// texts in `names` and their ids in the other tables; version 3 an event's and a decision's
+/// filtered columns once per distinct combination, in `event_keys` and `decision_keys`
+/// (`keys.rs`).
+pub const VERSION: i64 = 3;
 
 /// Opens the database at `path` for the indexer or a reader: WAL, so readers never wait for
 /// the writer and a crash mid-transaction leaves the last committed state.
@@ -36,35 +38,30 @@ pub fn ensure(conn: &Connection) -> rusqlite::Result<()> {
         conn.execute_batch(
             "DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS events; DROP TABLE IF EXISTS links;
              DROP TABLE IF EXISTS decisions; DROP TABLE IF EXISTS decision_counts;
+             DROP TABLE IF EXISTS decision_keys; DROP TABLE IF EXISTS event_keys;
              DROP TABLE IF EXISTS names;",
         )?;
     }
     conn.execute_batch(
         "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
          CREATE TABLE IF NOT EXISTS names (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+         CREATE TABLE IF NOT EXISTS event_keys (
+             id INTEGER PRIMARY KEY, kind INTEGER NOT NULL, actor INTEGER NOT NULL,
+             UNIQUE (kind, actor));
          CREATE TABLE IF NOT EXISTS events (
              seq INTEGER PRIMARY KEY, seg INTEGER NOT NULL, off INTEGER NOT NULL,
-             len INTEGER NOT NULL, kind INTEGER NOT NULL, actor INTEGER NOT NULL);
-         CREATE INDEX IF NOT EXISTS events_kind ON events (kind, seq);
-         CREATE INDEX IF NOT EXISTS events_actor ON events (actor, seq);
+             len INTEGER NOT NULL, key INTEGER NOT NULL);
+         CREATE INDEX IF NOT EXISTS events_key ON events (key, seq);
          CREATE TABLE IF NOT EXISTS links (
              parent INTEGER NOT NULL, child INTEGER NOT NULL, PRIMARY KEY (parent, child))
              WITHOUT ROWID;
-         CREATE TABLE IF NOT EXISTS decisions (
-             seq INTEGER PRIMARY KEY, allow INTEGER NOT NULL, cap INTEGER NOT NULL,
+         CREATE TABLE IF NOT EXISTS decision_keys (
+             id INTEGER PRIMARY KEY, allow INTEGER NOT NULL, cap INTEGER NOT NULL,
              rule INTEGER NOT NULL, agent INTEGER NOT NULL, session INTEGER NOT NULL,
-             package INTEGER NOT NULL);
-         CREATE INDEX IF NOT EXISTS decisions_allow ON decisions (allow, seq);
-         CREATE INDEX IF NOT EXISTS decisions_cap ON decisions (cap, seq);
-         CREATE INDEX IF NOT EXISTS decisions_rule ON decisions (rule, seq);
-         CREATE INDEX IF NOT EXISTS decisions_agent ON decisions (agent, seq);
-         CREATE INDEX IF NOT EXISTS decisions_session ON decisions (session, seq);
-         CREATE INDEX IF NOT EXISTS decisions_package ON decisions (package, seq);
-         CREATE TABLE IF NOT EXISTS decision_counts (
-             allow INTEGER NOT NULL, cap INTEGER NOT NULL, rule INTEGER NOT NULL,
-             agent INTEGER NOT NULL, session INTEGER NOT NULL, package INTEGER NOT NULL,
-             n INTEGER NOT NULL,
-             PRIMARY KEY (allow, cap, rule, agent, session, package)) WITHOUT ROWID;",
+             package INTEGER NOT NULL, n INTEGER NOT NULL,
+             UNIQUE (allow, cap, rule, agent, session, package));
+         CREATE TABLE IF NOT EXISTS decisions (seq INTEGER PRIMARY KEY, key INTEGER NOT NULL);
+         CREATE INDEX IF NOT EXISTS decisions_key ON decisions (key, seq);",
     )?;
     conn.pragma_update(None, "user_version", VERSION)?;
     Ok(())
@@ -74,7 +71,7 @@ pub fn ensure(conn: &Connection) -> rusqlite::Result<()> {
 pub fn clear(conn: &Connection) -> rusqlite::Result<()> {
     conn.execute_batch(
         "DELETE FROM meta; DELETE FROM events; DELETE FROM links; DELETE FROM decisions;
-         DELETE FROM decision_counts; DELETE FROM names;",
+         DELETE FROM decision_keys; DELETE FROM event_keys; DELETE FROM names;",
     )
 }
 

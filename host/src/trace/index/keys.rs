@@ -1,0 +1,183 @@
+//! Keys: each distinct combination of the columns queries filter a table by is one row of a
+//! small keys table, and the big table's rows hold only their key's id. An event's key is its
+//! type and actor (`event_keys`); a decision's is allow, cap, rule, agent, session and package
+//! (`decision_keys`, which also counts the decisions of each). One secondary index per table,
+//! `(key, seq)`, then serves every filter: a query picks the matching keys from the keys table
+//! and merges their rows. One index entry per row instead of one per column: the b-tree
+//! inserts were the larger part of the indexer's time.
+
+use rusqlite::{Connection, OptionalExtension, params};
+use std::collections::HashMap;
+use std::hash::Hash;
+
+/// An event's columns: the name ids of its type and actor.
+pub(super) type EventKey = (i64, i64);
+
+/// A decision's columns: allow, then the name ids of cap, rule, agent, session and package.
+pub(super) type DecisionKey = (bool, i64, i64, i64, i64, i64);
+
+/// Most keys of each kind kept in memory; past it the cache starts over (as the names cache
+/// does), so endless new sessions keep memory bounded.
+const CACHED: usize = 65_536;
+
+/// The ids of the keys the index holds, as far as they are cached, and the decisions counted
+/// per key since the transaction began (written at its commit, once per key).
+#[derive(Default)]
+pub(super) struct Keys {
+    events: Cache<EventKey>,
+    decisions: Cache<DecisionKey>,
+    counted: HashMap<i64, i64, foldhash::fast::RandomState>,
+}
+
+impl Keys {
+    /// The id of an event's key, added to `event_keys` (inside the open transaction) when new.
+    pub fn event(&mut self, conn: &Connection, key: EventKey) -> rusqlite::Result<i64> {
+        self.events.id(key, || {
+            let (kind, actor) = key;
+            let found = conn
+                .prepare_cached("SELECT id FROM event_keys WHERE kind = ?1 AND actor = ?2")?
+                .query_row([kind, actor], |r| r.get(0))
+                .optional()?;
+            if let Some(id) = found {
+                return Ok(id);
+            }
+            conn.prepare_cached("INSERT INTO event_keys (kind, actor) VALUES (?1, ?2)")?
+                .execute([kind, actor])?;
+            Ok(conn.last_insert_rowid())
+        })
+    }
+
+    /// The id of a decision's key (added to `decision_keys` when new), counting one more
+    /// decision of it.
+    pub fn decision(&mut self, conn: &Connection, key: DecisionKey) -> rusqlite::Result<i64> {
+        let id = self.decisions.id(key, || {
+            let (allow, cap, rule, agent, session, package) = key;
+            let found = conn
+                .prepare_cached(
+                    "SELECT id FROM decision_keys WHERE allow = ?1 AND cap = ?2 AND rule = ?3
+                     AND agent = ?4 AND session = ?5 AND package = ?6",
+                )?
+                .query_row(params![allow, cap, rule, agent, session, package], |r| {
+                    r.get(0)
+                })
+                .optional()?;
+            if let Some(id) = found {
+                return Ok(id);
+            }
+            conn.prepare_cached(
+                "INSERT INTO decision_keys (allow, cap, rule, agent, session, package, n)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, 0)",
+            )?
+            .execute(params![allow, cap, rule, agent, session, package])?;
+            Ok(conn.last_insert_rowid())
+        })?;
+        *self.counted.entry(id).or_default() += 1;
+        Ok(id)
+    }
+
+    /// Adds the decisions counted to their keys and forgets them (inside the transaction).
+    pub fn write(&mut self, conn: &Connection) -> rusqlite::Result<()> {
+        if self.counted.is_empty() {
+            return Ok(());
+        }
+        let mut add = conn.prepare_cached("UPDATE decision_keys SET n = n + ?2 WHERE id = ?1")?;
+        for (id, n) in self.counted.drain() {
+            add.execute([id, n])?;
+        }
+        Ok(())
+    }
+
+    /// Forgets every id and count: after a rollback some may not exist, after a rebuild or a
+    /// retention cut none or fewer do.
+    pub fn forget(&mut self) {
+        self.events.0.clear();
+        self.decisions.0.clear();
+        self.counted.clear();
+    }
+}
+
+/// Ids by key, as far as cached.
+struct Cache<K>(HashMap<K, i64, foldhash::fast::RandomState>);
+
+impl<K> Default for Cache<K> {
+    fn default() -> Self {
+        Cache(HashMap::default())
+    }
+}
+
+impl<K: Hash + Eq + Copy> Cache<K> {
+    fn id(
+        &mut self,
+        key: K,
+        find: impl FnOnce() -> rusqlite::Result<i64>,
+    ) -> rusqlite::Result<i64> {
+        if let Some(&id) = self.0.get(&key) {
+            return Ok(id);
+        }
+        let id = find()?;
+        if self.0.len() >= CACHED {
+            self.0.clear();
+        }
+        self.0.insert(key, id);
+        Ok(id)
+    }
+}
+
+/// Which end of the matching rows a listing takes.
+#[derive(Clone, Copy, PartialEq)]
+pub(super) enum End {
+    Oldest,
+    Newest,
+}
+
+/// The newest decisions of key `?1` between sequence numbers `?2` and `?3` (exclusive), at
+/// most `?4`.
+pub(super) const NEWEST_DECISIONS_SQL: &str = "SELECT seq FROM decisions
+     WHERE key = ?1 AND seq > ?2 AND seq < ?3 ORDER BY seq DESC LIMIT ?4";
+
+/// The oldest events of key `?1` between sequence numbers `?2` and `?3` (exclusive), at most
+/// `?4`.
+pub(super) const OLDEST_EVENTS_SQL: &str = "SELECT seq FROM events
+     WHERE key = ?1 AND seq > ?2 AND seq < ?3 ORDER BY seq LIMIT ?4";
+
+/// The sequence numbers of the `limit` rows nearest `end` among the rows of the keys `ids`
+/// strictly between `above` and `below`, oldest first. `sql` lists one key's rows from that
+/// end (one of the constants above). Each key after the first is read only past the farthest
+/// of the best found so far, so a query over many keys reads few rows of each.
+pub(super) fn pick(
+    conn: &Connection,
+    sql: &str,
+    end: End,
+    ids: &[i64],
+    (mut above, mut below): (i64, i64),
+    limit: usize,
+) -> rusqlite::Result<Vec<i64>> {
+    let mut best: Vec<i64> = Vec::new();
+    if limit == 0 {
+        return Ok(best);
+    }
+    let most = limit.min(i64::MAX as usize) as i64;
+    let mut stmt = conn.prepare_cached(sql)?;
+    for &id in ids {
+        let mut rows = stmt.query(params![id, above, below, most])?;
+        while let Some(row) = rows.next()? {
+            best.push(row.get(0)?);
+        }
+        // Keep the best `limit`; the farthest of them bounds the next keys' reads.
+        if best.len() >= limit {
+            best.sort_unstable();
+            match end {
+                End::Newest => {
+                    best.drain(..best.len() - limit);
+                    above = best[0];
+                }
+                End::Oldest => {
+                    best.truncate(limit);
+                    below = best[limit - 1];
+                }
+            }
+        }
+    }
+    best.sort_unstable();
+    Ok(best)
+}
