@@ -251,8 +251,10 @@ impl<'de: 'a, 'a> Visitor<'de> for DecisionVisitor<'a> {
 
     fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
         let mut d = Decision::default();
-        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-            match key.as_ref() {
+        // Keys read as `MaybeStr`, borrowed from the line: serde reads a `Cow<str>` key into a
+        // new `String` (4.6 % of the indexer in a profile, a third of reading a decision).
+        while let Some(key) = map.next_key::<MaybeStr>()? {
+            match key.0.as_deref().unwrap_or("") {
                 "allow" => d.allow = map.next_value::<serde_json::Value>()?.as_bool(),
                 "cap" => d.cap = map.next_value::<MaybeStr>()?.get(),
                 "rule" => d.rule = map.next_value::<MaybeStr>()?.get(),
