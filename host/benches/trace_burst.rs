@@ -8,8 +8,9 @@
 //! with two threads of the bench spinning (other processes sharing both cores, as in the
 //! issue's measurement), where it also runs this build with its indexer reniced to 10 (the
 //! priority earlier versions gave it). With `LIMINA_BASELINE` the same rounds run against that
-//! binary too. Rounds alternate which goes first; figures are medians, with ratios of this
-//! build to each other one. No timing is asserted (the machine is shared).
+//! binary too, and `LIMINA_BENCH_THIS` measures another binary as this build. Rounds alternate
+//! which goes first; figures are medians, with ratios of this build to each other one. No
+//! timing is asserted (the machine is shared).
 
 use super::spawn;
 use serde_json::{Value, json};
@@ -355,7 +356,10 @@ pub fn run(calls: usize) {
 }
 
 fn run_with(calls: usize, busy: usize) {
-    let this = env!("CARGO_BIN_EXE_limina").to_string();
+    // `LIMINA_BENCH_THIS` names another binary to measure as this build (say, a release build
+    // with whole-program LTO, as shipped, beside an LTO baseline).
+    let this = std::env::var("LIMINA_BENCH_THIS")
+        .unwrap_or_else(|_| env!("CARGO_BIN_EXE_limina").to_string());
     let mut builds = vec![("this build".to_string(), this.clone(), None)];
     if busy > 0 {
         // The same binary with its indexer at nice 10, as earlier versions ran it.

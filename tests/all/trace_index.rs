@@ -41,7 +41,7 @@ fn index_rows(dir: &Path) -> (i64, i64, i64) {
     (
         one("SELECT value FROM meta WHERE key = 'last_seq'"),
         one("SELECT COUNT(*) FROM events"),
-        one("SELECT COALESCE(SUM(n), 0) FROM decision_counts"),
+        one("SELECT COALESCE(SUM(n), 0) FROM decision_keys"),
     )
 }
 

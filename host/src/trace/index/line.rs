@@ -50,14 +50,28 @@ mod layout {
     use super::{Decision, Integrity, Line};
     use std::borrow::Cow;
 
-    const INTEGRITY: &str = ",\"integrity\":{\"hash\":";
+    pub(super) const INTEGRITY: &str = ",\"integrity\":{\"hash\":";
 
-    /// Where the last `INTEGRITY` starts. Searched from the end with `memchr`'s vectorized
-    /// finder: `str::rfind` of it was a twentieth of the indexer's time.
-    fn integrity_at(text: &str) -> Option<usize> {
+    /// How far from the line's end `INTEGRITY` starts when both hashes are the tracer's
+    /// (`sha256:` and 64 hex digits), and when there is no previous hash (the first event).
+    pub(super) const TAIL_LENGTHS: [usize; 2] = [
+        INTEGRITY.len() + 1 + HASH + "\",\"previousHash\":\"".len() + HASH + "\"}}".len(),
+        INTEGRITY.len() + 1 + HASH + "\",\"previousHash\":null}}".len(),
+    ];
+    /// `sha256:` and 64 hex digits.
+    const HASH: usize = 71;
+
+    /// Where the last `INTEGRITY` starts: first looked for where the tracer's hashes put it,
+    /// then searched from the end (`memchr`'s finder; a twentieth of the indexer's time when
+    /// every line was searched).
+    pub(super) fn integrity_at(text: &str) -> Option<usize> {
         static FINDER: std::sync::LazyLock<memchr::memmem::FinderRev<'static>> =
             std::sync::LazyLock::new(|| memchr::memmem::FinderRev::new(INTEGRITY));
-        FINDER.rfind(text)
+        TAIL_LENGTHS
+            .iter()
+            .filter_map(|&tail| text.len().checked_sub(tail))
+            .find(|&at| text.as_bytes()[at..].starts_with(INTEGRITY.as_bytes()))
+            .or_else(|| FINDER.rfind(text))
     }
 
     pub(super) fn read(bytes: &[u8]) -> Option<Line<'_>> {
@@ -124,9 +138,10 @@ mod layout {
         fn string(&mut self) -> Option<&'a str> {
             let rest = self.text[self.at..].strip_prefix('"')?;
             let len = memchr::memchr(b'"', rest.as_bytes())?;
+            // Folded without stopping, so it vectorizes (`any` branches at every byte).
             let plain = !rest.as_bytes()[..len]
                 .iter()
-                .any(|&b| b == b'\\' || b < 0x20);
+                .fold(false, |seen, &b| seen | (b == b'\\') | (b < 0x20));
             plain.then(|| {
                 self.at += len + 2;
                 &rest[..len]
@@ -414,6 +429,14 @@ mod tests {
             let parsed = Line::parse(&stored).unwrap();
             assert_eq!(seen(&parsed), seen(&by_serde), "{kind} by {actor}");
             assert_eq!(parsed.integrity.hash, sealed.hash);
+            // The integrity member is where the tracer's hashes put it, found without a search.
+            let text = std::str::from_utf8(&sealed.line).unwrap();
+            let at = layout::integrity_at(text).unwrap();
+            assert_eq!(Some(at), text.rfind(layout::INTEGRITY), "{kind} by {actor}");
+            assert!(
+                layout::TAIL_LENGTHS.contains(&(text.len() - at)),
+                "{kind} by {actor}"
+            );
             previous = Some(sealed.hash);
         }
     }
