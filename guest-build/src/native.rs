@@ -255,12 +255,21 @@ mod tests {
     fn wit_deps_are_the_wasi_files_the_hosts_wasmtime_wasi_http_ships() {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.toml");
+        // Only this machine's platform: offline, cargo has the sources of no other platform's
+        // crates (Windows-only ones were never downloaded on a fresh machine).
+        let rustc = Command::new("rustc").arg("-vV").output().unwrap();
+        let host = String::from_utf8_lossy(&rustc.stdout)
+            .lines()
+            .find_map(|line| line.strip_prefix("host: ").map(str::to_string))
+            .expect("`rustc -vV` names the host platform");
         let out = Command::new(cargo)
             .args([
                 "metadata",
                 "--format-version",
                 "1",
                 "--offline",
+                "--filter-platform",
+                &host,
                 "--manifest-path",
             ])
             .arg(&manifest)
