@@ -130,24 +130,36 @@ pub(super) enum End {
     Newest,
 }
 
-/// The newest decisions of key `?1` between sequence numbers `?2` and `?3` (exclusive), at
-/// most `?4`.
-pub(super) const NEWEST_DECISIONS_SQL: &str = "SELECT seq FROM decisions
-     WHERE key = ?1 AND seq > ?2 AND seq < ?3 ORDER BY seq DESC LIMIT ?4";
+/// A filtered listing of one table: its keys table, the statement reading one key's rows from
+/// `end` (`?1` the key, `?2` and `?3` the bounds, exclusive, `?4` the most rows).
+pub(super) struct Listing {
+    pub keys: &'static str,
+    pub sql: &'static str,
+    pub end: End,
+}
 
-/// The oldest events of key `?1` between sequence numbers `?2` and `?3` (exclusive), at most
-/// `?4`.
-pub(super) const OLDEST_EVENTS_SQL: &str = "SELECT seq FROM events
-     WHERE key = ?1 AND seq > ?2 AND seq < ?3 ORDER BY seq LIMIT ?4";
+/// `trace.tail` with an actor or type: the oldest events after the cursor.
+pub(super) const OLDEST_EVENTS: Listing = Listing {
+    keys: "event_keys",
+    sql: "SELECT seq FROM events WHERE key = ?1 AND seq > ?2 AND seq < ?3 ORDER BY seq LIMIT ?4",
+    end: End::Oldest,
+};
 
-/// The sequence numbers of the `limit` rows nearest `end` among the rows of the keys `ids`
-/// strictly between `above` and `below`, oldest first. `sql` lists one key's rows from that
-/// end (one of the constants above). Each key after the first is read only past the farthest
-/// of the best found so far, so a query over many keys reads few rows of each.
+/// `audit.query`: the newest decisions.
+pub(super) const NEWEST_DECISIONS: Listing = Listing {
+    keys: "decision_keys",
+    sql: "SELECT seq FROM decisions WHERE key = ?1 AND seq > ?2 AND seq < ?3
+          ORDER BY seq DESC LIMIT ?4",
+    end: End::Newest,
+};
+
+/// The sequence numbers of the `limit` rows nearest the listing's end among the rows of the
+/// keys `ids` strictly between `above` and `below`, oldest first. Each key after the first is
+/// read only past the farthest of the best found so far, so a query over many keys reads few
+/// rows of each.
 pub(super) fn pick(
     conn: &Connection,
-    sql: &str,
-    end: End,
+    listing: &Listing,
     ids: &[i64],
     (mut above, mut below): (i64, i64),
     limit: usize,
@@ -157,7 +169,7 @@ pub(super) fn pick(
         return Ok(best);
     }
     let most = limit.min(i64::MAX as usize) as i64;
-    let mut stmt = conn.prepare_cached(sql)?;
+    let mut stmt = conn.prepare_cached(listing.sql)?;
     for &id in ids {
         let mut rows = stmt.query(params![id, above, below, most])?;
         while let Some(row) = rows.next()? {
@@ -166,7 +178,7 @@ pub(super) fn pick(
         // Keep the best `limit`; the farthest of them bounds the next keys' reads.
         if best.len() >= limit {
             best.sort_unstable();
-            match end {
+            match listing.end {
                 End::Newest => {
                     best.drain(..best.len() - limit);
                     above = best[0];

@@ -17,7 +17,6 @@ use super::store::LineReader;
 use crate::limits::TRACE_INDEX_OPEN_WAIT_MS;
 use anyhow::{Context, Result};
 use indexer::Indexer;
-use keys::End;
 use rusqlite::{Connection, ToSql};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -296,16 +295,13 @@ impl IndexReader {
             if let Some(kind) = &kind {
                 filters.push(("kind", kind));
             }
-            let ids = key_ids(&tx, "event_keys", &filters)?;
-            let seqs = keys::pick(
+            listed(
                 &tx,
-                keys::OLDEST_EVENTS_SQL,
-                End::Oldest,
-                &ids,
+                &keys::OLDEST_EVENTS,
+                &filters,
                 (after, i64::MAX),
                 limit,
-            )?;
-            located(&tx, &seqs)?
+            )?
         };
         drop(tx);
         Ok((self.events_of(rows), upto))
@@ -401,16 +397,8 @@ impl IndexReader {
                 summary.add(allow, &cap, &rule, &package, n as u64);
             }
         }
-        let ids = key_ids(&tx, "decision_keys", &filters)?;
-        let seqs = keys::pick(
-            &tx,
-            keys::NEWEST_DECISIONS_SQL,
-            End::Newest,
-            &ids,
-            (kept - 1, i64::MAX),
-            q.limit,
-        )?;
-        let rows = located(&tx, &seqs)?;
+        let bounds = (kept - 1, i64::MAX);
+        let rows = listed(&tx, &keys::NEWEST_DECISIONS, &filters, bounds, q.limit)?;
         drop(tx);
         Ok((summary, self.events_of(rows), upto))
     }
@@ -442,15 +430,23 @@ fn filter_clause(columns: &[&str], prefix: &str) -> String {
         .collect()
 }
 
-/// The ids of the keys in `table` matching `filters` (column, value).
-fn key_ids(conn: &Connection, table: &str, filters: &[(&str, &dyn ToSql)]) -> Result<Vec<i64>> {
+/// Where the `limit` rows of `listing` nearest its end are, among those of the keys matching
+/// `filters` (column, value) strictly between `bounds`, oldest first.
+fn listed(
+    conn: &Connection,
+    listing: &keys::Listing,
+    filters: &[(&str, &dyn ToSql)],
+    bounds: (i64, i64),
+    limit: usize,
+) -> Result<Vec<(i64, i64, i64)>> {
     let columns: Vec<&str> = filters.iter().map(|(column, _)| *column).collect();
     let args: Vec<&dyn ToSql> = filters.iter().map(|(_, value)| *value).collect();
-    let mut stmt = conn.prepare_cached(&keys_sql(table, &columns))?;
-    let ids = stmt
+    let ids: Vec<i64> = conn
+        .prepare_cached(&keys_sql(listing.keys, &columns))?
         .query_map(args.as_slice(), |r| r.get(0))?
         .collect::<rusqlite::Result<_>>()?;
-    Ok(ids)
+    let seqs = keys::pick(conn, listing, &ids, bounds, limit)?;
+    located(conn, &seqs)
 }
 
 /// The ids of the keys in `table` matching the filter `columns` (`?1…`).

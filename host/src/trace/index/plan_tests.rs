@@ -49,8 +49,8 @@ fn tail_queries_search_an_index_for_each_filter() {
 fn filtered_listings_read_each_key_through_its_index() {
     let (_dir, conn) = index_db();
     for (sql, index) in [
-        (keys::NEWEST_DECISIONS_SQL, "decisions_key"),
-        (keys::OLDEST_EVENTS_SQL, "events_key"),
+        (keys::NEWEST_DECISIONS.sql, "decisions_key"),
+        (keys::OLDEST_EVENTS.sql, "events_key"),
     ] {
         assert_searched(&conn, sql);
         let steps = plan(&conn, sql).join("; ");
@@ -58,10 +58,10 @@ fn filtered_listings_read_each_key_through_its_index() {
     }
     let tables: [(&str, &[&str]); 2] = [
         (
-            "decision_keys",
+            keys::NEWEST_DECISIONS.keys,
             &["allow", "cap", "rule", "agent", "session", "package"],
         ),
-        ("event_keys", &["actor", "kind"]),
+        (keys::OLDEST_EVENTS.keys, &["actor", "kind"]),
     ];
     for (table, columns) in tables {
         for n in 0..=columns.len() {
@@ -80,7 +80,7 @@ fn filtered_listings_read_each_key_through_its_index() {
 #[test]
 fn a_query_asked_again_is_not_prepared_again() {
     let (_dir, conn) = index_db();
-    let listed = keys::NEWEST_DECISIONS_SQL.to_string();
+    let listed = keys::NEWEST_DECISIONS.sql.to_string();
     for (sql, args) in [
         (
             TAIL_SQL.to_string(),
