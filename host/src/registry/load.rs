@@ -192,7 +192,7 @@ impl Registry {
             None => self.packages.push(package),
         }
         for skill in skills {
-            self.skills.insert(skill.name.clone(), skill);
+            self.skills.insert(skill);
         }
         for name in &names {
             self.refresh_tier(name);

@@ -21,6 +21,7 @@ mod reload;
 mod response;
 mod schema;
 pub mod search;
+mod skill_table;
 mod stages;
 mod upstream;
 mod visibility;
@@ -132,7 +133,7 @@ pub struct Registry {
     policy: PolicyEngine,
     packages: Vec<Package>,
     /// Sorted by name, so listings are stable.
-    skills: BTreeMap<String, Skill>,
+    skills: skill_table::SkillTable,
     host_hooks: Vec<HostHook>,
     /// The realm; `None` only while lent to a guest call.
     realm: Option<Box<Realm>>,
@@ -218,7 +219,7 @@ impl Registry {
             sandbox: Arc::new(sandbox),
             policy: PolicyEngine::new(policy),
             packages: Vec::new(),
-            skills: BTreeMap::new(),
+            skills: Default::default(),
             host_hooks: Vec::new(),
             realm: Some(Box::new(realm)),
             instances: HashMap::new(),

@@ -87,7 +87,7 @@ impl Registry {
         let mut old = std::collections::BTreeMap::new();
         self.skills.retain(|k, s| {
             if matches!(s.handler, Handler::Upstream(i) if i == index) {
-                old.insert(k.clone(), (std::mem::take(&mut s.latency), s.tier));
+                old.insert(k.to_string(), (std::mem::take(&mut s.latency), s.tier));
                 false
             } else {
                 true
@@ -98,7 +98,7 @@ impl Registry {
                 skill.latency = latency;
                 skill.tier = tier;
             }
-            self.skills.insert(skill.name.clone(), skill);
+            self.skills.insert(skill);
         }
         self.generation += 1;
         self.skill_set += 1;

@@ -178,7 +178,7 @@ pub(super) fn register(registry: &mut Registry) {
             // Host built-ins answer in microseconds.
             tier: crate::policy::LatencyTier::Fast,
         };
-        registry.skills.insert(skill.name.clone(), skill);
+        registry.skills.insert(skill);
     }
     registry.generation += 1;
     registry.skill_set += 1;
