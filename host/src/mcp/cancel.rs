@@ -9,18 +9,34 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
+/// The method's name, searched for with memchr's vectorized finder before anything is parsed.
+static METHOD: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+    std::sync::LazyLock::new(|| memchr::memmem::Finder::new("notifications/cancelled"));
+
 /// The request a raw message cancels, when it is a `notifications/cancelled`: how every
 /// transport spots one as it arrives (a byte search first, so other messages are not parsed).
 pub fn cancelled_request(text: &[u8]) -> Option<Value> {
-    // Every line read ahead is looked at: memchr's vectorized search, not a window per byte.
-    static METHOD: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
-        std::sync::LazyLock::new(|| memchr::memmem::Finder::new("notifications/cancelled"));
     METHOD.find(text)?;
     let message: Value = serde_json::from_slice(text).ok()?;
     if message.get("method").and_then(Value::as_str) != Some("notifications/cancelled") {
         return None;
     }
     message.pointer("/params/requestId").cloned()
+}
+
+/// The requests cancelled among newline-separated messages read ahead: one search over all of
+/// them, and only a line holding the method's name is cut out and read.
+pub fn cancelled_requests(lines: &[u8]) -> Vec<Value> {
+    let mut ids = Vec::new();
+    let mut at = 0;
+    while let Some(hit) = METHOD.find(&lines[at..]) {
+        let hit = at + hit;
+        let start = memchr::memrchr(b'\n', &lines[..hit]).map_or(0, |i| i + 1);
+        let end = memchr::memchr(b'\n', &lines[hit..]).map_or(lines.len(), |i| hit + i);
+        ids.extend(cancelled_request(&lines[start..end]));
+        at = end;
+    }
+    ids
 }
 
 /// A watcher run on each cancellation check (see [`Cancel`]).
@@ -114,6 +130,20 @@ mod tests {
         let echo = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"requestId":7,"arguments":{"text":"notifications/cancelled"}}}"#;
         assert_eq!(cancelled_request(echo), None);
         assert_eq!(cancelled_request(b"notifications/cancelled {"), None);
+    }
+
+    #[test]
+    fn cancels_among_lines_read_ahead_are_all_found() {
+        let cancel = |id: u32| {
+            format!(
+                "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{{\"requestId\":{id}}}}}"
+            )
+        };
+        let echo = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{"a":"notifications/cancelled","b":"notifications/cancelled"}}}"#;
+        let lines = [cancel(7).as_str(), echo, "{}", cancel(9).as_str()].join("\n");
+        assert_eq!(cancelled_requests(lines.as_bytes()), [json!(7), json!(9)]);
+        assert_eq!(cancelled_requests(echo.as_bytes()), Vec::<Value>::new());
+        assert_eq!(cancelled_requests(b""), Vec::<Value>::new());
     }
 
     #[test]

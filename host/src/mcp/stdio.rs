@@ -4,7 +4,7 @@
 //! and a watcher that, while a guest call runs, reads what has arrived and raises the cancel
 //! flag of any `notifications/cancelled` in it — so a cancel sent behind a call stops it.
 
-use super::cancel::{CancelBoard, Watch, cancelled_request};
+use super::cancel::{CancelBoard, Watch, cancelled_requests};
 use super::jsonrpc;
 use crate::limits::STDIN_READ_AHEAD_BYTES;
 use serde_json::Value;
@@ -147,16 +147,12 @@ impl StdioInput {
     /// Request ids of the `notifications/cancelled` in complete lines not looked at before.
     fn scan_cancels(&mut self) -> Vec<Value> {
         let from = self.scanned.max(self.start);
-        let Some(end) = self.buf[from..].iter().rposition(|b| *b == b'\n') else {
+        let Some(end) = memchr::memrchr(b'\n', &self.buf[from..]) else {
             return Vec::new();
         };
         let end = from + end + 1;
-        let mut ids = Vec::new();
-        for line in self.buf[from..end].split(|b| *b == b'\n') {
-            ids.extend(cancelled_request(line));
-        }
         self.scanned = end;
-        ids
+        cancelled_requests(&self.buf[from..end])
     }
 }
 

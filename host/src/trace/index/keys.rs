@@ -6,9 +6,9 @@
 //! and merges their rows. One index entry per row instead of one per column: the b-tree
 //! inserts were the larger part of the indexer's time.
 
-use rusqlite::{Connection, OptionalExtension, params};
+use super::ids::{IdCache, find_or_add};
+use rusqlite::{Connection, params};
 use std::collections::HashMap;
-use std::hash::Hash;
 
 /// An event's columns: the name ids of its type and actor.
 pub(super) type EventKey = (i64, i64);
@@ -16,60 +16,42 @@ pub(super) type EventKey = (i64, i64);
 /// A decision's columns: allow, then the name ids of cap, rule, agent, session and package.
 pub(super) type DecisionKey = (bool, i64, i64, i64, i64, i64);
 
-/// Most keys of each kind kept in memory; past it the cache starts over (as the names cache
-/// does), so endless new sessions keep memory bounded.
-const CACHED: usize = 65_536;
-
 /// The ids of the keys the index holds, as far as they are cached, and the decisions counted
 /// per key since the transaction began (written at its commit, once per key).
 #[derive(Default)]
 pub(super) struct Keys {
-    events: Cache<EventKey>,
-    decisions: Cache<DecisionKey>,
+    events: IdCache<EventKey>,
+    decisions: IdCache<DecisionKey>,
     counted: HashMap<i64, i64, foldhash::fast::RandomState>,
 }
 
 impl Keys {
     /// The id of an event's key, added to `event_keys` (inside the open transaction) when new.
     pub fn event(&mut self, conn: &Connection, key: EventKey) -> rusqlite::Result<i64> {
-        self.events.id(key, || {
-            let (kind, actor) = key;
-            let found = conn
-                .prepare_cached("SELECT id FROM event_keys WHERE kind = ?1 AND actor = ?2")?
-                .query_row([kind, actor], |r| r.get(0))
-                .optional()?;
-            if let Some(id) = found {
-                return Ok(id);
-            }
-            conn.prepare_cached("INSERT INTO event_keys (kind, actor) VALUES (?1, ?2)")?
-                .execute([kind, actor])?;
-            Ok(conn.last_insert_rowid())
+        let (kind, actor) = key;
+        self.events.id(&key, || {
+            find_or_add(
+                conn,
+                "SELECT id FROM event_keys WHERE kind = ?1 AND actor = ?2",
+                "INSERT INTO event_keys (kind, actor) VALUES (?1, ?2)",
+                params![kind, actor],
+            )
         })
     }
 
     /// The id of a decision's key (added to `decision_keys` when new), counting one more
     /// decision of it.
     pub fn decision(&mut self, conn: &Connection, key: DecisionKey) -> rusqlite::Result<i64> {
-        let id = self.decisions.id(key, || {
-            let (allow, cap, rule, agent, session, package) = key;
-            let found = conn
-                .prepare_cached(
-                    "SELECT id FROM decision_keys WHERE allow = ?1 AND cap = ?2 AND rule = ?3
-                     AND agent = ?4 AND session = ?5 AND package = ?6",
-                )?
-                .query_row(params![allow, cap, rule, agent, session, package], |r| {
-                    r.get(0)
-                })
-                .optional()?;
-            if let Some(id) = found {
-                return Ok(id);
-            }
-            conn.prepare_cached(
+        let (allow, cap, rule, agent, session, package) = key;
+        let id = self.decisions.id(&key, || {
+            find_or_add(
+                conn,
+                "SELECT id FROM decision_keys WHERE allow = ?1 AND cap = ?2 AND rule = ?3
+                 AND agent = ?4 AND session = ?5 AND package = ?6",
                 "INSERT INTO decision_keys (allow, cap, rule, agent, session, package, n)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, 0)",
-            )?
-            .execute(params![allow, cap, rule, agent, session, package])?;
-            Ok(conn.last_insert_rowid())
+                params![allow, cap, rule, agent, session, package],
+            )
         })?;
         *self.counted.entry(id).or_default() += 1;
         Ok(id)
@@ -90,36 +72,9 @@ impl Keys {
     /// Forgets every id and count: after a rollback some may not exist, after a rebuild or a
     /// retention cut none or fewer do.
     pub fn forget(&mut self) {
-        self.events.0.clear();
-        self.decisions.0.clear();
+        self.events.clear();
+        self.decisions.clear();
         self.counted.clear();
-    }
-}
-
-/// Ids by key, as far as cached.
-struct Cache<K>(HashMap<K, i64, foldhash::fast::RandomState>);
-
-impl<K> Default for Cache<K> {
-    fn default() -> Self {
-        Cache(HashMap::default())
-    }
-}
-
-impl<K: Hash + Eq + Copy> Cache<K> {
-    fn id(
-        &mut self,
-        key: K,
-        find: impl FnOnce() -> rusqlite::Result<i64>,
-    ) -> rusqlite::Result<i64> {
-        if let Some(&id) = self.0.get(&key) {
-            return Ok(id);
-        }
-        let id = find()?;
-        if self.0.len() >= CACHED {
-            self.0.clear();
-        }
-        self.0.insert(key, id);
-        Ok(id)
     }
 }
 

@@ -3,6 +3,7 @@
 //! history. An indexer thread keeps it up to date; queries read a consistent snapshot and
 //! report how far it reaches (`upto`), so the tracer adds the newer events from its window.
 
+mod ids;
 mod indexer;
 mod keys;
 pub(super) mod line;
