@@ -21,8 +21,15 @@ pub fn object<const N: usize>(fields: [(&str, Value); N]) -> Value {
 
 /// `value` as compact JSON text (what `to_string` gives, without `Display`'s formatter).
 pub fn text(value: &Value) -> String {
-    serde_json::to_string(value).expect("a Value serializes")
+    // Room for a typical reply at once: grown from empty, the buffer was reallocated four or
+    // five times per reply (1.3 % of the engine thread).
+    let mut bytes = Vec::with_capacity(TEXT_START_BYTES);
+    serde_json::to_writer(&mut bytes, value).expect("a Value serializes");
+    String::from_utf8(bytes).expect("serde_json writes UTF-8")
 }
+
+/// What [`text`] reserves before it writes.
+const TEXT_START_BYTES: usize = 512;
 
 #[cfg(test)]
 mod tests {

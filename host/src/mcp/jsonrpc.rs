@@ -35,8 +35,24 @@ pub enum Incoming {
 
 /// Parses one line of input.
 pub fn parse(text: &str) -> Incoming {
-    let value: Value = match serde_json::from_str(text) {
-        Ok(v) => v,
+    let message = match serde_json::from_str::<Message>(text) {
+        Ok(Message::Object(members)) => members,
+        Ok(Message::Array) => {
+            return Incoming::Invalid(error(
+                Value::Null,
+                INVALID_REQUEST,
+                "Invalid Request: batches are not supported; send one message per line",
+                None,
+            ));
+        }
+        Ok(Message::Other) => {
+            return Incoming::Invalid(error(
+                Value::Null,
+                INVALID_REQUEST,
+                "Invalid Request: a message must be a JSON object",
+                None,
+            ));
+        }
         Err(e) => {
             return Incoming::Invalid(error(
                 Value::Null,
@@ -46,15 +62,14 @@ pub fn parse(text: &str) -> Incoming {
             ));
         }
     };
-    let Value::Object(mut obj) = value else {
-        let message = if value.is_array() {
-            "Invalid Request: batches are not supported; send one message per line"
-        } else {
-            "Invalid Request: a message must be a JSON object"
-        };
-        return Incoming::Invalid(error(Value::Null, INVALID_REQUEST, message, None));
-    };
-    let id = obj.remove("id");
+    let Members {
+        jsonrpc_2_0,
+        id,
+        method,
+        params,
+        result,
+        error: failure,
+    } = message;
     if let Some(id) = &id
         && !(id.is_string() || id.is_number() || id.is_null())
     {
@@ -65,7 +80,7 @@ pub fn parse(text: &str) -> Incoming {
             None,
         ));
     }
-    if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+    if !jsonrpc_2_0 {
         return Incoming::Invalid(error(
             id.unwrap_or(Value::Null),
             INVALID_REQUEST,
@@ -73,7 +88,7 @@ pub fn parse(text: &str) -> Incoming {
             None,
         ));
     }
-    let method = match obj.remove("method") {
+    let method = match method {
         Some(Value::String(m)) => m,
         Some(_) => {
             return Incoming::Invalid(error(
@@ -83,10 +98,10 @@ pub fn parse(text: &str) -> Incoming {
                 None,
             ));
         }
-        None if obj.contains_key("result") || obj.contains_key("error") => {
-            let outcome = match obj.remove("error") {
-                Some(error) => Err(error),
-                None => Ok(obj.remove("result").unwrap_or(Value::Null)),
+        None if result.is_some() || failure.is_some() => {
+            let outcome = match failure {
+                Some(failure) => Err(failure),
+                None => Ok(result.unwrap_or(Value::Null)),
             };
             return Incoming::Reply {
                 id: id.unwrap_or(Value::Null),
@@ -102,10 +117,106 @@ pub fn parse(text: &str) -> Incoming {
             ));
         }
     };
-    let params = obj.remove("params").unwrap_or(Value::Null);
+    let params = params.unwrap_or(Value::Null);
     match id {
         Some(id) => Incoming::Request { id, method, params },
         None => Incoming::Notification { method, params },
+    }
+}
+
+/// A message as read: its members picked out as they are parsed, not gathered into a map
+/// first (building and tearing down that map — a key string and a node per member — was most
+/// of what reading a request's envelope cost).
+enum Message {
+    Object(Members),
+    Array,
+    Other,
+}
+
+/// The members JSON-RPC reads; the others are skipped. A member given twice keeps its last
+/// value, as a parsed object does.
+#[derive(Default)]
+struct Members {
+    /// `jsonrpc` is the string `"2.0"`.
+    jsonrpc_2_0: bool,
+    /// `Some(Value::Null)` for `"id": null`, `None` when there is no `id`.
+    id: Option<Value>,
+    method: Option<Value>,
+    params: Option<Value>,
+    result: Option<Value>,
+    error: Option<Value>,
+}
+
+/// A member's name, matched without copying it.
+#[derive(serde::Deserialize)]
+#[serde(field_identifier, rename_all = "lowercase")]
+enum Member {
+    Jsonrpc,
+    Id,
+    Method,
+    Params,
+    Result,
+    Error,
+    #[serde(other)]
+    Other,
+}
+
+impl<'de> serde::Deserialize<'de> for Message {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(MessageVisitor)
+    }
+}
+
+struct MessageVisitor;
+
+impl<'de> serde::de::Visitor<'de> for MessageVisitor {
+    type Value = Message;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON-RPC message")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Message, A::Error> {
+        use serde::de::IgnoredAny;
+        let mut members = Members::default();
+        while let Some(key) = map.next_key::<Member>()? {
+            match key {
+                Member::Jsonrpc => members.jsonrpc_2_0 = map.next_value::<Value>()? == "2.0",
+                Member::Id => members.id = Some(map.next_value()?),
+                Member::Method => members.method = Some(map.next_value()?),
+                Member::Params => members.params = Some(map.next_value()?),
+                Member::Result => members.result = Some(map.next_value()?),
+                Member::Error => members.error = Some(map.next_value()?),
+                Member::Other => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(Message::Object(members))
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Message, A::Error> {
+        while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+        Ok(Message::Array)
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Message, E> {
+        Ok(Message::Other)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Message, E> {
+        Ok(Message::Other)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Message, E> {
+        Ok(Message::Other)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Message, E> {
+        Ok(Message::Other)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Message, E> {
+        Ok(Message::Other)
+    }
+    fn visit_unit<E>(self) -> Result<Message, E> {
+        Ok(Message::Other)
     }
 }
 
@@ -130,4 +241,140 @@ pub fn notification(method: &str, params: Value) -> Value {
         ("method", method.into()),
         ("params", params),
     ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The code and message of an invalid message's reply, and the id it carries.
+    fn refused(text: &str) -> (i64, String, Value) {
+        match parse(text) {
+            Incoming::Invalid(reply) => (
+                reply["error"]["code"].as_i64().unwrap(),
+                reply["error"]["message"].as_str().unwrap().to_string(),
+                reply["id"].clone(),
+            ),
+            _ => panic!("`{text}` was accepted"),
+        }
+    }
+
+    #[test]
+    fn requests_notifications_and_replies_are_told_apart_with_their_members() {
+        let text = r#"{"params":{"name":"scene.queryEntities","arguments":{"near":[0,0,0]}},"jsonrpc":"2.0","extra":[1,{"x":2}],"method":"tools/call","id":7}"#;
+        let Incoming::Request { id, method, params } = parse(text) else {
+            panic!("not a request");
+        };
+        assert_eq!((id, method.as_str()), (json!(7), "tools/call"));
+        assert_eq!(params["arguments"]["near"], json!([0, 0, 0]));
+
+        // `"id": null` is a request with a null id; no `id` is a notification.
+        assert!(matches!(
+            parse(r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#),
+            Incoming::Request {
+                id: Value::Null,
+                ..
+            }
+        ));
+        let Incoming::Notification { method, params } =
+            parse(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+        else {
+            panic!("not a notification");
+        };
+        assert_eq!(
+            (method.as_str(), params),
+            ("notifications/initialized", Value::Null)
+        );
+
+        let Incoming::Reply { id, outcome } =
+            parse(r#"{"jsonrpc":"2.0","id":"q1","result":{"action":"accept"}}"#)
+        else {
+            panic!("not a reply");
+        };
+        assert_eq!(
+            (id, outcome),
+            (json!("q1"), Ok(json!({"action": "accept"})))
+        );
+        let Incoming::Reply { outcome, .. } =
+            parse(r#"{"jsonrpc":"2.0","id":2,"error":{"code":-1,"message":"no"}}"#)
+        else {
+            panic!("not a reply");
+        };
+        assert_eq!(outcome, Err(json!({"code": -1, "message": "no"})));
+
+        // A member given twice keeps its last value; an escaped name is still its name.
+        let Incoming::Request { id, method, .. } =
+            parse(r#"{"jsonrpc":"2.0","id":1,"id":2,"m\u0065thod":"ping"}"#)
+        else {
+            panic!("not a request");
+        };
+        assert_eq!((id, method.as_str()), (json!(2), "ping"));
+    }
+
+    #[test]
+    fn what_is_not_a_message_is_refused_with_the_code_and_reason() {
+        let (code, message, id) = refused("{not json");
+        assert_eq!((code, id), (PARSE_ERROR, Value::Null));
+        assert!(message.starts_with("Parse error: "), "{message}");
+        assert_eq!(refused(r#"{"jsonrpc":"2.0","id":1} x"#).0, PARSE_ERROR);
+        for text in [
+            "[1,2]",
+            r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,
+            "[]",
+        ] {
+            assert_eq!(
+                refused(text),
+                (
+                    INVALID_REQUEST,
+                    "Invalid Request: batches are not supported; send one message per line".into(),
+                    Value::Null
+                )
+            );
+        }
+        for text in ["3", "\"ping\"", "null", "true", "-1.5"] {
+            assert_eq!(
+                refused(text).1,
+                "Invalid Request: a message must be a JSON object"
+            );
+        }
+        assert_eq!(
+            refused(r#"{"jsonrpc":"2.0","id":[1],"method":"ping"}"#),
+            (
+                INVALID_REQUEST,
+                "Invalid Request: `id` must be a string or a number".into(),
+                Value::Null
+            )
+        );
+        for version in [r#""1.0""#, "2.0", "null", r#"["2.0"]"#] {
+            let text = format!(r#"{{"jsonrpc":{version},"id":9,"method":"ping"}}"#);
+            assert_eq!(
+                refused(&text),
+                (
+                    INVALID_REQUEST,
+                    "Invalid Request: `jsonrpc` must be \"2.0\"".into(),
+                    json!(9)
+                )
+            );
+        }
+        assert_eq!(
+            refused(r#"{"id":9,"method":"ping"}"#).1,
+            "Invalid Request: `jsonrpc` must be \"2.0\""
+        );
+        assert_eq!(
+            refused(r#"{"jsonrpc":"2.0","id":"a","method":4}"#),
+            (
+                INVALID_REQUEST,
+                "Invalid Request: `method` must be a string".into(),
+                json!("a")
+            )
+        );
+        assert_eq!(
+            refused(r#"{"jsonrpc":"2.0","id":5,"params":{}}"#),
+            (
+                INVALID_REQUEST,
+                "Invalid Request: `method` is missing".into(),
+                json!(5)
+            )
+        );
+    }
 }

@@ -440,7 +440,7 @@ impl Server {
                 Ok(json!({"ok": true}))
             }
             "tools/list" => self.tools_list(conn, &params),
-            "tools/call" => self.tools_call(conn, &params),
+            "tools/call" => self.tools_call(conn, params),
             "listTools" => {
                 let caller = self.listing_caller(conn)?;
                 Ok(super::tools::limina_tools(&self.registry, &caller))
@@ -571,8 +571,11 @@ impl Server {
         Some(response)
     }
 
-    fn tools_call(&mut self, conn: &mut Connection, params: &Value) -> Result<Value, RpcError> {
+    fn tools_call(&mut self, conn: &mut Connection, mut params: Value) -> Result<Value, RpcError> {
         conn.session.as_ref().ok_or_else(not_initialized)?;
+        // Moved out, not copied: nothing after this reads them from `params`.
+        let arguments = params.get_mut("arguments").map_or(Value::Null, Value::take);
+        let params = &params;
         let name = params
             .get("name")
             .and_then(Value::as_str)
@@ -583,7 +586,6 @@ impl Server {
                 format!("Unknown tool: {name}"),
             ));
         }
-        let arguments = params.get("arguments").cloned().unwrap_or(Value::Null);
         let approval = match self.gate(conn, name, &arguments, params)? {
             super::approval::Gate::Run(approval) => approval,
             super::approval::Gate::Reply(reply) => return Ok(reply),

@@ -281,7 +281,7 @@ impl Registry {
         invocation_id: &str,
         events: &mut Vec<String>,
     ) -> Result<(Value, Value), Failure> {
-        let mut input = self.run_hooks(
+        let (mut input, hooked) = self.run_hooks(
             HookPhase::Before,
             caller,
             name,
@@ -289,7 +289,8 @@ impl Registry {
             invocation_id,
             events,
         )?;
-        if let Some(problem) = self.skills[name].input.check(&input) {
+        // Checked again only when a hook could have changed it: `decide` validated it.
+        if hooked && let Some(problem) = self.skills[name].input.check(&input) {
             // The caller's input was valid; a hook broke it.
             return Err(Failure::new(
                 ErrorCode::HandlerError,
@@ -315,7 +316,7 @@ impl Registry {
                 parse_output(name, &raw?)?
             }
         };
-        let output = self.run_hooks(
+        let (output, _) = self.run_hooks(
             HookPhase::After,
             caller,
             name,
@@ -357,7 +358,7 @@ impl Registry {
         payload: Value,
         invocation_id: &str,
         events: &mut Vec<String>,
-    ) -> Result<Value, Failure> {
+    ) -> Result<(Value, bool), Failure> {
         let started = self.stage_start();
         let mut ran = 0;
         let result = self.run_hooks_counted(
@@ -372,7 +373,7 @@ impl Registry {
         if ran > 0 {
             self.record_hooks(started, phase == HookPhase::Before);
         }
-        result
+        result.map(|payload| (payload, ran > 0))
     }
 
     /// [`Registry::run_hooks`], counting in `ran` the hooks that ran.

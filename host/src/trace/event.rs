@@ -51,7 +51,10 @@ pub(super) fn seal<P: Serialize>(
     previous_hash: Option<String>,
     timestamp: &str,
 ) -> Sealed {
-    let payload = serde_json::to_string(&new.payload).expect("event payloads serialize");
+    // Room for a call's payload at once (grown from empty it was reallocated several times).
+    let mut bytes = Vec::with_capacity(PAYLOAD_START_BYTES);
+    serde_json::to_writer(&mut bytes, &new.payload).expect("event payloads serialize");
+    let payload = String::from_utf8(bytes).expect("serde_json writes UTF-8");
     debug_assert_eq!(
         payload,
         canonical_json(&serde_json::from_str(&payload).expect("serialized JSON parses")),
@@ -89,6 +92,10 @@ pub(super) fn seal<P: Serialize>(
         line,
     }
 }
+
+/// What [`seal`] reserves for a payload before serializing it: a decision's is about 330
+/// bytes, an outcome's 100–300.
+const PAYLOAD_START_BYTES: usize = 512;
 
 /// `evt_<actor>_<seq, 12 digits>_<fingerprint, 16 hex>`, written digit by digit: through
 /// `format!` its padding machinery was a visible share of sealing.
