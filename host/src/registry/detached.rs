@@ -109,7 +109,7 @@ impl DetachedCall {
                 scratch.tracer = Tracer::new(TRACE_WINDOW);
                 let info = prep.info.clone();
                 let started = self.ran.is_some().then(Instant::now);
-                let (scratch, outcome) = prep.instance.invoke(scratch, info, text);
+                let (scratch, outcome) = prep.slot.instance.invoke(scratch, info, text);
                 if let Some(started) = started {
                     self.ran = Some(Stage::new(started, Instant::now()));
                 }
@@ -212,7 +212,7 @@ impl Registry {
             Ok((decided, work)) => {
                 let (package, ran) = match &work {
                     Work::Guest { prep, .. } => (
-                        self.package_label(prep.key.1),
+                        self.package_label(prep.slot.key.1),
                         self.observing().then(|| Stage::new(started, started)),
                     ),
                     Work::History(_) | Work::Upstream { .. } => (None, None),
@@ -369,7 +369,7 @@ impl Registry {
         self.restore_recorded(std::mem::take(&mut call.stages));
         self.clear_usage();
         let cpu_before = self.guest_cpu_ms;
-        let settled = self.settle(&call.caller, prep, outcome, &mut call.events);
+        let settled = self.settle(&call.caller, prep.slot, outcome, &mut call.events);
         self.record_guest_in(call.ran.take(), call.package.take());
         self.leave_call();
         let output = settled.and_then(|raw| parse_output(&call.name, &raw));
@@ -426,7 +426,7 @@ impl Registry {
                 // Off the engine nobody waits for it: its package's own deadline holds.
                 prep.info.timeout_ms = self.packages[package].limits.timeout_ms;
                 prep.info.clock = crate::sandbox::Clock::Wall;
-                prep.deadline_by_engine = false;
+                prep.slot.deadline_by_engine = false;
                 Work::Guest {
                     prep,
                     text: crate::json::text(&decided.input),

@@ -18,12 +18,19 @@ use std::sync::Arc;
 pub(super) type GuestFn<'a, T> =
     dyn FnOnce(&mut GuestInstance, Box<Realm>, CallInfo) -> (Box<Realm>, CallOutcome<T>) + 'a;
 
-/// A guest call set up on the engine: the instance taken out for it, its allotments and
-/// identity. [`Registry::settle`] charges it and puts the instance back.
+/// A guest call set up on the engine: its identity and allotments, and the instance taken
+/// out for it.
 pub(crate) struct GuestPrep {
+    pub(crate) info: CallInfo,
+    pub(crate) slot: GuestSlot,
+}
+
+/// The instance taken out for a call and what charging it needs: [`Registry::settle`]
+/// charges the call and puts the instance back. Apart from [`CallInfo`], which the call
+/// itself takes (copying its strings was 2 % of the engine thread).
+pub(crate) struct GuestSlot {
     pub(super) key: (Arc<str>, usize),
     pub(crate) instance: GuestInstance,
-    pub(crate) info: CallInfo,
     fuel_cut_by_budget: bool,
     memory_cut_by_budget: bool,
     /// Its deadline is the engine's (`[limits] engineCallMs`), shorter than its package's.
@@ -46,11 +53,12 @@ impl Registry {
         events: &mut Vec<String>,
         f: Box<GuestFn<'_, T>>,
     ) -> Result<T, Failure> {
-        let mut prep = self.prepare_guest(caller, package, skill, invocation_id)?;
+        let GuestPrep { info, mut slot } =
+            self.prepare_guest(caller, package, skill, invocation_id)?;
         let realm = self.realm.take().expect("the realm is home between calls");
-        let (realm, outcome) = f(&mut prep.instance, realm, prep.info.clone());
+        let (realm, outcome) = f(&mut slot.instance, realm, info);
         self.realm = Some(realm);
-        self.settle(caller, prep, outcome, events)
+        self.settle(caller, slot, outcome, events)
     }
 
     /// Takes (or makes) `caller`'s instance of `package` and sizes the call: the allotment is
@@ -119,16 +127,18 @@ impl Registry {
             reach,
         };
         Ok(GuestPrep {
-            key,
-            instance,
             info,
-            deadline_by_engine: self.ceilings.engine_deadline(limits.timeout_ms)
-                < limits.timeout_ms,
-            fuel_cut_by_budget: budget_fuel.is_some_and(|b| b < limits.fuel_per_call),
-            memory_cut_by_budget: memory < limits.memory_bytes,
-            hosted,
-            cpu_ms_left,
-            memory,
+            slot: GuestSlot {
+                key,
+                instance,
+                deadline_by_engine: self.ceilings.engine_deadline(limits.timeout_ms)
+                    < limits.timeout_ms,
+                fuel_cut_by_budget: budget_fuel.is_some_and(|b| b < limits.fuel_per_call),
+                memory_cut_by_budget: memory < limits.memory_bytes,
+                hosted,
+                cpu_ms_left,
+                memory,
+            },
         })
     }
 
@@ -181,7 +191,7 @@ impl Registry {
     pub(crate) fn settle<T>(
         &mut self,
         caller: &Caller,
-        prep: GuestPrep,
+        prep: GuestSlot,
         outcome: CallOutcome<T>,
         events: &mut Vec<String>,
     ) -> Result<T, Failure> {
