@@ -45,7 +45,7 @@ pub type Watch = Arc<dyn Fn() + Send + Sync>;
 /// One connection's cancellable requests.
 #[derive(Default)]
 pub struct CancelBoard {
-    flags: Mutex<HashMap<String, Entry>>,
+    flags: Mutex<HashMap<String, Entry, foldhash::fast::RandomState>>,
     watch: Option<Watch>,
 }
 

@@ -171,7 +171,8 @@ impl Peer {
 /// The engine loop's state.
 pub struct Engine {
     server: Server,
-    peers: HashMap<PeerId, Peer>,
+    /// Hashed by `foldhash` (looked up several times per message).
+    peers: HashMap<PeerId, Peer, foldhash::fast::RandomState>,
     inbox: Receiver<Inbound>,
     handle: EngineHandle,
     stdio: Option<StdioSide>,
@@ -236,7 +237,7 @@ impl Engine {
         server.defer_reads();
         let mut engine = Engine {
             server,
-            peers: HashMap::new(),
+            peers: HashMap::default(),
             inbox,
             handle,
             stdio: None,
