@@ -545,7 +545,7 @@ impl Engine {
             .remove(&ticket)
             .expect("a completed call was pending");
         let reply = self.server.complete(&mut peer.conn, ran, pending);
-        self.answer(id, reply, None);
+        self.answer(id, reply.map(Out::Value), None);
         self.drain(id);
     }
 
@@ -615,7 +615,8 @@ impl Engine {
             self.workers.submit_task(task, call);
         }
         let reply = match handled {
-            Handled::Reply(reply) => reply,
+            Handled::Reply(reply) => reply.map(Out::Value),
+            Handled::Framed(frame) => Some(Out::Frame(frame)),
             Handled::Detached(call, pending) => {
                 crate::log::debug(&format!("{} runs off the engine", call.skill()));
                 let ticket = peer.next_ticket;
@@ -630,7 +631,7 @@ impl Engine {
 
     /// Sends `id` what it is owed (notifications first), then everyone the deltas its call
     /// caused; a read's reply `deferred` waits for the batch's write.
-    fn answer(&mut self, id: PeerId, reply: Option<Value>, deferred: Option<Deferred>) {
+    fn answer(&mut self, id: PeerId, reply: Option<Out>, deferred: Option<Deferred>) {
         let Some(peer) = self.peers.get_mut(&id) else {
             return;
         };
@@ -643,7 +644,10 @@ impl Engine {
             (Some(reply), Some(deferred)) => {
                 // Serialized now, while it is in the cache, and not kept as a tree until the
                 // batch ends (holding the trees made serializing them a fifth of the engine).
-                let text = frame(&reply);
+                let text = match reply {
+                    Out::Value(reply) => frame(&reply),
+                    Out::Frame(text) => text,
+                };
                 self.held_bytes += text.len();
                 self.held.push(Held {
                     peer: id,

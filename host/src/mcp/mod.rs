@@ -5,6 +5,7 @@
 
 mod aoi;
 mod approval;
+mod call_result;
 mod cancel;
 mod clock;
 mod deferred;

@@ -1,6 +1,7 @@
 //! The dispatcher shared by every transport: one message in, at most one reply out.
 
 use super::aoi::Aoi;
+use super::call_result::CallResult;
 use super::cancel::CancelBoard;
 use super::clock::Clock;
 use super::jsonrpc::{self, Incoming};
@@ -103,6 +104,8 @@ pub struct Listening {
 pub enum Handled {
     /// The reply to send, if any.
     Reply(Option<Value>),
+    /// A tool call's reply, already serialized (`call_result.rs`).
+    Framed(super::outbox::Frame),
     /// A call to run off the engine; hand what it gives to [`Server::complete`]. The
     /// connection's further messages may be handled meanwhile: its budget holds the call's
     /// most possible cost until then (`registry/detached.rs`).
@@ -225,9 +228,9 @@ impl Server {
                 let outcome = match envelope {
                     None => self.dispatch(conn, &method, params),
                     Some(Err(refused)) => Err(refused),
-                    Some(Ok(envelope)) => {
-                        self.dispatch_modern(conn, &id, &method, params, &envelope)
-                    }
+                    Some(Ok(envelope)) => self
+                        .dispatch_modern(conn, &id, &method, params, &envelope)
+                        .map(Answer::Value),
                 };
                 conn.current = None;
                 conn.request_id = None;
@@ -248,7 +251,7 @@ impl Server {
                     return Handled::Reply(None);
                 }
                 let handled = self.settle(conn, id, shape, modern, watch, outcome);
-                if matches!(handled, Handled::Reply(Some(_))) {
+                if matches!(handled, Handled::Reply(Some(_)) | Handled::Framed(_)) {
                     self.hold(deferred);
                 }
                 return handled;
@@ -265,7 +268,7 @@ impl Server {
         shape: CallShape,
         modern: Option<Envelope>,
         watch: Option<Watch>,
-        outcome: Result<Value, RpcError>,
+        outcome: Result<Answer, RpcError>,
     ) -> Handled {
         if let Some(call) = conn.detached.take() {
             return Handled::Detached(
@@ -282,6 +285,16 @@ impl Server {
             // A listen stream's reply comes only when it ends.
             return Handled::Reply(None);
         }
+        let outcome = match outcome {
+            // A 2025-11-25 tool call nobody watches: its reply is written as it goes out.
+            Ok(Answer::Call(result)) if modern.is_none() && watch.is_none() => {
+                if conn.cancels.finish(&id) {
+                    return Handled::Reply(None);
+                }
+                return Handled::Framed(result.reply(&id));
+            }
+            outcome => outcome.map(Answer::into_value),
+        };
         let outcome = self.in_dialect(conn, modern.as_ref(), outcome);
         Handled::Reply(self.conclude(conn, id, || outcome, watch))
     }
@@ -302,7 +315,9 @@ impl Server {
             Some(approval),
         );
         conn.current = None;
-        let outcome = Ok(response.map_or(Value::Null, mcp_result));
+        let outcome = Ok(response.map_or(Answer::Value(Value::Null), |r| {
+            Answer::Call(CallResult::from(r))
+        }));
         self.settle(
             conn,
             asking.request_id,
@@ -404,6 +419,19 @@ impl Server {
         conn: &mut Connection,
         method: &str,
         params: Value,
+    ) -> Result<Answer, RpcError> {
+        if method == "tools/call" {
+            return self.tools_call(conn, params);
+        }
+        self.dispatch_other(conn, method, params).map(Answer::Value)
+    }
+
+    /// Every method but `tools/call`, whose result stays typed ([`Answer::Call`]).
+    fn dispatch_other(
+        &mut self,
+        conn: &mut Connection,
+        method: &str,
+        params: Value,
     ) -> Result<Value, RpcError> {
         match method {
             "initialize" => self.initialize(conn, &params),
@@ -440,7 +468,6 @@ impl Server {
                 Ok(json!({"ok": true}))
             }
             "tools/list" => self.tools_list(conn, &params),
-            "tools/call" => self.tools_call(conn, params),
             "listTools" => {
                 let caller = self.listing_caller(conn)?;
                 Ok(super::tools::limina_tools(&self.registry, &caller))
@@ -571,7 +598,7 @@ impl Server {
         Some(response)
     }
 
-    fn tools_call(&mut self, conn: &mut Connection, mut params: Value) -> Result<Value, RpcError> {
+    fn tools_call(&mut self, conn: &mut Connection, mut params: Value) -> Result<Answer, RpcError> {
         conn.session.as_ref().ok_or_else(not_initialized)?;
         // Moved out, not copied: nothing after this reads them from `params`.
         let arguments = params.get_mut("arguments").map_or(Value::Null, Value::take);
@@ -588,15 +615,19 @@ impl Server {
         }
         let approval = match self.gate(conn, name, &arguments, params)? {
             super::approval::Gate::Run(approval) => approval,
-            super::approval::Gate::Reply(reply) => return Ok(reply),
+            super::approval::Gate::Reply(reply) => return Ok(Answer::Value(reply)),
         };
         if let Some(dialect) = self.wants_task(conn, name, params) {
-            return self.start_task(conn, dialect, name, arguments, approval);
+            return self
+                .start_task(conn, dialect, name, arguments, approval)
+                .map(Answer::Value);
         }
         let token = progress_token(params);
         Ok(self
             .invoke(conn, name, arguments, token, approval)
-            .map_or(Value::Null, mcp_result))
+            .map_or(Answer::Value(Value::Null), |r| {
+                Answer::Call(CallResult::from(r))
+            }))
     }
 
     fn call_tool(&mut self, conn: &mut Connection, params: &Value) -> Result<Value, RpcError> {
@@ -660,40 +691,21 @@ pub(super) fn limina_result(response: Response) -> Result<Value, RpcError> {
 
 /// An engine response in the MCP `tools/call` result shape.
 pub(super) fn mcp_result(response: Response) -> Value {
-    use crate::json::object;
-    // Built from moved values (`json!` would copy each one, the answer's text included).
-    let mut meta = object([
-        (
-            "executionTimeMs",
-            response.metadata.execution_time_ms.into(),
-        ),
-        ("eventsEmitted", response.metadata.events_emitted.into()),
-    ]);
-    let content = |text: String| {
-        Value::Array(vec![object([
-            ("type", "text".into()),
-            ("text", text.into()),
-        ])])
-    };
-    match (response.result, response.error) {
-        (Some(result), None) => {
-            let text = crate::json::text(&result);
-            object([
-                ("content", content(text)),
-                ("structuredContent", result),
-                ("isError", false.into()),
-                ("_meta", meta),
-            ])
-        }
-        (_, failure) => {
-            let failure = failure.expect("a failed response carries its failure");
-            let text = format!("{}: {}", failure.code, failure.message);
-            meta["error"] = json!({"code": failure.code, "message": failure.message});
-            object([
-                ("content", content(text)),
-                ("isError", true.into()),
-                ("_meta", meta),
-            ])
+    CallResult::from(response).into_value()
+}
+
+/// A request's result on its way to the reply: a JSON value, or a tool call's result kept
+/// typed so that its reply can be written without building it as a tree.
+pub(super) enum Answer {
+    Value(Value),
+    Call(CallResult),
+}
+
+impl Answer {
+    pub(super) fn into_value(self) -> Value {
+        match self {
+            Answer::Value(value) => value,
+            Answer::Call(result) => result.into_value(),
         }
     }
 }

@@ -101,7 +101,9 @@ impl Server {
                 // The connection's own session (an older revision's) is set aside, not ended.
                 let own = conn.session.replace(session);
                 conn.envelope = Some(envelope.clone());
-                let outcome = self.dispatch(conn, method, params);
+                let outcome = self
+                    .dispatch(conn, method, params)
+                    .map(super::server::Answer::into_value);
                 conn.envelope = None;
                 conn.session = own;
                 let generation = self.registry().generation();

@@ -1,0 +1,201 @@
+//! A `tools/call` result in the MCP shape, kept typed until it is sent.
+//!
+//! Built as a `Value`, every reply was four small maps made, serialized and dropped, and the
+//! answer serialized twice (its text, then its structured copy): a sixth of the engine
+//! thread's instructions per pipelined call. A 2025-11-25 reply is now written straight into
+//! its frame, with the answer's text used for both copies; the `Value` form remains for the
+//! replies that are reshaped on their way (2026-07-28 envelopes, tasks, telemetry).
+
+use super::outbox::Frame;
+use crate::json::object;
+use crate::registry::{ErrorCode, Response};
+use serde_json::Value;
+use std::io::Write;
+
+/// One call's result: its answer or its failure, the text content, and `_meta`.
+pub struct CallResult {
+    /// The answer; `None` for a failure.
+    structured: Option<Value>,
+    /// The text content: the answer as compact JSON (exactly its structured copy's text), or
+    /// `code: message`.
+    text: String,
+    failure: Option<(ErrorCode, String)>,
+    events: Vec<String>,
+    execution_time_ms: f64,
+}
+
+impl From<Response> for CallResult {
+    fn from(response: Response) -> CallResult {
+        let Response {
+            result,
+            error,
+            metadata,
+            ..
+        } = response;
+        let (structured, text, failure) = match (result, error) {
+            (Some(result), None) => {
+                let text = crate::json::text(&result);
+                (Some(result), text, None)
+            }
+            (_, failure) => {
+                let failure = failure.expect("a failed response carries its failure");
+                let text = format!("{}: {}", failure.code, failure.message);
+                (None, text, Some((failure.code, failure.message)))
+            }
+        };
+        CallResult {
+            structured,
+            text,
+            failure,
+            events: metadata.events_emitted,
+            execution_time_ms: metadata.execution_time_ms,
+        }
+    }
+}
+
+impl CallResult {
+    /// The result as a JSON value (keys in code-point order, as every `Value` map).
+    pub fn into_value(self) -> Value {
+        let mut meta = object([
+            ("executionTimeMs", self.execution_time_ms.into()),
+            ("eventsEmitted", self.events.into()),
+        ]);
+        let content = Value::Array(vec![object([
+            ("type", "text".into()),
+            ("text", self.text.into()),
+        ])]);
+        match (self.structured, self.failure) {
+            (Some(result), _) => object([
+                ("content", content),
+                ("structuredContent", result),
+                ("isError", false.into()),
+                ("_meta", meta),
+            ]),
+            (None, failure) => {
+                let (code, message) = failure.expect("a result without an answer is a failure");
+                meta["error"] = object([("code", code.as_str().into()), ("message", message.into())]);
+                object([
+                    ("content", content),
+                    ("isError", true.into()),
+                    ("_meta", meta),
+                ])
+            }
+        }
+    }
+
+    /// The JSON-RPC reply to request `id` carrying this result, as the line its
+    /// [`CallResult::into_value`] form would serialize to, byte for byte.
+    pub fn reply(&self, id: &Value) -> Frame {
+        let mut w = Vec::with_capacity(REPLY_START_BYTES + 2 * self.text.len());
+        self.write_reply(id, &mut w)
+            .expect("writing to memory cannot fail");
+        Frame::from(String::from_utf8(w).expect("serde_json and the literals write UTF-8"))
+    }
+
+    fn write_reply(&self, id: &Value, w: &mut Vec<u8>) -> std::io::Result<()> {
+        w.write_all(b"{\"id\":")?;
+        serde_json::to_writer(&mut *w, id)?;
+        w.write_all(b",\"jsonrpc\":\"2.0\",\"result\":{\"_meta\":{")?;
+        if let Some((code, message)) = &self.failure {
+            w.write_all(b"\"error\":{\"code\":")?;
+            serde_json::to_writer(&mut *w, code.as_str())?;
+            w.write_all(b",\"message\":")?;
+            serde_json::to_writer(&mut *w, message)?;
+            w.write_all(b"},")?;
+        }
+        w.write_all(b"\"eventsEmitted\":")?;
+        serde_json::to_writer(&mut *w, &self.events)?;
+        w.write_all(b",\"executionTimeMs\":")?;
+        // As a `Value` would hold it: a number, or null when not finite.
+        serde_json::to_writer(&mut *w, &Value::from(self.execution_time_ms))?;
+        w.write_all(b"},\"content\":[{\"text\":")?;
+        serde_json::to_writer(&mut *w, &self.text)?;
+        w.write_all(b",\"type\":\"text\"}],\"isError\":")?;
+        match &self.structured {
+            // The text is the answer serialized compactly: its structured copy, as is.
+            Some(_) => {
+                w.write_all(b"false,\"structuredContent\":")?;
+                w.write_all(self.text.as_bytes())?;
+            }
+            None => w.write_all(b"true")?,
+        }
+        w.write_all(b"}}")
+    }
+}
+
+/// What [`CallResult::reply`] reserves besides the text written twice.
+const REPLY_START_BYTES: usize = 256;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::jsonrpc;
+    use crate::registry::Failure;
+    use serde_json::json;
+    use std::time::Instant;
+
+    fn response(outcome: Result<Value, Failure>) -> Response {
+        let events = vec!["evt_a_000000000001_00ff".to_string(), "evt_a_2".to_string()];
+        Response::of(outcome, Instant::now(), events)
+    }
+
+    /// The frame is the `Value` form's text for every shape of result and id.
+    #[test]
+    fn the_reply_frame_is_the_value_forms_text() {
+        let answers = [
+            json!({"entities": [{"id": "e\"1", "position": [0.0, 1.5, -2.0]}], "b": null, "é": "\u{1F600}\n"}),
+            json!({}),
+            json!([1, "two", {"z": 1, "a": 2}]),
+            json!("plain"),
+        ];
+        let failures = [
+            Failure::new(ErrorCode::InvalidInput, "invalid input for `x`: \"radius\" must be ≥ 0"),
+            Failure::new(ErrorCode::Forbidden, ""),
+        ];
+        let outcomes = answers
+            .into_iter()
+            .map(Ok)
+            .chain(failures.into_iter().map(Err));
+        for outcome in outcomes {
+            for id in [json!(7), json!("req-\"9\""), json!(-1), json!(1.5)] {
+                let result = CallResult::from(response(outcome.clone()));
+                let frame = result.reply(&id);
+                let expected = crate::json::text(&jsonrpc::result(id.clone(), result.into_value()));
+                assert_eq!(frame.as_str(), expected, "outcome {outcome:?}, id {id}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_time_that_is_not_a_number_is_null_in_both_forms() {
+        let mut result = CallResult::from(response(Ok(json!({"ok": true}))));
+        result.execution_time_ms = f64::NAN;
+        let frame = result.reply(&json!(1));
+        assert!(frame.as_str().contains("\"executionTimeMs\":null"), "{}", frame.as_str());
+        assert_eq!(
+            frame.as_str(),
+            crate::json::text(&jsonrpc::result(json!(1), result.into_value()))
+        );
+    }
+
+    #[test]
+    fn the_value_form_is_the_mcp_shape() {
+        let ok = CallResult::from(response(Ok(json!({"n": 1})))).into_value();
+        assert_eq!(ok["content"], json!([{"type": "text", "text": "{\"n\":1}"}]));
+        assert_eq!(ok["structuredContent"], json!({"n": 1}));
+        assert_eq!(ok["isError"], json!(false));
+        assert_eq!(ok["_meta"]["eventsEmitted"][1], json!("evt_a_2"));
+        let failed = CallResult::from(response(Err(Failure::new(
+            ErrorCode::HandlerError,
+            "it broke",
+        ))))
+        .into_value();
+        assert_eq!(failed["content"][0]["text"], json!("handler_error: it broke"));
+        assert_eq!(failed["isError"], json!(true));
+        assert_eq!(
+            failed["_meta"]["error"],
+            json!({"code": "handler_error", "message": "it broke"})
+        );
+        assert!(failed.get("structuredContent").is_none());
+    }
+}
