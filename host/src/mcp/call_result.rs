@@ -73,7 +73,8 @@ impl CallResult {
             ]),
             (None, failure) => {
                 let (code, message) = failure.expect("a result without an answer is a failure");
-                meta["error"] = object([("code", code.as_str().into()), ("message", message.into())]);
+                meta["error"] =
+                    object([("code", code.as_str().into()), ("message", message.into())]);
                 object([
                     ("content", content),
                     ("isError", true.into()),
@@ -149,7 +150,10 @@ mod tests {
             json!("plain"),
         ];
         let failures = [
-            Failure::new(ErrorCode::InvalidInput, "invalid input for `x`: \"radius\" must be ≥ 0"),
+            Failure::new(
+                ErrorCode::InvalidInput,
+                "invalid input for `x`: \"radius\" must be ≥ 0",
+            ),
             Failure::new(ErrorCode::Forbidden, ""),
         ];
         let outcomes = answers
@@ -171,7 +175,11 @@ mod tests {
         let mut result = CallResult::from(response(Ok(json!({"ok": true}))));
         result.execution_time_ms = f64::NAN;
         let frame = result.reply(&json!(1));
-        assert!(frame.as_str().contains("\"executionTimeMs\":null"), "{}", frame.as_str());
+        assert!(
+            frame.as_str().contains("\"executionTimeMs\":null"),
+            "{}",
+            frame.as_str()
+        );
         assert_eq!(
             frame.as_str(),
             crate::json::text(&jsonrpc::result(json!(1), result.into_value()))
@@ -181,7 +189,10 @@ mod tests {
     #[test]
     fn the_value_form_is_the_mcp_shape() {
         let ok = CallResult::from(response(Ok(json!({"n": 1})))).into_value();
-        assert_eq!(ok["content"], json!([{"type": "text", "text": "{\"n\":1}"}]));
+        assert_eq!(
+            ok["content"],
+            json!([{"type": "text", "text": "{\"n\":1}"}])
+        );
         assert_eq!(ok["structuredContent"], json!({"n": 1}));
         assert_eq!(ok["isError"], json!(false));
         assert_eq!(ok["_meta"]["eventsEmitted"][1], json!("evt_a_2"));
@@ -190,7 +201,10 @@ mod tests {
             "it broke",
         ))))
         .into_value();
-        assert_eq!(failed["content"][0]["text"], json!("handler_error: it broke"));
+        assert_eq!(
+            failed["content"][0]["text"],
+            json!("handler_error: it broke")
+        );
         assert_eq!(failed["isError"], json!(true));
         assert_eq!(
             failed["_meta"]["error"],

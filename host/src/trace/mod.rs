@@ -35,12 +35,29 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use store::Store;
 
+/// An event payload: what [`Tracer::emit`] writes as the event's `payload`. Anything serde
+/// serializes is one; the decision written on every call writes itself ([`JsonWriter`]),
+/// since serde's per-byte string escaping was most of its cost. Either way the JSON must be
+/// canonical (object keys in code-point order, no whitespace), as debug builds check.
+pub trait Payload {
+    fn write_json(&self, out: &mut Vec<u8>);
+}
+
+impl<T: serde::Serialize> Payload for T {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        serde_json::to_writer(out, self).expect("event payloads serialize");
+    }
+}
+
+pub use event::JsonWriter;
+
 /// How often at most a busy tracer wakes its indexer.
 const NOTIFY_EVERY: Duration = Duration::from_millis(1);
 
 /// What a caller supplies for a new event; the tracer adds id, time and integrity. The payload
 /// is a `Value`, or on the hot path a struct whose fields are declared in code-point order of
-/// their JSON names (so it serializes canonically without a `Value` tree built and dropped).
+/// their JSON names (so it serializes canonically without a `Value` tree built and dropped),
+/// or one that writes its own JSON ([`Payload`]).
 #[derive(Debug, Clone)]
 pub struct NewEvent<P = Value> {
     pub kind: String,
@@ -181,7 +198,7 @@ impl Tracer {
     ///
     /// [`commit`]: Tracer::commit
     /// [`flush`]: Tracer::flush
-    pub fn emit<P: serde::Serialize>(&mut self, new: NewEvent<P>) -> String {
+    pub fn emit<P: Payload>(&mut self, new: NewEvent<P>) -> String {
         if self.store.as_ref().is_some_and(|s| s.outage().is_some()) {
             return UNRECORDED.to_string();
         }
