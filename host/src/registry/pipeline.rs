@@ -527,14 +527,62 @@ pub(super) fn parse_output(name: &str, text: &str) -> Result<Value, Failure> {
 }
 
 /// `skill.executed` (with the input the handler ran) or `skill.cancelled`, written straight to
-/// the trace on every call: fields in code-point order of their JSON names.
-#[derive(serde::Serialize)]
+/// the trace on every call.
 struct OutcomePayload<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
     input: Option<&'a Value>,
     skill: &'a str,
     tick: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
     upstream: Option<&'a str>,
     version: &'a str,
+}
+
+impl crate::trace::Payload for OutcomePayload<'_> {
+    /// Members in code-point order of their names; `input` and `upstream` only when present.
+    fn write_json(&self, out: &mut Vec<u8>) {
+        let mut w = crate::trace::JsonWriter::object(out);
+        if let Some(input) = self.input {
+            w.value("input", input);
+        }
+        w.str("skill", self.skill).u64("tick", self.tick);
+        if let Some(upstream) = self.upstream {
+            w.str("upstream", upstream);
+        }
+        w.str("version", self.version).end();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::Payload;
+    use serde_json::json;
+
+    /// The hand-written outcome is the canonical text of the same payload as plain JSON.
+    #[test]
+    fn an_outcome_payload_is_written_as_its_canonical_json() {
+        let input = json!({"radius": 1, "near": [0, 0, 0], "name": "a \"b\"\n"});
+        for (input, upstream) in [(Some(&input), Some("web \"x\"")), (None, None)] {
+            let payload = OutcomePayload {
+                input,
+                skill: "scene.queryEntities",
+                tick: 42,
+                upstream,
+                version: "1.0.0",
+            };
+            let mut out = Vec::new();
+            payload.write_json(&mut out);
+            let mut expected =
+                json!({"skill": "scene.queryEntities", "tick": 42, "version": "1.0.0"});
+            if let Some(input) = input {
+                expected["input"] = input.clone();
+            }
+            if let Some(upstream) = upstream {
+                expected["upstream"] = upstream.into();
+            }
+            assert_eq!(
+                String::from_utf8(out).unwrap(),
+                crate::json::text(&expected)
+            );
+        }
+    }
 }

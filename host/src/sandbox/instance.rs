@@ -185,6 +185,8 @@ impl CompiledPackage {
             store,
             bindings,
             compiled: self.id,
+            context: None,
+            skill: String::new(),
         };
         instance.drain_output(&mut Vec::new(), &[]);
         Ok(instance)
@@ -197,6 +199,12 @@ pub struct GuestInstance {
     bindings: Package,
     /// The [`CompiledPackage`] it came from.
     compiled: u64,
+    /// The last call's context, its strings rewritten in place for the next: an instance
+    /// serves one session, so its identity rarely changes (five strings made and dropped per
+    /// call before).
+    context: Option<CallContext>,
+    /// The skill the call runs, likewise kept.
+    skill: String,
 }
 
 impl GuestInstance {
@@ -263,14 +271,33 @@ impl GuestInstance {
     ) -> (Box<Realm>, CallOutcome<T>) {
         let fuel = info.fuel;
         let timeout_ms = info.timeout_ms;
-        let ctx = CallContext {
-            agent_id: info.agent_id.clone(),
-            session_id: info.session_id.clone(),
-            profile: info.profile.clone(),
-            tick: info.tick,
-            invocation_id: info.invocation_id.clone(),
+        let ctx = match &mut self.context {
+            Some(ctx) => {
+                for (kept, now) in [
+                    (&mut ctx.agent_id, &info.agent_id),
+                    (&mut ctx.session_id, &info.session_id),
+                    (&mut ctx.profile, &info.profile),
+                    (&mut ctx.invocation_id, &info.invocation_id),
+                ] {
+                    if kept != now {
+                        kept.clear();
+                        kept.push_str(now);
+                    }
+                }
+                ctx.tick = info.tick;
+                ctx
+            }
+            none => none.insert(CallContext {
+                agent_id: info.agent_id.clone(),
+                session_id: info.session_id.clone(),
+                profile: info.profile.clone(),
+                tick: info.tick,
+                invocation_id: info.invocation_id.clone(),
+            }),
         };
-        let skill = info.skill.clone();
+        let skill = &mut self.skill;
+        skill.clear();
+        skill.push_str(&info.skill);
         // Fuel and deadline are set per call; a store that cannot take fuel is a host bug.
         let _ = self.store.set_fuel(fuel);
         let interrupt = Interrupt::counted(timeout_ms, info.cancel.clone(), info.clock);
@@ -298,7 +325,7 @@ impl GuestInstance {
             progress_reports: 0,
             secrets_refused: false,
         });
-        let mut raw = call(&self.bindings, &mut self.store, &ctx, &skill);
+        let mut raw = call(&self.bindings, &mut self.store, ctx, skill);
         // A guest woken at its deadline (or by a cancel) may return before the next epoch tick
         // stops it: a call that outlived its time is cut all the same. (The check also runs
         // the cancel watcher, so a cancel that arrived during the call is seen.)
