@@ -55,9 +55,17 @@ struct Entry {
     running: bool,
 }
 
-/// The key of a request id: its JSON text, so `1` and `"1"` stay apart.
-fn key(id: &Value) -> String {
-    crate::json::text(id)
+/// `f` given the key of request `id`: its JSON text, so `1` and `"1"` stay apart. Written into
+/// a buffer kept per thread, so a lookup allocates nothing (two keys made per call before).
+fn with_key<R>(id: &Value, f: impl FnOnce(&str) -> R) -> R {
+    thread_local! {
+        static KEY: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    KEY.with_borrow_mut(|key| {
+        key.clear();
+        serde_json::to_writer(&mut *key, id).expect("a Value serializes");
+        f(std::str::from_utf8(key).expect("serde_json writes UTF-8"))
+    })
 }
 
 impl CancelBoard {
@@ -72,47 +80,49 @@ impl CancelBoard {
     /// Cancels request `id`: a running one stops, a queued one will not start.
     pub fn cancel(&self, id: &Value) {
         let mut flags = self.flags.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(entry) = flags.get(&key(id)) {
-            entry.flag.store(true, Ordering::Release);
-            return;
-        }
-        // Cancels of ids that never arrive must not pile up.
-        if flags.len() >= MAX_PENDING_CANCELS {
-            flags.retain(|_, e| e.running);
-        }
-        flags.insert(
-            key(id),
-            Entry {
-                flag: Arc::new(AtomicBool::new(true)),
-                running: false,
-            },
-        );
+        with_key(id, |key| {
+            if let Some(entry) = flags.get(key) {
+                entry.flag.store(true, Ordering::Release);
+                return;
+            }
+            // Cancels of ids that never arrive must not pile up.
+            if flags.len() >= MAX_PENDING_CANCELS {
+                flags.retain(|_, e| e.running);
+            }
+            flags.insert(
+                key.to_string(),
+                Entry {
+                    flag: Arc::new(AtomicBool::new(true)),
+                    running: false,
+                },
+            );
+        })
     }
 
     /// Starts request `id`; `None` when it was cancelled before it started.
     pub fn start(&self, id: &Value) -> Option<Cancel> {
         let mut flags = self.flags.lock().unwrap_or_else(|e| e.into_inner());
-        let key = key(id);
-        if flags.remove(&key).is_some() {
-            return None;
-        }
-        let flag = Arc::new(AtomicBool::new(false));
-        flags.insert(
-            key,
-            Entry {
-                flag: flag.clone(),
-                running: true,
-            },
-        );
+        let flag = with_key(id, |key| {
+            if flags.remove(key).is_some() {
+                return None;
+            }
+            let flag = Arc::new(AtomicBool::new(false));
+            flags.insert(
+                key.to_string(),
+                Entry {
+                    flag: flag.clone(),
+                    running: true,
+                },
+            );
+            Some(flag)
+        })?;
         Some(Cancel::new(flag, self.watch.clone()))
     }
 
     /// Ends request `id`; true when it was cancelled while it ran.
     pub fn finish(&self, id: &Value) -> bool {
         let mut flags = self.flags.lock().unwrap_or_else(|e| e.into_inner());
-        flags
-            .remove(&key(id))
-            .is_some_and(|e| e.flag.load(Ordering::Acquire))
+        with_key(id, |key| flags.remove(key)).is_some_and(|e| e.flag.load(Ordering::Acquire))
     }
 }
 
@@ -164,6 +174,24 @@ mod tests {
         assert!(board.finish(&json!("a")));
         let again = board.start(&json!("a")).unwrap();
         assert!(!board.finish(&json!("a")) && !again.is_cancelled());
+    }
+
+    #[test]
+    fn a_number_and_a_string_of_the_same_digits_are_different_requests() {
+        let board = CancelBoard::default();
+        let number = board.start(&json!(1)).unwrap();
+        board.cancel(&json!("1"));
+        assert!(!number.is_cancelled());
+        assert!(
+            board.start(&json!("1")).is_none(),
+            "the string id was cancelled ahead"
+        );
+        assert!(!board.finish(&json!(1)));
+        board.cancel(&json!(1));
+        assert!(
+            !number.is_cancelled(),
+            "finished: a late cancel reaches nothing"
+        );
     }
 
     #[test]
