@@ -314,24 +314,28 @@ impl<'a> JsonWriter<'a> {
         JsonWriter { out, first: true }
     }
 
-    fn name(&mut self, name: &str) -> &mut Vec<u8> {
-        if !self.first {
-            self.out.push(b',');
-        }
+    /// The member's name, copied as it is: names are the code's own plain literals.
+    fn name(&mut self, name: &'static str) -> &mut Vec<u8> {
+        debug_assert!(
+            name.bytes().all(|b| b.is_ascii_alphanumeric()),
+            "a payload member name needs no escaping: {name}"
+        );
+        self.out
+            .extend_from_slice(if self.first { b"\"" } else { b",\"" });
         self.first = false;
-        write_str(self.out, name).expect("writing to memory cannot fail");
-        self.out.push(b':');
+        self.out.extend_from_slice(name.as_bytes());
+        self.out.extend_from_slice(b"\":");
         self.out
     }
 
-    pub fn str(&mut self, name: &str, value: &str) -> &mut Self {
+    pub fn str(&mut self, name: &'static str, value: &str) -> &mut Self {
         let out = self.name(name);
         write_str(out, value).expect("writing to memory cannot fail");
         self
     }
 
     /// A string, or `null`.
-    pub fn opt_str(&mut self, name: &str, value: Option<&str>) -> &mut Self {
+    pub fn opt_str(&mut self, name: &'static str, value: Option<&str>) -> &mut Self {
         match value {
             Some(value) => self.str(name, value),
             None => {
@@ -341,7 +345,7 @@ impl<'a> JsonWriter<'a> {
         }
     }
 
-    pub fn strs(&mut self, name: &str, values: &[&str]) -> &mut Self {
+    pub fn strs(&mut self, name: &'static str, values: &[&str]) -> &mut Self {
         let out = self.name(name);
         out.push(b'[');
         for (i, value) in values.iter().enumerate() {
@@ -354,13 +358,13 @@ impl<'a> JsonWriter<'a> {
         self
     }
 
-    pub fn bool(&mut self, name: &str, value: bool) -> &mut Self {
+    pub fn bool(&mut self, name: &'static str, value: bool) -> &mut Self {
         let text: &[u8] = if value { b"true" } else { b"false" };
         self.name(name).extend_from_slice(text);
         self
     }
 
-    pub fn u64(&mut self, name: &str, value: u64) -> &mut Self {
+    pub fn u64(&mut self, name: &'static str, value: u64) -> &mut Self {
         let mut digits = itoa::Buffer::new();
         let text = digits.format(value);
         self.name(name).extend_from_slice(text.as_bytes());
@@ -368,7 +372,7 @@ impl<'a> JsonWriter<'a> {
     }
 
     /// Any other value, through serde (it must serialize canonically).
-    pub fn value(&mut self, name: &str, value: &impl Serialize) -> &mut Self {
+    pub fn value(&mut self, name: &'static str, value: &impl Serialize) -> &mut Self {
         let out = self.name(name);
         serde_json::to_writer(out, value).expect("payload values serialize");
         self
