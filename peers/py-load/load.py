@@ -11,8 +11,9 @@ peak resident memory. It prints medians over rounds and each server's ratios to 
         'rmcp=target/peers/release/rmcp-echo|echo:{"message":"hello"}' \\
         'limina=target/release/limina --mcp-stdio --log-level warn|scene.queryEntities:{"near":[0,0,0],"radius":1}'
 
-A server is NAME=COMMAND|TOOL:ARGUMENTS (the command split on spaces). limina gets a fresh
-trace folder each round (`--trace-dir`), so no round reads another's history.
+A server is NAME=COMMAND|TOOL:ARGUMENTS (the command split on spaces). A command with
+`--mcp-stdio` (limina) gets a fresh trace folder each round (`--trace-dir`), so no round reads
+another's history.
 """
 import argparse
 import json
@@ -39,7 +40,7 @@ class Peer:
 
     def __init__(self, command):
         self.trace = None
-        if any(part.endswith("limina") for part in command[:1]) and "--mcp-stdio" in command:
+        if "--mcp-stdio" in command and "--trace-dir" not in command:
             self.trace = tempfile.mkdtemp(prefix="py-load-")
             command = command + ["--trace-dir", self.trace]
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
