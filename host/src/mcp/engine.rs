@@ -806,7 +806,8 @@ impl Engine {
             let request = match (&deferred, &message) {
                 (Some(deferred), _) => Some(deferred.id().clone()),
                 (None, Out::Value(message)) => message.get("id").cloned(),
-                (None, _) => None,
+                // A tool call's reply goes out already written (`call_result.rs`).
+                (None, Out::Frame(frame)) => reply_id(frame),
             };
             if let (Kind::Reply, Some(request)) = (kind, request) {
                 let error = super::jsonrpc::error(
@@ -1037,4 +1038,42 @@ fn poll(
         stdin: fds[1].revents != 0,
         stdout: fds[2].revents != 0,
     })
+}
+
+/// The request a serialized reply answers (`None` for a notification or a delta). Read only
+/// when a batch could not be synced, to turn its replies into errors.
+fn reply_id(frame: &str) -> Option<Value> {
+    #[derive(serde::Deserialize)]
+    struct Reply {
+        id: Option<Value>,
+        method: Option<serde::de::IgnoredAny>,
+    }
+    let reply: Reply = serde_json::from_str(frame).ok()?;
+    reply.method.is_none().then_some(reply.id).flatten()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A reply written as a frame still names its request when its batch could not be synced
+    /// (it becomes an error); notifications and deltas name none.
+    #[test]
+    fn a_framed_reply_names_its_request_and_a_notification_none() {
+        let response = crate::registry::Response::of(
+            Ok(json!({"id": "not the request's", "method": "neither"})),
+            std::time::Instant::now(),
+            vec!["evt_a".into()],
+        );
+        let result = super::super::call_result::CallResult::from(response);
+        for id in [json!(7), json!("r-1")] {
+            assert_eq!(reply_id(&result.reply(&id)), Some(id));
+        }
+        let note = crate::json::text(
+            &json!({"jsonrpc": "2.0", "method": "notifications/state/delta", "params": {"id": 3}}),
+        );
+        assert_eq!(reply_id(&note), None);
+        assert_eq!(reply_id("not json"), None);
+    }
 }
