@@ -14,14 +14,18 @@ use std::io::Write;
 
 /// One call's result: its answer or its failure, the text content, and `_meta`.
 pub struct CallResult {
-    /// The answer; `None` for a failure.
-    structured: Option<Value>,
+    outcome: Outcome,
     /// The text content: the answer as compact JSON (exactly its structured copy's text), or
     /// `code: message`.
     text: String,
-    failure: Option<(ErrorCode, String)>,
     events: Vec<String>,
     execution_time_ms: f64,
+}
+
+/// What the call gave.
+enum Outcome {
+    Answer(Value),
+    Failure(ErrorCode, String),
 }
 
 impl From<Response> for CallResult {
@@ -32,21 +36,20 @@ impl From<Response> for CallResult {
             metadata,
             ..
         } = response;
-        let (structured, text, failure) = match (result, error) {
+        let (outcome, text) = match (result, error) {
             (Some(result), None) => {
                 let text = crate::json::text(&result);
-                (Some(result), text, None)
+                (Outcome::Answer(result), text)
             }
             (_, failure) => {
                 let failure = failure.expect("a failed response carries its failure");
                 let text = format!("{}: {}", failure.code, failure.message);
-                (None, text, Some((failure.code, failure.message)))
+                (Outcome::Failure(failure.code, failure.message), text)
             }
         };
         CallResult {
-            structured,
+            outcome,
             text,
-            failure,
             events: metadata.events_emitted,
             execution_time_ms: metadata.execution_time_ms,
         }
@@ -64,15 +67,14 @@ impl CallResult {
             ("type", "text".into()),
             ("text", self.text.into()),
         ])]);
-        match (self.structured, self.failure) {
-            (Some(result), _) => object([
+        match self.outcome {
+            Outcome::Answer(result) => object([
                 ("content", content),
                 ("structuredContent", result),
                 ("isError", false.into()),
                 ("_meta", meta),
             ]),
-            (None, failure) => {
-                let (code, message) = failure.expect("a result without an answer is a failure");
+            Outcome::Failure(code, message) => {
                 meta["error"] =
                     object([("code", code.as_str().into()), ("message", message.into())]);
                 object([
@@ -97,7 +99,7 @@ impl CallResult {
         w.write_all(b"{\"id\":")?;
         serde_json::to_writer(&mut *w, id)?;
         w.write_all(b",\"jsonrpc\":\"2.0\",\"result\":{\"_meta\":{")?;
-        if let Some((code, message)) = &self.failure {
+        if let Outcome::Failure(code, message) = &self.outcome {
             w.write_all(b"\"error\":{\"code\":")?;
             serde_json::to_writer(&mut *w, code.as_str())?;
             w.write_all(b",\"message\":")?;
@@ -112,13 +114,13 @@ impl CallResult {
         w.write_all(b"},\"content\":[{\"text\":")?;
         serde_json::to_writer(&mut *w, &self.text)?;
         w.write_all(b",\"type\":\"text\"}],\"isError\":")?;
-        match &self.structured {
+        match &self.outcome {
             // The text is the answer serialized compactly: its structured copy, as is.
-            Some(_) => {
+            Outcome::Answer(_) => {
                 w.write_all(b"false,\"structuredContent\":")?;
                 w.write_all(self.text.as_bytes())?;
             }
-            None => w.write_all(b"true")?,
+            Outcome::Failure(..) => w.write_all(b"true")?,
         }
         w.write_all(b"}}")
     }

@@ -54,7 +54,7 @@ pub(super) fn seal<P: super::Payload>(
     // Room for a call's payload at once (grown from empty it was reallocated several times).
     let mut bytes = Vec::with_capacity(PAYLOAD_START_BYTES);
     new.payload.write_json(&mut bytes);
-    let payload = String::from_utf8(bytes).expect("serde_json writes UTF-8");
+    let payload = String::from_utf8(bytes).expect("payloads are written as UTF-8");
     debug_assert_eq!(
         payload,
         canonical_json(&serde_json::from_str(&payload).expect("serialized JSON parses")),
@@ -254,20 +254,8 @@ impl Field<'_> {
     fn write(&self, w: &mut impl Write) -> std::io::Result<()> {
         match self {
             Field::Str(v) => write_str(w, v),
-            Field::Strs(v) => {
-                w.write_all(b"[")?;
-                for (i, text) in v.iter().enumerate() {
-                    if i > 0 {
-                        w.write_all(b",")?;
-                    }
-                    write_str(w, text)?;
-                }
-                w.write_all(b"]")
-            }
-            Field::Opt(v) => match v {
-                Some(text) => write_str(w, text),
-                None => w.write_all(b"null"),
-            },
+            Field::Strs(v) => write_strs(w, v),
+            Field::Opt(v) => write_opt_str(w, v.as_deref()),
             Field::Raw(v) => w.write_all(v),
             Field::Integrity(v) => {
                 w.write_all(b"{\"hash\":")?;
@@ -296,6 +284,26 @@ fn write_str(w: &mut impl Write, text: &str) -> std::io::Result<()> {
         w.write_all(b"\"")
     } else {
         serde_json::to_writer(w, text).map_err(Into::into)
+    }
+}
+
+/// `texts` as a JSON array of strings, each through [`write_str`].
+fn write_strs<S: AsRef<str>>(w: &mut impl Write, texts: &[S]) -> std::io::Result<()> {
+    w.write_all(b"[")?;
+    for (i, text) in texts.iter().enumerate() {
+        if i > 0 {
+            w.write_all(b",")?;
+        }
+        write_str(w, text.as_ref())?;
+    }
+    w.write_all(b"]")
+}
+
+/// `text` through [`write_str`], or `null`.
+fn write_opt_str(w: &mut impl Write, text: Option<&str>) -> std::io::Result<()> {
+    match text {
+        Some(text) => write_str(w, text),
+        None => w.write_all(b"null"),
     }
 }
 
@@ -336,25 +344,14 @@ impl<'a> JsonWriter<'a> {
 
     /// A string, or `null`.
     pub fn opt_str(&mut self, name: &'static str, value: Option<&str>) -> &mut Self {
-        match value {
-            Some(value) => self.str(name, value),
-            None => {
-                self.name(name).extend_from_slice(b"null");
-                self
-            }
-        }
+        let out = self.name(name);
+        write_opt_str(out, value).expect("writing to memory cannot fail");
+        self
     }
 
     pub fn strs(&mut self, name: &'static str, values: &[&str]) -> &mut Self {
         let out = self.name(name);
-        out.push(b'[');
-        for (i, value) in values.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            write_str(out, value).expect("writing to memory cannot fail");
-        }
-        out.push(b']');
+        write_strs(out, values).expect("writing to memory cannot fail");
         self
     }
 

@@ -36,8 +36,8 @@ use std::time::{Duration, Instant};
 use store::Store;
 
 /// An event payload: what [`Tracer::emit`] writes as the event's `payload`. Anything serde
-/// serializes is one; the decision written on every call writes itself ([`JsonWriter`]),
-/// since serde's per-byte string escaping was most of its cost. Either way the JSON must be
+/// serializes is one; the two events of every call (the decision and the outcome) write
+/// themselves ([`JsonWriter`]), since serde's per-byte string escaping was most of their cost. Either way the JSON must be
 /// canonical (object keys in code-point order, no whitespace), as debug builds check.
 pub trait Payload {
     fn write_json(&self, out: &mut Vec<u8>);
@@ -55,9 +55,8 @@ pub use event::JsonWriter;
 const NOTIFY_EVERY: Duration = Duration::from_millis(1);
 
 /// What a caller supplies for a new event; the tracer adds id, time and integrity. The payload
-/// is a `Value`, or on the hot path a struct whose fields are declared in code-point order of
-/// their JSON names (so it serializes canonically without a `Value` tree built and dropped),
-/// or one that writes its own JSON ([`Payload`]).
+/// is a `Value`, or on the hot path a struct that writes its own canonical JSON ([`Payload`]),
+/// so no `Value` tree is built and dropped per call.
 #[derive(Debug, Clone)]
 pub struct NewEvent<P = Value> {
     pub kind: String,
