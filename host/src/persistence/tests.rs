@@ -513,9 +513,9 @@ fn a_long_run_of_reads_makes_a_checkpoint_due() {
     store.adopt(&mut r).unwrap();
     let read = |r: &mut Realm| {
         r.tracer.emit(crate::trace::NewEvent {
-            kind: "skill.executed".into(),
-            actor_id: "reader".into(),
-            thread_id: "s1".into(),
+            kind: "skill.executed",
+            actor_id: "reader",
+            thread_id: "s1",
             parent_event_id: None,
             caused_by: Vec::new(),
             payload: json!({"skill": "scene.queryEntities"}),

@@ -96,11 +96,11 @@ fn record_full(
         tick,
     };
     let id = realm.tracer.emit(NewEvent {
-        kind: kind.into(),
-        actor_id: caller.agent_id.clone(),
-        thread_id: caller.session_id.clone(),
-        parent_event_id: cause.map(String::from),
-        caused_by: cause.map(String::from).into_iter().collect(),
+        kind,
+        actor_id: caller.agent_id.as_str(),
+        thread_id: caller.session_id.as_str(),
+        parent_event_id: cause,
+        caused_by: cause.into_iter().collect(),
         payload,
     });
     let mut events = vec![id.clone()];

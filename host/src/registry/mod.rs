@@ -484,7 +484,7 @@ impl Registry {
     /// client was admitted with), traced as `session.admission.denied` with what it asked for.
     pub fn refuse_admission(&mut self, params: &serde_json::Value, reason: &str) {
         let asked = |key: &str| params.get(key).and_then(serde_json::Value::as_str);
-        let actor = asked("agentId")
+        let actor: String = asked("agentId")
             .unwrap_or("anonymous")
             .chars()
             .take(128)

@@ -90,9 +90,9 @@ impl Registry {
             .expect("the realm is home between calls");
         let summary = store.checkpoint(realm, reason, replaced)?;
         realm.tracer.emit(NewEvent {
-            kind: "world.checkpointed".into(),
-            actor_id: "host".into(),
-            thread_id: "host".into(),
+            kind: "world.checkpointed",
+            actor_id: "host",
+            thread_id: "host",
             parent_event_id: None,
             caused_by: Vec::new(),
             payload: summary.clone(),

@@ -254,11 +254,11 @@ impl Registry {
             Err(failure) => return Err(failure),
         };
         events.push(realm.tracer.emit(NewEvent {
-            kind: kind.into(),
-            actor_id: caller.agent_id.clone(),
-            thread_id: caller.session_id.clone(),
-            parent_event_id: Some(decision_id.to_string()),
-            caused_by: vec![decision_id.to_string()],
+            kind,
+            actor_id: caller.agent_id.as_str(),
+            thread_id: caller.session_id.as_str(),
+            parent_event_id: Some(decision_id),
+            caused_by: vec![decision_id],
             payload: OutcomePayload {
                 input: input.as_ref(),
                 skill: name,

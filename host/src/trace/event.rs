@@ -4,7 +4,6 @@ use super::NewEvent;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-use std::io::Write;
 use std::time::SystemTime;
 
 /// A trace event as stored and served.
@@ -31,71 +30,66 @@ pub struct Integrity {
     pub previous_hash: Option<String>,
 }
 
-/// A new event sealed: its id, chain hash and stored line (without newline).
+/// A new event sealed: its id and chain hash. Its stored line went to the buffer [`seal`]
+/// was given.
 pub(super) struct Sealed {
     pub id: String,
     pub hash: String,
-    pub line: Vec<u8>,
 }
 
 /// Gives a new event its id, timestamp and hash, chained after `previous_hash`, and writes its
-/// line. The payload is serialized once, for the id, the hash and the line, and never held as
-/// a `Value` here (this runs for every event on the call path). Its JSON must be canonical
-/// (object keys in code-point order, as a `Value` is and as [`Tracer::emit`] checks in debug
-/// builds).
-///
-/// [`Tracer::emit`]: super::Tracer::emit
-pub(super) fn seal<P: super::Payload>(
+/// line (without newline) into `line`, which is cleared first. The payload is serialized once,
+/// for the id, the hash and the line, and never held as a `Value` here (this runs for every
+/// event on the call path). Its JSON must be canonical (object keys in code-point order, as a
+/// `Value` is and as debug builds check).
+pub(super) fn seal<P: super::Payload, S: AsRef<str>>(
     seq: u64,
-    new: &NewEvent<P>,
+    new: &NewEvent<P, S>,
     previous_hash: Option<String>,
     timestamp: &str,
+    line: &mut Vec<u8>,
 ) -> Sealed {
-    // Room for a call's payload at once (grown from empty it was reallocated several times).
-    let mut bytes = Vec::with_capacity(PAYLOAD_START_BYTES);
-    new.payload.write_json(&mut bytes);
-    let payload = String::from_utf8(bytes).expect("payloads are written as UTF-8");
-    debug_assert_eq!(
-        payload,
-        canonical_json(&serde_json::from_str(&payload).expect("serialized JSON parses")),
-        "an event payload must serialize with its keys in code-point order"
-    );
-    let mut fingerprint = IdHash::default();
-    fingerprint.word(seq);
-    for part in [&new.kind, &new.actor_id, &payload] {
-        fingerprint.part(part.as_bytes());
-    }
-    let id = event_id(&new.actor_id, seq, fingerprint.finish());
-    let body = Body {
-        actor_id: &new.actor_id,
-        caused_by: &new.caused_by,
-        id: &id,
-        parent_event_id: &new.parent_event_id,
-        payload: &payload,
-        thread_id: &new.thread_id,
-        timestamp,
-        kind: &new.kind,
-    };
-    let mut line = Vec::with_capacity(payload.len() + 512);
-    let integrity = VALUES.with_borrow_mut(|values| {
-        values.fill(&body);
+    SCRATCH.with_borrow_mut(|scratch| {
+        let Scratch {
+            payload, canonical, ..
+        } = scratch;
+        payload.clear();
+        new.payload.write_json(payload);
+        debug_assert_eq!(
+            std::str::from_utf8(payload).expect("payloads are written as UTF-8"),
+            canonical_json(&serde_json::from_slice(payload).expect("serialized JSON parses")),
+            "an event payload must serialize with its keys in code-point order"
+        );
+        let mut fingerprint = IdHash::default();
+        fingerprint.word(seq);
+        let (kind, actor_id) = (new.kind.as_ref(), new.actor_id.as_ref());
+        for part in [kind.as_bytes(), actor_id.as_bytes(), payload] {
+            fingerprint.part(part);
+        }
+        let id = event_id(actor_id, seq, fingerprint.finish());
+        let body = Body {
+            actor_id,
+            caused_by: &new.caused_by,
+            id: &id,
+            parent_event_id: new.parent_event_id.as_ref().map(AsRef::as_ref),
+            payload,
+            thread_id: new.thread_id.as_ref(),
+            timestamp,
+            kind,
+        };
+        line.clear();
+        let spans = body.write_members(line);
         let integrity = Integrity {
-            hash: values.hash(previous_hash.as_deref()),
+            hash: hash_canonical(line, &spans, previous_hash.as_deref(), canonical),
             previous_hash,
         };
-        values.write_line(&integrity, &mut line);
-        integrity
-    });
-    Sealed {
-        id,
-        hash: integrity.hash,
-        line,
-    }
+        close_line(line, &integrity);
+        Sealed {
+            id,
+            hash: integrity.hash,
+        }
+    })
 }
-
-/// What [`seal`] reserves for a payload before serializing it: a decision's is about 330
-/// bytes, an outcome's 100–300.
-const PAYLOAD_START_BYTES: usize = 512;
 
 /// `evt_<actor>_<seq, 12 digits>_<fingerprint, 16 hex>`, written digit by digit: through
 /// `format!` its padding machinery was a visible share of sealing.
@@ -123,152 +117,121 @@ fn event_id(actor: &str, seq: u64, fingerprint: u64) -> String {
 }
 
 /// An event's fields without `integrity`, its payload as canonical JSON.
-struct Body<'a> {
+struct Body<'a, S> {
     actor_id: &'a str,
-    caused_by: &'a [String],
+    caused_by: &'a [S],
     id: &'a str,
-    parent_event_id: &'a Option<String>,
-    payload: &'a str,
+    parent_event_id: Option<&'a str>,
+    payload: &'a [u8],
     thread_id: &'a str,
     timestamp: &'a str,
     kind: &'a str,
 }
 
-impl Body<'_> {
-    /// `sha256:` + hex of the canonical JSON, then the previous hash.
-    fn hash(&self, previous: Option<&str>) -> String {
-        VALUES.with_borrow_mut(|values| {
-            values.fill(self);
-            values.hash(previous)
-        })
-    }
-}
+/// Where each of a body's values lies in its stored line, in canonical order (the indices
+/// below).
+type Spans = [(usize, usize); 8];
+const ACTOR_ID: usize = 0;
+const CAUSED_BY: usize = 1;
+const ID: usize = 2;
+const PARENT_EVENT_ID: usize = 3;
+const PAYLOAD: usize = 4;
+const THREAD_ID: usize = 5;
+const TIMESTAMP: usize = 6;
+const TYPE: usize = 7;
 
-/// The JSON names of a body's fields in code-point order (the canonical order).
-const CANONICAL_NAMES: [&str; 8] = [
-    "actorId",
-    "causedBy",
-    "id",
-    "parentEventId",
-    "payload",
-    "threadId",
-    "timestamp",
-    "type",
+/// The canonical members' names in code-point order, each with the punctuation before it.
+const CANONICAL_NAMES: [&[u8]; 8] = [
+    b"{\"actorId\":",
+    b",\"causedBy\":",
+    b",\"id\":",
+    b",\"parentEventId\":",
+    b",\"payload\":",
+    b",\"threadId\":",
+    b",\"timestamp\":",
+    b",\"type\":",
 ];
 
-/// Where each canonical field goes in the stored line, whose order is [`Event`]'s (so it reads
-/// back as one): id, type, actorId, threadId, parentEventId, causedBy, timestamp, payload.
-const LINE_ORDER: [usize; 8] = [2, 7, 0, 5, 3, 1, 6, 4];
-
-/// A body's field values as JSON, each written once: the canonical form (hashed) and the
-/// stored line are the same values under their names in two orders. Written twice, the
-/// strings' escaping was a twentieth of the engine thread's time.
-#[derive(Default)]
-struct Values {
-    text: Vec<u8>,
-    /// Where each value (in canonical order) ends in `text`.
-    ends: [usize; 8],
-    /// The canonical form, kept to hash it in one piece: streamed, it reached the hasher as
-    /// dozens of small updates, each with its own bookkeeping.
-    canonical: Vec<u8>,
-}
-
-impl Values {
-    fn fill(&mut self, body: &Body) {
-        self.text.clear();
-        let fields = [
-            Field::Str(body.actor_id),
-            Field::Strs(body.caused_by),
-            Field::Str(body.id),
-            Field::Opt(body.parent_event_id),
-            Field::Raw(body.payload.as_bytes()),
-            Field::Str(body.thread_id),
-            Field::Str(body.timestamp),
-            Field::Str(body.kind),
-        ];
-        for (i, field) in fields.iter().enumerate() {
-            field
-                .write(&mut self.text)
-                .expect("writing to memory cannot fail");
-            self.ends[i] = self.text.len();
-        }
-    }
-
-    /// Value `i` (in canonical order), as JSON text.
-    fn value(&self, i: usize) -> Field<'_> {
-        piece(&self.text, &self.ends, i)
-    }
-
+impl<S: AsRef<str>> Body<'_, S> {
     /// `sha256:` + hex of the canonical JSON, then the previous hash.
-    fn hash(&mut self, previous: Option<&str>) -> String {
-        let Values {
-            text,
-            ends,
-            canonical,
-        } = self;
-        canonical.clear();
-        let fields: [(&str, Field); 8] =
-            std::array::from_fn(|i| (CANONICAL_NAMES[i], piece(text, ends, i)));
-        write_object(canonical, &fields).expect("writing to memory cannot fail");
-        let mut hasher = Sha256::new();
-        hasher.update(&canonical[..]);
-        if let Some(prev) = previous {
-            hasher.update(prev.as_bytes());
-        }
-        let mut digits = [0u8; 64];
-        hex::encode_to_slice(hasher.finalize(), &mut digits).expect("64 digits for 32 bytes");
-        let mut text = String::with_capacity(7 + 64);
-        text.push_str("sha256:");
-        text.push_str(std::str::from_utf8(&digits).expect("hex digits are ASCII"));
-        text
+    fn hash(&self, previous: Option<&str>) -> String {
+        SCRATCH.with_borrow_mut(|scratch| {
+            let Scratch {
+                line, canonical, ..
+            } = scratch;
+            line.clear();
+            let spans = self.write_members(line);
+            hash_canonical(line, &spans, previous, canonical)
+        })
     }
 
-    /// The stored line: the fields in [`Event`]'s order, then `integrity`.
-    fn write_line(&self, integrity: &Integrity, w: &mut Vec<u8>) {
-        let mut fields: [(&str, Field); 9] =
-            std::array::from_fn(|_| ("integrity", Field::Integrity(integrity)));
-        for (slot, &i) in LINE_ORDER.iter().enumerate() {
-            fields[slot] = (CANONICAL_NAMES[i], self.value(i));
-        }
-        write_object(w, &fields).expect("events serialize");
+    /// The stored line's members in [`Event`]'s order (so it reads back as one) — id, type,
+    /// actorId, threadId, parentEventId, causedBy, timestamp, payload — leaving the object open
+    /// for `integrity`. Each value is written (and its strings checked for escapes) once; the
+    /// canonical form is copied from the line.
+    fn write_members(&self, line: &mut Vec<u8>) -> Spans {
+        let mut spans = [(0, 0); 8];
+        spans[ID] = member(line, b"{\"id\":", |l| write_str(l, self.id));
+        spans[TYPE] = member(line, b",\"type\":", |l| write_str(l, self.kind));
+        spans[ACTOR_ID] = member(line, b",\"actorId\":", |l| write_str(l, self.actor_id));
+        spans[THREAD_ID] = member(line, b",\"threadId\":", |l| write_str(l, self.thread_id));
+        spans[PARENT_EVENT_ID] = member(line, b",\"parentEventId\":", |l| {
+            write_opt_str(l, self.parent_event_id)
+        });
+        spans[CAUSED_BY] = member(line, b",\"causedBy\":", |l| write_strs(l, self.caused_by));
+        spans[TIMESTAMP] = member(line, b",\"timestamp\":", |l| write_str(l, self.timestamp));
+        spans[PAYLOAD] = member(line, b",\"payload\":", |l| {
+            l.extend_from_slice(self.payload)
+        });
+        spans
     }
 }
 
-/// Value `i` of `text`, whose values end at `ends`.
-fn piece<'a>(text: &'a [u8], ends: &[usize; 8], i: usize) -> Field<'a> {
-    let start = if i == 0 { 0 } else { ends[i - 1] };
-    Field::Raw(&text[start..ends[i]])
+/// `name` (with the punctuation before it), then the value `write` writes: where the value
+/// lies.
+fn member(line: &mut Vec<u8>, name: &[u8], write: impl FnOnce(&mut Vec<u8>)) -> (usize, usize) {
+    line.extend_from_slice(name);
+    let start = line.len();
+    write(line);
+    (start, line.len())
 }
 
-/// A field's value as [`write_object`] writes it.
-enum Field<'a> {
-    Str(&'a str),
-    Strs(&'a [String]),
-    Opt(&'a Option<String>),
-    /// JSON already serialized.
-    Raw(&'a [u8]),
-    Integrity(&'a Integrity),
-}
-
-impl Field<'_> {
-    fn write(&self, w: &mut impl Write) -> std::io::Result<()> {
-        match self {
-            Field::Str(v) => write_str(w, v),
-            Field::Strs(v) => write_strs(w, v),
-            Field::Opt(v) => write_opt_str(w, v.as_deref()),
-            Field::Raw(v) => w.write_all(v),
-            Field::Integrity(v) => {
-                w.write_all(b"{\"hash\":")?;
-                write_str(w, &v.hash)?;
-                w.write_all(b",\"previousHash\":")?;
-                match &v.previous_hash {
-                    Some(previous) => write_str(w, previous)?,
-                    None => w.write_all(b"null")?,
-                }
-                w.write_all(b"}")
-            }
-        }
+/// `sha256:` + hex of the canonical form — the values at `spans` of `line` under their names
+/// in code-point order — then of `previous`. The form is assembled in `canonical` and hashed in
+/// one piece: streamed, it reached the hasher as dozens of small updates, each with its own
+/// bookkeeping.
+fn hash_canonical(
+    line: &[u8],
+    spans: &Spans,
+    previous: Option<&str>,
+    canonical: &mut Vec<u8>,
+) -> String {
+    canonical.clear();
+    for (name, &(start, end)) in CANONICAL_NAMES.iter().zip(spans) {
+        canonical.extend_from_slice(name);
+        canonical.extend_from_slice(&line[start..end]);
     }
+    canonical.push(b'}');
+    let mut hasher = Sha256::new();
+    hasher.update(&canonical[..]);
+    if let Some(prev) = previous {
+        hasher.update(prev.as_bytes());
+    }
+    let mut digits = [0u8; 64];
+    hex::encode_to_slice(hasher.finalize(), &mut digits).expect("64 digits for 32 bytes");
+    let mut text = String::with_capacity(7 + 64);
+    text.push_str("sha256:");
+    text.push_str(std::str::from_utf8(&digits).expect("hex digits are ASCII"));
+    text
+}
+
+/// Ends a line [`Body::write_members`] began: `integrity`, and the object closed.
+fn close_line(line: &mut Vec<u8>, integrity: &Integrity) {
+    line.extend_from_slice(b",\"integrity\":{\"hash\":");
+    write_str(line, &integrity.hash);
+    line.extend_from_slice(b",\"previousHash\":");
+    write_opt_str(line, integrity.previous_hash.as_deref());
+    line.extend_from_slice(b"}}");
 }
 
 /// `text` as a JSON string. Ids, hashes, types and timestamps are plain ASCII: copied as they
@@ -276,34 +239,34 @@ impl Field<'_> {
 /// (the chain's two hashes alone were 3 % of the engine thread). Anything else goes to serde.
 /// The check is folded, not `all`: `all`'s exit at each byte kept it from vectorizing (4 % of
 /// the engine thread's instructions under callgrind, 2026-11-27).
-fn write_str(w: &mut impl Write, text: &str) -> std::io::Result<()> {
+fn write_str(out: &mut Vec<u8>, text: &str) {
     let plain = |b: u8| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\';
     if text.bytes().fold(true, |all, b| all & plain(b)) {
-        w.write_all(b"\"")?;
-        w.write_all(text.as_bytes())?;
-        w.write_all(b"\"")
+        out.push(b'"');
+        out.extend_from_slice(text.as_bytes());
+        out.push(b'"');
     } else {
-        serde_json::to_writer(w, text).map_err(Into::into)
+        serde_json::to_writer(out, text).expect("strings serialize");
     }
 }
 
 /// `texts` as a JSON array of strings, each through [`write_str`].
-fn write_strs<S: AsRef<str>>(w: &mut impl Write, texts: &[S]) -> std::io::Result<()> {
-    w.write_all(b"[")?;
+fn write_strs<S: AsRef<str>>(out: &mut Vec<u8>, texts: &[S]) {
+    out.push(b'[');
     for (i, text) in texts.iter().enumerate() {
         if i > 0 {
-            w.write_all(b",")?;
+            out.push(b',');
         }
-        write_str(w, text.as_ref())?;
+        write_str(out, text.as_ref());
     }
-    w.write_all(b"]")
+    out.push(b']');
 }
 
 /// `text` through [`write_str`], or `null`.
-fn write_opt_str(w: &mut impl Write, text: Option<&str>) -> std::io::Result<()> {
+fn write_opt_str(out: &mut Vec<u8>, text: Option<&str>) {
     match text {
-        Some(text) => write_str(w, text),
-        None => w.write_all(b"null"),
+        Some(text) => write_str(out, text),
+        None => out.extend_from_slice(b"null"),
     }
 }
 
@@ -338,20 +301,20 @@ impl<'a> JsonWriter<'a> {
 
     pub fn str(&mut self, name: &'static str, value: &str) -> &mut Self {
         let out = self.name(name);
-        write_str(out, value).expect("writing to memory cannot fail");
+        write_str(out, value);
         self
     }
 
     /// A string, or `null`.
     pub fn opt_str(&mut self, name: &'static str, value: Option<&str>) -> &mut Self {
         let out = self.name(name);
-        write_opt_str(out, value).expect("writing to memory cannot fail");
+        write_opt_str(out, value);
         self
     }
 
     pub fn strs(&mut self, name: &'static str, values: &[&str]) -> &mut Self {
         let out = self.name(name);
-        write_strs(out, values).expect("writing to memory cannot fail");
+        write_strs(out, values);
         self
     }
 
@@ -381,17 +344,6 @@ impl<'a> JsonWriter<'a> {
     }
 }
 
-/// `fields` as one JSON object, in the order given, without whitespace.
-fn write_object(w: &mut impl Write, fields: &[(&str, Field)]) -> std::io::Result<()> {
-    for (i, (name, value)) in fields.iter().enumerate() {
-        w.write_all(if i == 0 { b"{\"" } else { b",\"" })?;
-        w.write_all(name.as_bytes())?;
-        w.write_all(b"\":")?;
-        value.write(w)?;
-    }
-    w.write_all(b"}")
-}
-
 impl Event {
     /// `sha256:` + hex of the canonical JSON without `integrity`, then the previous hash.
     pub fn compute_hash(&self) -> String {
@@ -400,8 +352,8 @@ impl Event {
             actor_id: &self.actor_id,
             caused_by: &self.caused_by,
             id: &self.id,
-            parent_event_id: &self.parent_event_id,
-            payload: &payload,
+            parent_event_id: self.parent_event_id.as_deref(),
+            payload: payload.as_bytes(),
             thread_id: &self.thread_id,
             timestamp: &self.timestamp,
             kind: &self.kind,
@@ -454,8 +406,18 @@ pub fn canonical_json(value: &Value) -> String {
 }
 
 thread_local! {
-    /// The canonical form of the event being hashed, kept for its capacity.
-    static VALUES: std::cell::RefCell<Values> = std::cell::RefCell::new(Values::default());
+    /// The buffers events are sealed and hashed in, kept for their capacity.
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
+}
+
+#[derive(Default)]
+struct Scratch {
+    /// The payload being sealed.
+    payload: Vec<u8>,
+    /// The canonical form being hashed.
+    canonical: Vec<u8>,
+    /// The line of an event hashed again ([`Event::compute_hash`]).
+    line: Vec<u8>,
 }
 
 /// The 64-bit fingerprint in an event's id (of its seq, type, actor and payload), read a word

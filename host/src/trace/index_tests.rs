@@ -202,9 +202,9 @@ fn filtered_tail_pages_equal_a_plain_reading_of_the_segments() {
 fn synthetic_calls(t: &mut Tracer, n: usize) {
     for i in 0..n {
         t.emit(NewEvent {
-            kind: "policy.denied".into(),
-            actor_id: "agent_3".into(),
-            thread_id: "sess_live".into(),
+            kind: "policy.denied",
+            actor_id: "agent_3",
+            thread_id: "sess_live",
             parent_event_id: None,
             caused_by: vec![],
             payload: serde_json::json!({"cap": "scene.createEntity", "allow": false,
@@ -452,9 +452,9 @@ fn the_gap_read_from_the_segments_answers_as_the_parsed_events_do() {
         serde_json::json!(["not", "an", "object"]),
     ] {
         t.emit(NewEvent {
-            kind: "policy.denied".into(),
-            actor_id: "agent_1".into(),
-            thread_id: "sess_1".into(),
+            kind: "policy.denied",
+            actor_id: "agent_1",
+            thread_id: "sess_1",
             parent_event_id: None,
             caused_by: vec![],
             payload,

@@ -56,14 +56,15 @@ const NOTIFY_EVERY: Duration = Duration::from_millis(1);
 
 /// What a caller supplies for a new event; the tracer adds id, time and integrity. The payload
 /// is a `Value`, or on the hot path a struct that writes its own canonical JSON ([`Payload`]),
-/// so no `Value` tree is built and dropped per call.
+/// so no `Value` tree is built and dropped per call. Its texts are owned, or on the hot path
+/// borrowed (`S = &str`), so the call's two events copy none of the caller's strings.
 #[derive(Debug, Clone)]
-pub struct NewEvent<P = Value> {
-    pub kind: String,
-    pub actor_id: String,
-    pub thread_id: String,
-    pub parent_event_id: Option<String>,
-    pub caused_by: Vec<String>,
+pub struct NewEvent<P = Value, S = String> {
+    pub kind: S,
+    pub actor_id: S,
+    pub thread_id: S,
+    pub parent_event_id: Option<S>,
+    pub caused_by: Vec<S>,
     pub payload: P,
 }
 
@@ -87,6 +88,8 @@ pub struct Tracer {
     /// a write fails (events never written are never chained).
     written: (u64, Option<String>),
     stamp: event::Stamp,
+    /// The line of the event being sealed, kept for its capacity.
+    line: Vec<u8>,
     /// Calls answered once a later write takes their events ([`Tracer::defer`]), and those
     /// whose events a failed write dropped, with its cause.
     awaiting: Vec<u64>,
@@ -116,6 +119,7 @@ impl Tracer {
             ),
             written: (0, None),
             stamp: Default::default(),
+            line: Vec::new(),
             awaiting: Vec::new(),
             lost: Vec::new(),
             lost_cause: None,
@@ -197,22 +201,27 @@ impl Tracer {
     ///
     /// [`commit`]: Tracer::commit
     /// [`flush`]: Tracer::flush
-    pub fn emit<P: Payload>(&mut self, new: NewEvent<P>) -> String {
+    pub fn emit<P: Payload, S: AsRef<str>>(&mut self, new: NewEvent<P, S>) -> String {
         if self.store.as_ref().is_some_and(|s| s.outage().is_some()) {
             return UNRECORDED.to_string();
         }
         self.seq += 1;
-        let event::Sealed { id, hash, line } =
-            event::seal(self.seq, &new, self.last_hash.take(), self.stamp.now());
+        let event::Sealed { id, hash } = event::seal(
+            self.seq,
+            &new,
+            self.last_hash.take(),
+            self.stamp.now(),
+            &mut self.line,
+        );
         if let Some(store) = &mut self.store {
-            store.append(self.seq, &line);
+            store.append(self.seq, &self.line);
         }
         self.last_hash = Some(hash);
         if self.window.len() >= self.window_cap {
             self.window.pop_front();
         }
         if self.window_cap > 0 {
-            self.window.push_back(Arc::from(line));
+            self.window.push_back(Arc::from(&self.line[..]));
         }
         self.forget_removed();
         id

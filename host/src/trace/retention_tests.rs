@@ -18,9 +18,9 @@ fn limits(segment: u64, max: Option<u64>) -> Retention {
 fn emit_n(t: &mut Tracer, n: usize) {
     for i in 0..n {
         t.emit(NewEvent {
-            kind: "x".into(),
-            actor_id: "a".into(),
-            thread_id: "s".into(),
+            kind: "x",
+            actor_id: "a",
+            thread_id: "s",
             parent_event_id: None,
             caused_by: vec![],
             payload: serde_json::json!({"i": i, "pad": "0123456789abcdef0123456789abcdef"}),

@@ -104,8 +104,15 @@ fn the_line_and_hash_written_from_one_serialization_match_the_plain_forms() {
         (Some("sha256:00".to_string()), caused),
         (Some("sha256:\"odd\"\\".to_string()), odd),
     ] {
-        let sealed = event::seal(7, &new_event, previous.clone(), "2026-11-25T00:00:00.000Z");
-        let text = String::from_utf8(sealed.line.clone()).unwrap();
+        let mut line = b"left from the event before".to_vec();
+        let sealed = event::seal(
+            7,
+            &new_event,
+            previous.clone(),
+            "2026-11-25T00:00:00.000Z",
+            &mut line,
+        );
+        let text = String::from_utf8(line).unwrap();
         let event: Event = serde_json::from_str(&text).unwrap();
         assert_eq!(serde_json::to_string(&event).unwrap(), text);
         assert_eq!(event.id, sealed.id);

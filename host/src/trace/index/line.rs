@@ -416,13 +416,15 @@ mod tests {
                 caused_by: causes.into_iter().map(str::to_string).collect(),
                 payload,
             };
+            let mut line = Vec::new();
             let sealed = crate::trace::event::seal(
                 seq as u64 + 1,
                 &new,
                 previous.take(),
                 "2026-11-25T00:00:00.000Z",
+                &mut line,
             );
-            let mut stored = sealed.line.clone();
+            let mut stored = line.clone();
             stored.push(b'\n');
             let by_serde: Line = serde_json::from_slice(&stored).unwrap();
             assert_eq!(layout::read(&stored).is_some(), direct, "{kind} by {actor}");
@@ -430,7 +432,7 @@ mod tests {
             assert_eq!(seen(&parsed), seen(&by_serde), "{kind} by {actor}");
             assert_eq!(parsed.integrity.hash, sealed.hash);
             // The integrity member is where the tracer's hashes put it, found without a search.
-            let text = std::str::from_utf8(&sealed.line).unwrap();
+            let text = std::str::from_utf8(&line).unwrap();
             let at = layout::integrity_at(text).unwrap();
             assert_eq!(Some(at), text.rfind(layout::INTEGRITY), "{kind} by {actor}");
             assert!(
