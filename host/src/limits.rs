@@ -75,11 +75,11 @@ pub const MAX_STATE_VALUE_BYTES: usize = 1 << 20;
 pub const MAX_ENTITIES: usize = 10_000;
 /// Simulation step length by default (60 Hz).
 pub const DEFAULT_TICK_MS: u64 = 16;
-/// How long the engine keeps looking for the next message without sleeping after work: a
-/// one-at-a-time client's next call usually arrives within it, and a sleeping engine thread
-/// woken on another core took longer to answer than the call itself. Bounded and only after
-/// activity, so an idle host never spins.
+/// The shortest and longest the engine keeps looking for the next message without sleeping
+/// (`mcp/spin.rs`): about twice the recent gap between its replies and the next call, and not
+/// at all when calls come further apart than the longest, so an idle host never spins.
 pub const ENGINE_SPIN_US: u64 = 50;
+pub const ENGINE_SPIN_MAX_US: u64 = 500;
 /// Events an in-memory trace (`--ephemeral-trace`, tests) keeps: all it can answer from.
 pub const TRACE_WINDOW: usize = 4_096;
 /// Events a durable trace keeps in memory for hot queries. Small: the index follows the

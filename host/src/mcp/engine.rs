@@ -35,14 +35,15 @@ use super::cancel::CancelBoard;
 use super::deferred::Deferred;
 use super::outbox::{Lane, Outbox, Sent, frame};
 use super::server::{Connection, Handled, Notify, PendingReply, Server};
+use super::spin::Spin;
 use super::stdio::StdioInput;
 use super::stdout::StdoutQueue;
 use super::sync::Deltas;
 use super::workers::Workers;
 use crate::limits::{
-    DETACHED_WORKERS_MIN, ENGINE_SPIN_US, MAX_PARALLEL_CALLS, MAX_STALL_MS,
-    MAX_STDOUT_BACKLOG_BYTES, OUTBOX_CAPACITY, RING_AFTER_MESSAGES, RING_AFTER_US,
-    STDIO_FLUSH_AFTER_US, STDIO_FLUSH_BYTES, STDOUT_DRAIN_MS,
+    DETACHED_WORKERS_MIN, MAX_PARALLEL_CALLS, MAX_STALL_MS, MAX_STDOUT_BACKLOG_BYTES,
+    OUTBOX_CAPACITY, RING_AFTER_MESSAGES, RING_AFTER_US, STDIO_FLUSH_AFTER_US, STDIO_FLUSH_BYTES,
+    STDOUT_DRAIN_MS,
 };
 use crate::registry::RanCall;
 use serde_json::Value;
@@ -191,8 +192,8 @@ pub struct Engine {
     /// Socket messages queued since the last ring: how many, and since when.
     unrung: usize,
     unrung_since: Option<Instant>,
-    /// When input or a wake-up last arrived (see [`Engine::wait_ready`]).
-    last_work: Instant,
+    /// How long to look for the next message before sleeping ([`Engine::wait_ready`]).
+    spin: Spin,
     /// When the batch's messages were last let go ([`Engine::flush`]).
     flushed_at: Instant,
 }
@@ -249,7 +250,7 @@ impl Engine {
             lanes: Vec::new(),
             unrung: 0,
             unrung_since: None,
-            last_work: Instant::now(),
+            spin: Spin::default(),
             flushed_at: Instant::now(),
         };
         if stdio {
@@ -358,30 +359,37 @@ impl Engine {
         Ok(self.stopped_by)
     }
 
-    /// Waits for input or a wake-up. Right after work, it first looks again for a short
-    /// while without sleeping: a client calling one at a time answers within microseconds,
-    /// and waking a thread that slept in `poll` on another core cost more than the call
-    /// itself (sequential p50 112 µs across two cores against 34 µs on one, 2026-11-24).
+    /// Waits for input or a wake-up, looking without sleeping first for as long as
+    /// [`Spin`] says a quick client's next message takes: a thread that slept in `poll` on
+    /// another core took longer to wake than a call takes.
     fn wait_ready(
         &mut self,
         stdin: Option<RawFd>,
         stdout: Option<RawFd>,
         timeout: Duration,
     ) -> io::Result<Ready> {
-        if self.last_work.elapsed() < Duration::from_micros(ENGINE_SPIN_US) * 4 {
-            let until = Instant::now() + Duration::from_micros(ENGINE_SPIN_US);
-            while Instant::now() < until {
+        let idle_since = Instant::now();
+        let window = self.spin.window().min(timeout);
+        if !window.is_zero() {
+            let until = idle_since + window;
+            loop {
                 let ready = poll(stdin, self.handle.wake.fd, stdout, Duration::ZERO)?;
                 if ready.stdin || ready.wake || ready.stdout {
-                    self.last_work = Instant::now();
+                    if ready.stdin || ready.wake {
+                        self.spin.arrived(idle_since.elapsed());
+                    }
                     return Ok(ready);
                 }
-                std::hint::spin_loop();
+                if Instant::now() >= until {
+                    break;
+                }
+                // Whatever else is runnable on this core (the client, the indexer) goes first.
+                std::thread::yield_now();
             }
         }
         let ready = poll(stdin, self.handle.wake.fd, stdout, timeout)?;
         if ready.stdin || ready.wake {
-            self.last_work = Instant::now();
+            self.spin.arrived(idle_since.elapsed());
         }
         Ok(ready)
     }

@@ -22,6 +22,7 @@ mod outbox;
 mod reload;
 mod server;
 mod session;
+mod spin;
 mod stateless;
 pub mod stdio;
 mod stdout;
