@@ -103,7 +103,11 @@ mod layout {
             return None;
         }
         let payload = if crate::trace::index::is_decision_kind(kind) {
-            serde_json::from_str(&text[payload_starts..payload_ends]).ok()?
+            let payload = &text[payload_starts..payload_ends];
+            match decision(payload) {
+                Some(decision) => decision,
+                None => serde_json::from_str(payload).ok()?,
+            }
         } else {
             Decision::default()
         };
@@ -117,6 +121,45 @@ mod layout {
             integrity: Integrity {
                 hash: Cow::Borrowed(hash),
             },
+        })
+    }
+
+    /// A decision payload in the layout the registry writes (`registry/decision.rs`: members
+    /// in code-point order) for a call under no budget and no quota, which is most calls;
+    /// anything else — an approval, a budget, a quota, escapes — is left to serde. Walking
+    /// it by serde was an eighth of the indexer's instructions (callgrind, 2026-11-27).
+    pub(super) fn decision(text: &str) -> Option<Decision<'_>> {
+        let mut at = Cursor { text, at: 0 };
+        at.literal("{\"agentId\":")?;
+        let agent_id = at.string()?;
+        at.literal(",\"allow\":")?;
+        let allow = at.boolean()?;
+        at.literal(",\"boundary\":")?;
+        at.string()?;
+        at.literal(",\"budget\":{},\"cap\":")?;
+        let cap = at.string()?;
+        at.literal(",\"package\":")?;
+        let package = at.optional_string()?;
+        at.literal(",\"profile\":")?;
+        at.string()?;
+        at.literal(",\"quota\":null,\"reason\":")?;
+        at.string()?;
+        at.literal(",\"requiredPermissions\":")?;
+        at.strings()?;
+        at.literal(",\"rule\":")?;
+        let rule = at.string()?;
+        at.literal(",\"sessionId\":")?;
+        let session_id = at.string()?;
+        at.literal(",\"tick\":")?;
+        at.digits()?;
+        at.literal("}")?;
+        (at.at == text.len()).then(|| Decision {
+            allow: Some(allow),
+            cap: Some(Cow::Borrowed(cap)),
+            rule: Some(Cow::Borrowed(rule)),
+            agent_id: Some(Cow::Borrowed(agent_id)),
+            session_id: Some(Cow::Borrowed(session_id)),
+            package: package.map(Cow::Borrowed),
         })
     }
 
@@ -145,6 +188,22 @@ mod layout {
             plain.then(|| {
                 self.at += len + 2;
                 &rest[..len]
+            })
+        }
+
+        fn boolean(&mut self) -> Option<bool> {
+            if self.literal("true").is_some() {
+                return Some(true);
+            }
+            self.literal("false").map(|()| false)
+        }
+
+        /// A non-negative integer, without sign, fraction or exponent.
+        fn digits(&mut self) -> Option<()> {
+            let rest = &self.text.as_bytes()[self.at..];
+            let n = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+            (n > 0).then(|| {
+                self.at += n;
             })
         }
 
@@ -345,6 +404,61 @@ mod tests {
                 ],
             ),
         )
+    }
+
+    /// A decision payload as the registry writes it (members in code-point order): read
+    /// directly for a call under no budget, quota or approval, and exactly as serde reads it;
+    /// every other shape is left to serde.
+    #[test]
+    fn decisions_in_the_registrys_layout_read_directly_as_serde_reads_them() {
+        use serde_json::json;
+        let plain = json!({"agentId": "agent_1", "allow": true, "boundary": "registry",
+            "budget": {}, "cap": "scene.queryEntities", "package": "scene",
+            "profile": "builder.readWrite", "quota": null,
+            "reason": "profile `builder.readWrite` grants it", "requiredPermissions": ["scene.read"],
+            "rule": "profile.grant", "sessionId": "session_1", "tick": 42});
+        let mut denied = plain.clone();
+        denied["allow"] = json!(false);
+        denied["package"] = json!(null);
+        denied["requiredPermissions"] = json!([]);
+        let mut two = plain.clone();
+        two["requiredPermissions"] = json!(["scene.read", "scene.write"]);
+        for (payload, direct) in [(plain.clone(), true), (denied, true), (two, true)] {
+            let text = payload.to_string();
+            let read = layout::decision(&text);
+            assert_eq!(read.is_some(), direct, "{text}");
+            let by_serde: Decision = serde_json::from_str(&text).unwrap();
+            let fields = |d: &Decision| {
+                (
+                    d.allow,
+                    [&d.cap, &d.rule, &d.agent_id, &d.session_id, &d.package]
+                        .map(|v| v.as_deref().map(str::to_string)),
+                )
+            };
+            assert_eq!(fields(&read.unwrap()), fields(&by_serde), "{text}");
+        }
+        let mut others = Vec::new();
+        for (key, value) in [
+            ("budget", json!({"calls": {"limit": 3, "used": 1}})),
+            ("quota", json!({"key": "k", "limit": 1})),
+            ("approval", json!({"outcome": "accepted"})),
+            ("reason", json!("a \"quoted\" reason")),
+            ("tick", json!(-1)),
+            ("tick", json!(1.5)),
+            ("allow", json!("yes")),
+            ("cap", json!(null)),
+        ] {
+            let mut payload = plain.clone();
+            payload[key] = value;
+            others.push(payload.to_string());
+        }
+        let mut missing = plain.clone();
+        missing.as_object_mut().unwrap().remove("rule");
+        others.push(missing.to_string());
+        others.push(format!("{plain} "));
+        for text in others {
+            assert!(layout::decision(&text).is_none(), "{text}");
+        }
     }
 
     #[test]
