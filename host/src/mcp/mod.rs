@@ -29,6 +29,8 @@ mod stdout;
 mod sync;
 mod tasks;
 mod tools;
+#[cfg(test)]
+mod unsynced_tests;
 mod workers;
 pub mod ws;
 

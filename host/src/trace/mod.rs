@@ -90,6 +90,8 @@ pub struct Tracer {
     stamp: event::Stamp,
     /// The line of the event being sealed, kept for its capacity.
     line: Vec<u8>,
+    /// An event was emitted while the trace could not be written, since the last commit.
+    dropped: bool,
     /// Calls answered once a later write takes their events ([`Tracer::defer`]), and those
     /// whose events a failed write dropped, with its cause.
     awaiting: Vec<u64>,
@@ -120,6 +122,7 @@ impl Tracer {
             written: (0, None),
             stamp: Default::default(),
             line: Vec::new(),
+            dropped: false,
             awaiting: Vec::new(),
             lost: Vec::new(),
             lost_cause: None,
@@ -203,6 +206,7 @@ impl Tracer {
     /// [`flush`]: Tracer::flush
     pub fn emit<P: Payload, S: AsRef<str>>(&mut self, new: NewEvent<P, S>) -> String {
         if self.store.as_ref().is_some_and(|s| s.outage().is_some()) {
+            self.dropped = true;
             return UNRECORDED.to_string();
         }
         self.seq += 1;
@@ -235,6 +239,12 @@ impl Tracer {
         let Some(store) = &mut self.store else {
             return Ok(());
         };
+        // What recorded nothing — pings, listings, reads and refusals while the trace cannot
+        // be written — lost nothing: its replies go out as they are.
+        let dropped = std::mem::take(&mut self.dropped);
+        if !dropped && self.written.0 == self.seq && self.awaiting.is_empty() {
+            return Ok(());
+        }
         match store.write() {
             Ok(()) => {
                 self.written = (self.seq, self.last_hash.clone());
