@@ -73,9 +73,12 @@ class Peer:
             shutil.rmtree(self.trace, ignore_errors=True)
 
 
-def checked(reply, want_id):
-    if reply.get("id") != want_id or "error" in reply or reply["result"].get("isError"):
-        raise SystemExit(f"unexpected reply to {want_id}: {reply}")
+def checked(reply, want_ids):
+    """A successful reply to one of `want_ids` (a set, emptied as replies come: pipelined
+    replies may come in any order, as JSON-RPC allows and rmcp's do); its id."""
+    if reply.get("id") not in want_ids or "error" in reply or reply["result"].get("isError"):
+        raise SystemExit(f"unexpected reply (waiting for {len(want_ids)} ids): {reply}")
+    want_ids.discard(reply["id"])
 
 
 def sample(command, tool, arguments, sequential, pipelined):
@@ -99,7 +102,7 @@ def sample(command, tool, arguments, sequential, pipelined):
     for i in range(10, 10 + sequential):
         sent = time.perf_counter()
         peer.send(call(i))
-        checked(peer.line(), i)
+        checked(peer.line(), {i})
         latencies.append(time.perf_counter() - sent)
     sequential_rate = sequential / (time.perf_counter() - began)
 
@@ -109,8 +112,9 @@ def sample(command, tool, arguments, sequential, pipelined):
     began = time.perf_counter()
     writer = threading.Thread(target=peer.process.stdin.write, args=(burst,))
     writer.start()
-    for i in range(first, first + pipelined):
-        checked(peer.line(), i)
+    waiting = set(range(first, first + pipelined))
+    while waiting:
+        checked(peer.line(), waiting)
     pipelined_rate = pipelined / (time.perf_counter() - began)
     writer.join()
     peak = peer.peak_mb()
