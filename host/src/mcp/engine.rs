@@ -250,7 +250,7 @@ impl Engine {
             lanes: Vec::new(),
             unrung: 0,
             unrung_since: None,
-            spin: Spin::default(),
+            spin: Spin::here(),
             flushed_at: Instant::now(),
         };
         if stdio {

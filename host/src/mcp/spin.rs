@@ -4,7 +4,8 @@
 //! core and 343 µs across two. A client calling one at a time sends its next call about a
 //! round trip after the reply, so the engine keeps looking for about as long as the recent
 //! gaps were — within a bound, and not at all once messages come seldom (an idle host, an
-//! agent thinking between calls).
+//! agent thinking between calls). On one core it never looks: the client could not run
+//! while it did (pinned to one core, the look cost a quarter of sequential calls/s).
 
 use crate::limits::{ENGINE_SPIN_MAX_US, ENGINE_SPIN_US};
 use std::time::Duration;
@@ -15,14 +16,23 @@ pub struct Spin {
     /// Exponentially weighted mean of the recent gaps, in µs, each counted at most twice the
     /// bound (one long pause should not take many quick calls to forget).
     gap_us: f64,
+    /// More than one core to run on: looking can only help then.
+    cores: bool,
 }
 
-impl Default for Spin {
-    /// No spinning until messages have come quickly.
-    fn default() -> Self {
+impl Spin {
+    /// For a process that may run on `cores` cores; no looking until messages have come
+    /// quickly.
+    pub fn for_cores(cores: usize) -> Spin {
         Spin {
             gap_us: Self::LONGEST_GAP_US,
+            cores: cores > 1,
         }
+    }
+
+    /// For this process, on the cores it may run on.
+    pub fn here() -> Spin {
+        Spin::for_cores(std::thread::available_parallelism().map_or(1, |n| n.get()))
     }
 }
 
@@ -33,10 +43,10 @@ impl Spin {
 
     /// How long to look before sleeping, the engine having just gone idle: twice the usual
     /// gap, at least `ENGINE_SPIN_US`, at most `ENGINE_SPIN_MAX_US`; nothing when gaps run
-    /// longer than that bound.
+    /// longer than that bound, or on one core.
     pub fn window(&self) -> Duration {
         let max = ENGINE_SPIN_MAX_US as f64;
-        if self.gap_us > max {
+        if !self.cores || self.gap_us > max {
             return Duration::ZERO;
         }
         let us = (2.0 * self.gap_us).clamp(ENGINE_SPIN_US as f64, max);
@@ -55,7 +65,7 @@ mod tests {
     use super::*;
 
     fn after(gaps_us: &[u64]) -> Spin {
-        let mut spin = Spin::default();
+        let mut spin = Spin::for_cores(2);
         for &gap in gaps_us {
             spin.arrived(Duration::from_micros(gap));
         }
@@ -64,7 +74,7 @@ mod tests {
 
     #[test]
     fn a_fresh_or_seldom_called_engine_does_not_spin() {
-        assert_eq!(Spin::default().window(), Duration::ZERO);
+        assert_eq!(Spin::for_cores(2).window(), Duration::ZERO);
         assert_eq!(after(&[5_000_000; 20]).window(), Duration::ZERO);
         // One quick call after a long quiet is not yet a client calling in a loop.
         assert_eq!(after(&[5_000_000, 40]).window(), Duration::ZERO);
@@ -89,6 +99,15 @@ mod tests {
             after(&[0; 30]).window(),
             Duration::from_micros(ENGINE_SPIN_US)
         );
+    }
+
+    #[test]
+    fn on_one_core_the_engine_never_spins() {
+        let mut spin = Spin::for_cores(1);
+        for _ in 0..30 {
+            spin.arrived(Duration::from_micros(50));
+        }
+        assert_eq!(spin.window(), Duration::ZERO);
     }
 
     #[test]
