@@ -84,11 +84,24 @@ pub(super) fn seal<P: super::Payload, S: AsRef<str>>(
             previous_hash,
         };
         close_line(line, &integrity);
+        keep_small(payload);
+        keep_small(canonical);
         Sealed {
             id,
             hash: integrity.hash,
         }
     })
+}
+
+/// What a buffer kept between events may keep: one large event (a big tool input, a long
+/// checkpoint summary) gives back what it grew the buffer to.
+const KEPT_BUFFER_BYTES: usize = 64 << 10;
+
+/// Frees `buffer` if an event grew it past [`KEPT_BUFFER_BYTES`].
+pub(super) fn keep_small(buffer: &mut Vec<u8>) {
+    if buffer.capacity() > KEPT_BUFFER_BYTES {
+        *buffer = Vec::new();
+    }
 }
 
 /// `evt_<actor>_<seq, 12 digits>_<fingerprint, 16 hex>`, written digit by digit: through
@@ -161,7 +174,10 @@ impl<S: AsRef<str>> Body<'_, S> {
             } = scratch;
             line.clear();
             let spans = self.write_members(line);
-            hash_canonical(line, &spans, previous, canonical)
+            let hash = hash_canonical(line, &spans, previous, canonical);
+            keep_small(line);
+            keep_small(canonical);
+            hash
         })
     }
 

@@ -227,6 +227,7 @@ impl Tracer {
         if self.window_cap > 0 {
             self.window.push_back(Arc::from(&self.line[..]));
         }
+        event::keep_small(&mut self.line);
         self.forget_removed();
         id
     }

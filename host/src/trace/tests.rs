@@ -22,6 +22,27 @@ fn ids_carry_actor_and_twelve_digit_sequence() {
     assert_eq!(a.rsplit('_').next().unwrap().len(), 16);
 }
 
+/// A large event is sealed whole like any other, and the buffers it grew are given back
+/// rather than kept at its size for the host's lifetime.
+#[test]
+fn a_large_event_seals_whole_and_gives_its_buffers_back() {
+    let mut t = Tracer::new(10);
+    let big = json!({"text": "x".repeat(200_000)});
+    t.emit(new("big", big.clone()));
+    assert!(t.line.capacity() <= 64 << 10, "{}", t.line.capacity());
+    t.emit(new("small", json!({"k": 1})));
+    let events: Vec<_> = t.recent().collect();
+    assert_eq!(events[0].payload, big);
+    assert_eq!(events[1].payload, json!({"k": 1}));
+    assert_eq!(
+        events[1].integrity.previous_hash.as_deref(),
+        Some(events[0].integrity.hash.as_str())
+    );
+    for e in &events {
+        assert_eq!(e.compute_hash(), e.integrity.hash);
+    }
+}
+
 #[test]
 fn hashes_chain_and_detect_tampering() {
     let mut t = Tracer::new(10);
