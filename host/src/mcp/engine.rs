@@ -58,10 +58,14 @@ use std::time::{Duration, Instant};
 /// Threads that run calls which cannot touch the world: one per core, and at least
 /// `DETACHED_WORKERS_MIN` (a call that waits — a WASI sleep, a slow server — holds a worker
 /// without using a core).
-fn detached_workers() -> usize {
-    std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .max(DETACHED_WORKERS_MIN)
+fn detached_workers(cores: usize) -> usize {
+    cores.max(DETACHED_WORKERS_MIN)
+}
+
+/// The cores this process may run on (its affinity and cgroup quota): read once at start, for
+/// the workers and for [`Spin`] (each reading opens the cgroup files).
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// How long the engine sleeps when nothing is due (it still looks for hot reloads).
@@ -232,7 +236,8 @@ impl Engine {
             wake: Arc::new(Wake::new()?),
             trace_health: server.registry().realm().tracer.health(),
         };
-        let workers = Workers::start(detached_workers(), handle.clone())?;
+        let cores = cores();
+        let workers = Workers::start(detached_workers(cores), handle.clone())?;
         let holding = server.replies_wait_for_sync();
         let mut server = server;
         server.defer_reads();
@@ -250,7 +255,7 @@ impl Engine {
             lanes: Vec::new(),
             unrung: 0,
             unrung_since: None,
-            spin: Spin::here(),
+            spin: Spin::for_cores(cores),
             flushed_at: Instant::now(),
         };
         if stdio {

@@ -29,11 +29,6 @@ impl Spin {
             cores: cores > 1,
         }
     }
-
-    /// For this process, on the cores it may run on.
-    pub fn here() -> Spin {
-        Spin::for_cores(std::thread::available_parallelism().map_or(1, |n| n.get()))
-    }
 }
 
 impl Spin {

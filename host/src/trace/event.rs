@@ -228,8 +228,13 @@ fn hash_canonical(
         canonical.extend_from_slice(&line[start..end]);
     }
     canonical.push(b'}');
+    digest(canonical, previous)
+}
+
+/// `sha256:` + hex of `canonical` followed by `previous`: an event's chain hash.
+fn digest(canonical: &[u8], previous: Option<&str>) -> String {
     let mut hasher = Sha256::new();
-    hasher.update(&canonical[..]);
+    hasher.update(canonical);
     if let Some(prev) = previous {
         hasher.update(prev.as_bytes());
     }
@@ -407,12 +412,7 @@ pub fn seq_of_id(id: &str) -> Option<u64> {
 /// The chain hash of an event body (the event without `integrity`) following `previous`.
 /// Works on plain JSON so a verifier needs nothing but the stored line.
 pub(super) fn chain_hash(body: &Value, previous: Option<&str>) -> String {
-    let mut hasher = Sha256::new();
-    hasher.update(canonical_json(body).as_bytes());
-    if let Some(prev) = previous {
-        hasher.update(prev.as_bytes());
-    }
-    format!("sha256:{}", hex::encode(hasher.finalize()))
+    digest(canonical_json(body).as_bytes(), previous)
 }
 
 /// Object keys sorted by code point, no whitespace. serde_json's default map is ordered by

@@ -77,20 +77,15 @@ mod layout {
     pub(super) fn read(bytes: &[u8]) -> Option<Line<'_>> {
         let text = std::str::from_utf8(bytes).ok()?.trim_end();
         let mut at = Cursor { text, at: 0 };
-        at.literal("{\"id\":")?;
-        let id = at.string()?;
-        at.literal(",\"type\":")?;
-        let kind = at.string()?;
-        at.literal(",\"actorId\":")?;
-        let actor_id = at.string()?;
-        at.literal(",\"threadId\":")?;
-        at.string()?;
+        let id = at.string_after("{\"id\":")?;
+        let kind = at.string_after(",\"type\":")?;
+        let actor_id = at.string_after(",\"actorId\":")?;
+        at.string_after(",\"threadId\":")?;
         at.literal(",\"parentEventId\":")?;
         let parent_event_id = at.optional_string()?;
         at.literal(",\"causedBy\":")?;
         let caused_by = at.strings()?;
-        at.literal(",\"timestamp\":")?;
-        at.string()?;
+        at.string_after(",\"timestamp\":")?;
         at.literal(",\"payload\":")?;
         let payload_starts = at.at;
         let payload_ends = integrity_at(text).filter(|&end| end > payload_starts)?;
@@ -130,26 +125,19 @@ mod layout {
     /// it by serde was an eighth of the indexer's instructions (callgrind, 2026-11-27).
     pub(super) fn decision(text: &str) -> Option<Decision<'_>> {
         let mut at = Cursor { text, at: 0 };
-        at.literal("{\"agentId\":")?;
-        let agent_id = at.string()?;
+        let agent_id = at.string_after("{\"agentId\":")?;
         at.literal(",\"allow\":")?;
         let allow = at.boolean()?;
-        at.literal(",\"boundary\":")?;
-        at.string()?;
-        at.literal(",\"budget\":{},\"cap\":")?;
-        let cap = at.string()?;
+        at.string_after(",\"boundary\":")?;
+        let cap = at.string_after(",\"budget\":{},\"cap\":")?;
         at.literal(",\"package\":")?;
         let package = at.optional_string()?;
-        at.literal(",\"profile\":")?;
-        at.string()?;
-        at.literal(",\"quota\":null,\"reason\":")?;
-        at.string()?;
+        at.string_after(",\"profile\":")?;
+        at.string_after(",\"quota\":null,\"reason\":")?;
         at.literal(",\"requiredPermissions\":")?;
         at.strings()?;
-        at.literal(",\"rule\":")?;
-        let rule = at.string()?;
-        at.literal(",\"sessionId\":")?;
-        let session_id = at.string()?;
+        let rule = at.string_after(",\"rule\":")?;
+        let session_id = at.string_after(",\"sessionId\":")?;
         at.literal(",\"tick\":")?;
         at.digits()?;
         at.literal("}")?;
@@ -173,6 +161,12 @@ mod layout {
             self.text[self.at..].starts_with(literal).then(|| {
                 self.at += literal.len();
             })
+        }
+
+        /// `literal` (a member's name and what precedes it), then a string.
+        fn string_after(&mut self, literal: &str) -> Option<&'a str> {
+            self.literal(literal)?;
+            self.string()
         }
 
         /// A string without escapes (one with any is left to serde). Its end is found by
