@@ -9,6 +9,7 @@ use super::modern::{self, Envelope};
 use super::observe::Watch;
 use super::session::Session;
 use super::sync::{Subscription, SyncIndex};
+use super::tools::ToolListing;
 use crate::limits::TOOLS_PAGE_SIZE;
 use crate::registry::{CallControl, DetachedCall, ErrorCode, Invocation, Registry, Response};
 use serde_json::{Value, json};
@@ -286,12 +287,13 @@ impl Server {
             return Handled::Reply(None);
         }
         let outcome = match outcome {
-            // A 2025-11-25 tool call nobody watches: its reply is written as it goes out.
+            // A 2025-11-25 tool call or listing nobody watches: its reply is written as it
+            // goes out.
             Ok(Answer::Call(result)) if modern.is_none() && watch.is_none() => {
-                if conn.cancels.finish(&id) {
-                    return Handled::Reply(None);
-                }
-                return Handled::Framed(result.reply(&id));
+                return framed(conn, &id, |id| result.reply(id));
+            }
+            Ok(Answer::Listing(listing)) if modern.is_none() && watch.is_none() => {
+                return framed(conn, &id, |id| listing.reply(id));
             }
             outcome => outcome.map(Answer::into_value),
         };
@@ -420,13 +422,15 @@ impl Server {
         method: &str,
         params: Value,
     ) -> Result<Answer, RpcError> {
-        if method == "tools/call" {
-            return self.tools_call(conn, params);
+        match method {
+            "tools/call" => self.tools_call(conn, params),
+            "tools/list" => self.tools_list(conn, &params).map(Answer::Listing),
+            _ => self.dispatch_other(conn, method, params).map(Answer::Value),
         }
-        self.dispatch_other(conn, method, params).map(Answer::Value)
     }
 
-    /// Every method but `tools/call`, whose result stays typed ([`Answer::Call`]).
+    /// Every method but `tools/call` and `tools/list`, whose results stay typed
+    /// ([`Answer::Call`], [`Answer::Listing`]).
     fn dispatch_other(
         &mut self,
         conn: &mut Connection,
@@ -467,7 +471,6 @@ impl Server {
                 self.disconnect(conn);
                 Ok(json!({"ok": true}))
             }
-            "tools/list" => self.tools_list(conn, &params),
             "listTools" => {
                 let caller = self.listing_caller(conn)?;
                 Ok(super::tools::limina_tools(&self.registry, &caller))
@@ -536,7 +539,7 @@ impl Server {
         Ok(reply)
     }
 
-    fn tools_list(&mut self, conn: &Connection, params: &Value) -> Result<Value, RpcError> {
+    fn tools_list(&mut self, conn: &Connection, params: &Value) -> Result<ToolListing, RpcError> {
         let caller = self.listing_caller(conn)?;
         let visible: Vec<_> = self.registry.visible_skills(&caller).collect();
         let count = visible.len();
@@ -550,12 +553,8 @@ impl Server {
             Some(_) => return Err(RpcError::new(jsonrpc::INVALID_PARAMS, "`cursor` must be a string")),
         };
         let end = (start + TOOLS_PAGE_SIZE).min(count);
-        let tools = super::tools::mcp_tools(&self.registry, &visible[start..end]);
-        let mut reply = crate::json::object([("tools", Value::Array(tools))]);
-        if end < count {
-            reply["nextCursor"] = json!(end.to_string());
-        }
-        Ok(reply)
+        let next = (end < count).then_some(end);
+        Ok(ToolListing::new(&self.registry, &visible[start..end], next))
     }
 
     /// Runs a call for `conn`, cancellable through its current request's flag; remembers the
@@ -689,16 +688,30 @@ pub(super) fn limina_result(response: Response) -> Result<Value, RpcError> {
     }
 }
 
+/// A typed result's reply, written straight to its line (none when it was cancelled).
+fn framed(
+    conn: &Connection,
+    id: &Value,
+    write: impl FnOnce(&Value) -> super::outbox::Frame,
+) -> Handled {
+    if conn.cancels.finish(id) {
+        Handled::Reply(None)
+    } else {
+        Handled::Framed(write(id))
+    }
+}
+
 /// An engine response in the MCP `tools/call` result shape.
 pub(super) fn mcp_result(response: Response) -> Value {
     CallResult::from(response).into_value()
 }
 
-/// A request's result on its way to the reply: a JSON value, or a tool call's result kept
-/// typed so that its reply can be written without building it as a tree.
+/// A request's result on its way to the reply: a JSON value, or a tool call's result or a
+/// tool listing kept typed so that its reply can be written without building it as a tree.
 pub(super) enum Answer {
     Value(Value),
     Call(CallResult),
+    Listing(ToolListing),
 }
 
 impl Answer {
@@ -706,6 +719,7 @@ impl Answer {
         match self {
             Answer::Value(value) => value,
             Answer::Call(result) => result.into_value(),
+            Answer::Listing(listing) => listing.into_value(),
         }
     }
 }
