@@ -12,7 +12,7 @@ use limina::mcp::{Clock, Engine, Guard, Inbound, Listen, Server, ServerConfig, h
 use limina::packages::{PackageSource, embedded, package_dirs};
 use limina::persistence::{WorldConfig, WorldStore};
 use limina::realm::{Realm, Rng};
-use limina::registry::Registry;
+use limina::registry::{Builtins, Registry};
 use limina::sandbox::{CompileCache, Sandbox};
 use limina::state::StateStore;
 use limina::telemetry::OtlpConfig;
@@ -203,8 +203,13 @@ fn build_registry_from(
     } else {
         cli.cache_dir.clone().or_else(CompileCache::default_dir)
     };
-    let sandbox = Sandbox::new(CompileCache::new(cache_dir.clone()))?;
-    phases.end("sandbox");
+    // The wasm engine and its linkers need nothing else and take about as long as the trace,
+    // the world and the built-in skills together: built on a thread of their own meanwhile.
+    let cache = CompileCache::new(cache_dir.clone());
+    let sandbox = std::thread::Builder::new()
+        .name("limina-sandbox".into())
+        .spawn(move || Sandbox::new(cache))
+        .context("starting the thread that builds the sandbox")?;
     let trace_dir = cli.trace_dir.clone().unwrap_or_else(default_trace_dir);
     let tracer = if durable_trace {
         open_trace(&trace_dir, cli, config.trace, config.trace_durability)?
@@ -222,7 +227,13 @@ fn build_registry_from(
         // Opened below only when a package keeps state, else on its first use.
         state: StateStore::deferred(&trace_dir.join("state.sqlite")),
     };
-    let mut registry = Registry::new(sandbox, config.policy, realm);
+    let builtins = Builtins::new();
+    phases.end("built-in skills");
+    let sandbox = sandbox
+        .join()
+        .map_err(|_| anyhow::anyhow!("building the sandbox panicked"))??;
+    phases.end("sandbox");
+    let mut registry = Registry::with_builtins(sandbox, config.policy, realm, builtins);
     registry.set_limit_overrides(config.package_limits);
     registry.set_host_grants(config.grants);
     registry.set_ceilings(config.ceilings);

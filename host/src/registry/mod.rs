@@ -26,6 +26,7 @@ mod stages;
 mod upstream;
 mod visibility;
 
+pub use builtins::Builtins;
 pub use calibrate::Calibrated;
 pub use detached::{DetachedCall, Invocation, RanCall};
 pub use hooks::{HookPhase, HostHook};
@@ -217,6 +218,16 @@ impl CallControl {
 impl Registry {
     /// A registry holding the built-in system skills, over `realm`.
     pub fn new(sandbox: Sandbox, policy: PolicyConfig, realm: Realm) -> Self {
+        Self::with_builtins(sandbox, policy, realm, Builtins::new())
+    }
+
+    /// [`Registry::new`] with the built-in skills made beforehand.
+    pub fn with_builtins(
+        sandbox: Sandbox,
+        policy: PolicyConfig,
+        realm: Realm,
+        builtins: Builtins,
+    ) -> Self {
         let mut registry = Registry {
             sandbox: Arc::new(sandbox),
             policy: PolicyEngine::new(policy),
@@ -251,7 +262,7 @@ impl Registry {
             deferral: Default::default(),
             upstreams: Vec::new(),
         };
-        builtins::register(&mut registry);
+        builtins::register(&mut registry, builtins);
         registry
     }
 

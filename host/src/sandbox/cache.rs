@@ -8,6 +8,7 @@ use anyhow::{Context, Result};
 use sha2::{Digest, Sha256};
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
 use wasmtime::Engine;
@@ -18,16 +19,39 @@ const PROGRESS_EVERY: Duration = Duration::from_secs(3);
 /// How long a host waits for another process compiling the same component.
 const COMPILE_WAIT: Duration = Duration::from_secs(300);
 
-/// A folder of precompiled components.
+/// A folder of precompiled components, for one engine (the sandbox's).
 #[derive(Debug, Clone)]
 pub struct CompileCache {
     dir: Option<PathBuf>,
+    /// Worked out on first use: hashing the engine's settings costs more than reading a
+    /// description, and a start reads one per package.
+    keys: OnceLock<Keys>,
+}
+
+/// The parts of entry names that say which engine (and contract) wrote them.
+#[derive(Debug, Clone, Copy)]
+struct Keys {
+    engine: u64,
+    description: u64,
 }
 
 impl CompileCache {
     /// A cache in `dir`; `None` compiles every time.
     pub fn new(dir: Option<PathBuf>) -> Self {
-        CompileCache { dir }
+        CompileCache {
+            dir,
+            keys: OnceLock::new(),
+        }
+    }
+
+    fn keys(&self, engine: &Engine) -> Keys {
+        *self.keys.get_or_init(|| {
+            let engine = engine_key(engine);
+            Keys {
+                engine,
+                description: description_key(engine),
+            }
+        })
     }
 
     /// The default place: `$LIMINA_CACHE_DIR`, `$XDG_CACHE_HOME/limina` or `~/.cache/limina`,
@@ -47,7 +71,7 @@ impl CompileCache {
         let Some(dir) = &self.dir else {
             return compile(engine, bytes, label);
         };
-        let path = entry_path(dir, &content_hash(bytes), engine);
+        let path = entry_path(dir, &content_hash(bytes), self.keys(engine));
         if let Some(component) = cached(engine, &path) {
             return Ok(component);
         }
@@ -71,7 +95,7 @@ impl CompileCache {
     /// (no bytes needed): `None` when the cache holds no usable entry for it.
     pub fn cached_component(&self, engine: &Engine, content_hash: &str) -> Option<Component> {
         let dir = self.dir.as_ref()?;
-        cached(engine, &entry_path(dir, content_hash, engine))
+        cached(engine, &entry_path(dir, content_hash, self.keys(engine)))
     }
 
     /// What the component hashing to `content_hash` said of itself when it was last
@@ -87,7 +111,7 @@ impl CompileCache {
         described::read(&described::path(
             dir,
             content_hash,
-            description_key(engine),
+            self.keys(engine).description,
             http,
         ))
     }
@@ -102,7 +126,7 @@ impl CompileCache {
         description: &PackageDescription,
     ) {
         let Some(dir) = &self.dir else { return };
-        let path = described::path(dir, content_hash, description_key(engine), http);
+        let path = described::path(dir, content_hash, self.keys(engine).description, http);
         if let Err(e) = described::write(&path, description) {
             crate::log::warn(&format!(
                 "could not write the description cache {}: {e}",
@@ -113,8 +137,8 @@ impl CompileCache {
 }
 
 /// Where the compiled form of the component hashing to `content_hash` is kept in `dir`.
-fn entry_path(dir: &Path, content_hash: &str, engine: &Engine) -> PathBuf {
-    dir.join(format!("{content_hash}-{:016x}.cwasm", engine_key(engine)))
+fn entry_path(dir: &Path, content_hash: &str, keys: Keys) -> PathBuf {
+    dir.join(format!("{content_hash}-{:016x}.cwasm", keys.engine))
 }
 
 /// Compiles a component, saying so on stderr; a compile that takes a while (an 18 MB Python
@@ -279,9 +303,9 @@ fn engine_key(engine: &Engine) -> u64 {
 
 /// The key of description entries: the engine's, and the WIT contract the host links guests
 /// against (what a component imports and exports is checked against it).
-fn description_key(engine: &Engine) -> u64 {
+fn description_key(engine_key: u64) -> u64 {
     let mut h = DefaultHasher::new();
-    engine_key(engine).hash(&mut h);
+    engine_key.hash(&mut h);
     super::bindings::wit_text().hash(&mut h);
     h.finish()
 }

@@ -145,43 +145,62 @@ fn specs() -> impl Iterator<Item = Spec> {
         .chain(inspector::specs())
 }
 
+/// The host's built-in skills, made before the registry that will hold them (a start makes
+/// them while the sandbox is being built: `cli/serve.rs`).
+pub struct Builtins(Vec<Skill>);
+
+impl Builtins {
+    pub fn new() -> Self {
+        Builtins(specs().map(skill).collect())
+    }
+}
+
+impl Default for Builtins {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 /// Registers every built-in.
-pub(super) fn register(registry: &mut Registry) {
-    for spec in specs() {
-        let (version, permissions) = contract(spec.name);
-        let skill = Skill {
-            name: spec.name.to_string(),
-            version: version.into(),
-            category: "system".into(),
-            description: spec.description.into(),
-            permissions: permissions.iter().copied().collect(),
-            // Compiled on first use, as a cached package's are: a start compiles none (the
-            // test below compiles every one).
-            input: Schema::compiled_before(spec.input),
-            output: Schema::compiled_before(spec.output),
-            annotations: Annotations {
-                // Built-ins read the host, except `world.step`, which advances it, and
-                // `skills.setLatencyTier`, which changes what the session is shown.
-                read_only: !matches!(
-                    spec.builtin,
-                    Builtin::WorldStep
-                        | Builtin::WorldCheckpoint
-                        | Builtin::SkillsSetLatencyTier
-                        | Builtin::SkillsCalibrate
-                ),
-                destructive: false,
-                idempotent: spec.builtin != Builtin::WorldStep,
-                open_world: false,
-            },
-            handler: Handler::Builtin(spec.builtin),
-            latency: Default::default(),
-            // Host built-ins answer in microseconds.
-            tier: crate::policy::LatencyTier::Fast,
-        };
+pub(super) fn register(registry: &mut Registry, builtins: Builtins) {
+    for skill in builtins.0 {
         registry.skills.insert(skill);
     }
     registry.generation += 1;
     registry.skill_set += 1;
+}
+
+fn skill(spec: Spec) -> Skill {
+    let (version, permissions) = contract(spec.name);
+    Skill {
+        name: spec.name.to_string(),
+        version: version.into(),
+        category: "system".into(),
+        description: spec.description.into(),
+        permissions: permissions.iter().copied().collect(),
+        // Compiled on first use, as a cached package's are: a start compiles none (the
+        // test below compiles every one).
+        input: Schema::compiled_before(spec.input),
+        output: Schema::compiled_before(spec.output),
+        annotations: Annotations {
+            // Built-ins read the host, except `world.step`, which advances it, and
+            // `skills.setLatencyTier`, which changes what the session is shown.
+            read_only: !matches!(
+                spec.builtin,
+                Builtin::WorldStep
+                    | Builtin::WorldCheckpoint
+                    | Builtin::SkillsSetLatencyTier
+                    | Builtin::SkillsCalibrate
+            ),
+            destructive: false,
+            idempotent: spec.builtin != Builtin::WorldStep,
+            open_world: false,
+        },
+        handler: Handler::Builtin(spec.builtin),
+        latency: Default::default(),
+        // Host built-ins answer in microseconds.
+        tier: crate::policy::LatencyTier::Fast,
+    }
 }
 
 /// Version and required permissions of a built-in, as the catalog gives them.
