@@ -153,7 +153,7 @@ fn main() {
             &s.name,
             &s.category,
             &s.description,
-            &s.input.source,
+            s.input.source(),
         ));
         required.push(s.permissions);
     }

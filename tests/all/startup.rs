@@ -85,18 +85,25 @@ fn a_second_load_lists_from_the_cached_description_and_compiles_on_the_first_cal
     assert!(compiled(&first), "the first load compiles and describes");
     assert_eq!(entries(cache.path(), ".cwasm").len(), 1);
     assert_eq!(entries(cache.path(), ".describe").len(), 1);
+    let first_schema = first
+        .skill("counter.version")
+        .unwrap()
+        .input
+        .text()
+        .get()
+        .to_string();
     drop(first);
 
     let (mut second, caller) = load(cache.path(), &dir);
     assert!(!compiled(&second), "listed from the description alone");
     assert_eq!(counter_version(&second), "0.1.0");
-    let schema = second
-        .skill("counter.version")
-        .unwrap()
-        .input
-        .source
-        .clone();
-    assert_eq!(schema["type"], "object");
+    let schema = &second.skill("counter.version").unwrap().input;
+    assert_eq!(
+        schema.text().get(),
+        first_schema,
+        "the standard form the first load made, read back as it was kept"
+    );
+    assert_eq!(schema.source()["type"], "object");
     assert_eq!(call_version(&mut second, &caller), json!({"version": 1}));
     assert!(compiled(&second), "compiled by its first call");
     assert_eq!(call_version(&mut second, &caller), json!({"version": 1}));

@@ -8,6 +8,7 @@ use super::outbox::Frame;
 use crate::registry::{Caller, Registry, Skill};
 use serde::Serialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
 use std::io::Write;
 
 /// One page of `tools/list`'s result, serialized: the tools in `skills` (those a caller may
@@ -61,10 +62,10 @@ struct Tool<'a> {
     description: &'a str,
     execution: Execution,
     #[serde(rename = "inputSchema")]
-    input_schema: &'a Value,
+    input_schema: &'a RawValue,
     name: &'a str,
     #[serde(rename = "outputSchema")]
-    output_schema: &'a Value,
+    output_schema: &'a RawValue,
     title: String,
 }
 
@@ -119,9 +120,9 @@ impl<'a> Tool<'a> {
             execution: Execution {
                 task_support: super::tasks::task_support(registry, &skill.name),
             },
-            input_schema: &skill.input.source,
+            input_schema: skill.input.text(),
             name: &skill.name,
-            output_schema: &skill.output.source,
+            output_schema: skill.output.text(),
             title: title(&skill.name),
         }
     }
@@ -137,7 +138,7 @@ fn limina_tool(skill: &Skill) -> Value {
     crate::json::object([
         ("name", skill.name.clone().into()),
         ("description", skill.description.clone().into()),
-        ("input_schema", skill.input.source.clone()),
+        ("input_schema", skill.input.source().clone()),
     ])
 }
 
@@ -233,8 +234,8 @@ mod tests {
         for tool in tools {
             let name = tool["name"].as_str().unwrap();
             let skill = registry.skill(name).unwrap();
-            assert_eq!(tool["inputSchema"], skill.input.source, "{name}");
-            assert_eq!(tool["outputSchema"], skill.output.source, "{name}");
+            assert_eq!(&tool["inputSchema"], skill.input.source(), "{name}");
+            assert_eq!(&tool["outputSchema"], skill.output.source(), "{name}");
             assert_eq!(tool["description"], skill.description.as_str());
             assert_eq!(tool["title"], super::title(name));
             assert_eq!(tool["_meta"]["version"], skill.version.as_str());

@@ -52,7 +52,7 @@ impl Registry {
             .values()
             .filter(|s| matches!(s.handler, Handler::Guest(_)))
         {
-            let mut input = sample(&s.input.source);
+            let mut input = sample(s.input.source());
             s.input.fill_defaults(&mut input);
             match s.input.check(&input) {
                 None => guests.push((s.name.clone(), s.handler, input)),

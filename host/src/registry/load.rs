@@ -164,7 +164,14 @@ impl Registry {
                 taken.name
             );
         }
-        if let Some(description) = kept {
+        if let Some(mut description) = kept {
+            // Kept with its schemas in the standard form its skills hold, which a later start
+            // lists and checks with as they are, parsing none.
+            for (d, skill) in description.skills.iter_mut().zip(&skills) {
+                debug_assert_eq!(d.name, skill.name, "checked in order");
+                d.input_schema = skill.input.text().get().to_string();
+                d.output_schema = skill.output.text().get().to_string();
+            }
             self.sandbox
                 .keep_description(&hash, reaches_out, &description);
         }
@@ -382,14 +389,15 @@ fn check_skill(
     }
     let permissions =
         Permissions::parse(&s.permissions).map_err(|e| anyhow!("skill `{}`: {e}", s.name))?;
-    let input = parse_schema(&s.name, "input", &s.input_schema, cached)?;
-    if input.source.get("type").and_then(Value::as_str) != Some("object") {
+    let input = parse_schema(&s.name, "input", s.input_schema, cached)?;
+    // A cached description passed this check before it was kept.
+    if !cached && input.source().get("type").and_then(Value::as_str) != Some("object") {
         bail!(
             "skill `{}`: the input schema must have \"type\": \"object\"",
             s.name
         );
     }
-    let output = parse_schema(&s.name, "output", &s.output_schema, cached)?;
+    let output = parse_schema(&s.name, "output", s.output_schema, cached)?;
     Ok(Skill {
         name: s.name,
         version: s.version,
@@ -411,12 +419,15 @@ fn check_skill(
     })
 }
 
-fn parse_schema(skill: &str, which: &str, text: &str, cached: bool) -> Result<Schema> {
-    let value: Value = serde_json::from_str(text)
-        .map_err(|e| anyhow!("skill `{skill}`: the {which} schema is not JSON: {e}"))?;
+/// A skill's schema; `cached`: read back from the compiled cache, where it was kept in its
+/// standard form once it compiled (`register`), so it is taken as it is and parsed on first
+/// use.
+fn parse_schema(skill: &str, which: &str, text: String, cached: bool) -> Result<Schema> {
+    let not_json = |e| anyhow!("skill `{skill}`: the {which} schema is not JSON: {e}");
     if cached {
-        return Ok(Schema::compiled_before(value));
+        return Schema::standard_text(text).map_err(not_json);
     }
+    let value: Value = serde_json::from_str(&text).map_err(|e| not_json(e.to_string()))?;
     Schema::compile(value)
         .map_err(|e| anyhow!("skill `{skill}`: the {which} schema is invalid: {e}"))
 }

@@ -2,13 +2,18 @@
 //! validation, and errors described by field and rule.
 
 use jsonschema::Validator;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::sync::OnceLock;
 
-/// A compiled draft-07 schema with the source kept for defaults and listing.
+/// A draft-07 schema in its standard form (see [`standardize`]): kept as compact JSON text,
+/// which listings write as is, and as a tree for defaults and validation once something
+/// needs it, compiled on first use unless [`Schema::compile`] compiled it at once.
 pub struct Schema {
-    pub source: Value,
-    /// Compiled at once by [`Schema::compile`]; on first use for [`Schema::compiled_before`].
+    text: Box<RawValue>,
+    /// Parsed from `text` on first use for [`Schema::standard_text`]: a start with a warm
+    /// cache parses no schema until a call or a search needs it.
+    source: OnceLock<Value>,
     validator: OnceLock<Result<Validator, String>>,
 }
 
@@ -19,20 +24,47 @@ impl Schema {
         standardize(&mut source);
         let validator = jsonschema::draft7::new(&source).map_err(|e| e.to_string())?;
         Ok(Schema {
-            source,
+            text: raw(&source),
+            source: OnceLock::from(source),
             validator: OnceLock::from(Ok(validator)),
         })
     }
 
-    /// A schema this host build compiled before (a description read back from the compiled
-    /// cache, written only after its schemas compiled): made standard now, for listing, and
-    /// compiled on its first use, so a start compiles no schema of a skill it never calls.
+    /// A schema this host build compiled before (the host's own, or one whose text is not at
+    /// hand): made standard now, and compiled on its first use, so a start compiles no
+    /// schema of a skill it never calls.
     pub fn compiled_before(mut source: Value) -> Schema {
         standardize(&mut source);
         Schema {
-            source,
+            text: raw(&source),
+            source: OnceLock::from(source),
             validator: OnceLock::new(),
         }
+    }
+
+    /// The standard form this host build made and compiled before, as [`Schema::text`] gave
+    /// it (a description read back from the compiled cache, kept only once its schemas
+    /// compiled): taken as it is, parsed and compiled on first use. Text that is not JSON
+    /// is refused.
+    pub fn standard_text(text: String) -> Result<Schema, String> {
+        Ok(Schema {
+            text: RawValue::from_string(text).map_err(|e| e.to_string())?,
+            source: OnceLock::new(),
+            validator: OnceLock::new(),
+        })
+    }
+
+    /// The standard form as compact JSON.
+    pub fn text(&self) -> &RawValue {
+        &self.text
+    }
+
+    /// The standard form as a tree.
+    pub fn source(&self) -> &Value {
+        self.source.get_or_init(|| {
+            serde_json::from_str(self.text.get())
+                .expect("a schema's text is JSON: checked when made")
+        })
     }
 
     /// Compiles it now if it is not yet; why it does not compile, if so.
@@ -42,14 +74,14 @@ impl Schema {
 
     fn validator(&self) -> Result<&Validator, &str> {
         self.validator
-            .get_or_init(|| jsonschema::draft7::new(&self.source).map_err(|e| e.to_string()))
+            .get_or_init(|| jsonschema::draft7::new(self.source()).map_err(|e| e.to_string()))
             .as_ref()
             .map_err(String::as_str)
     }
 
     /// Fills declared defaults into missing properties, recursively through objects.
     pub fn fill_defaults(&self, instance: &mut Value) {
-        fill(&self.source, instance);
+        fill(self.source(), instance);
     }
 
     /// The first violation, as "`field`: what is wrong", or `None` when valid.
@@ -197,6 +229,10 @@ fn integer_bounds(format: &str) -> Option<(Option<i64>, Option<i64>)> {
     } else {
         (Some(0), exact(bits, (1i64 << bits.min(62)) - 1))
     })
+}
+
+fn raw(source: &Value) -> Box<RawValue> {
+    serde_json::value::to_raw_value(source).expect("a JSON value serializes")
 }
 
 /// Rewrites a schema, in place, into what every client accepts: keywords outside
@@ -428,7 +464,7 @@ mod tests {
             "properties": {"n": {"type": "integer", "format": "uint32", "minimum": 0.0}}
         }))
         .unwrap();
-        assert!(s.source["properties"]["n"].get("format").is_none());
+        assert!(s.source()["properties"]["n"].get("format").is_none());
         assert_eq!(s.check(&json!({"n": 4294967295u64})), None);
         let over = s.check(&json!({"n": 4294967296u64})).unwrap();
         assert!(
@@ -443,12 +479,40 @@ mod tests {
     }
 
     #[test]
+    fn a_standard_text_read_back_lists_parses_and_checks_as_the_schema_it_came_from() {
+        let made = schema();
+        let text = made.text().get().to_string();
+        assert!(
+            !text.contains(' ') && !text.contains('\n'),
+            "compact: {text}"
+        );
+        let back = Schema::standard_text(text.clone()).unwrap();
+        assert_eq!(back.text().get(), text, "listed as it was written");
+        assert_eq!(back.source(), made.source());
+        for input in [
+            json!({"size": 0}),
+            json!({"size": 3}),
+            json!({"shape": "cone"}),
+        ] {
+            assert_eq!(back.check(&input), made.check(&input), "{input}");
+        }
+        let (mut filled, mut expected) = (json!({}), json!({}));
+        back.fill_defaults(&mut filled);
+        made.fill_defaults(&mut expected);
+        assert_eq!(filled, expected);
+        let refused = Schema::standard_text("{\"type\": \"object\"".into())
+            .err()
+            .unwrap();
+        assert!(refused.contains("EOF"), "{refused}");
+    }
+
+    #[test]
     fn a_schema_compiled_before_checks_like_one_compiled_now_and_fails_closed_if_it_cannot() {
-        let source = schema().source.clone();
+        let source = schema().source().clone();
         let later = Schema::compiled_before(source);
         assert_eq!(
-            later.source,
-            schema().source,
+            later.source(),
+            schema().source(),
             "made standard at once, for listing"
         );
         for input in [

@@ -76,8 +76,8 @@ impl Registry {
                 && old.iter().zip(&fresh).all(|(a, b)| {
                     a.name == b.name
                         && a.description == b.description
-                        && a.input.source == b.input.source
-                        && a.output.source == b.output.source
+                        && a.input.source() == b.input.source()
+                        && a.output.source() == b.output.source()
                 })
         };
         if same {

@@ -307,6 +307,7 @@ fn description_key(engine_key: u64) -> u64 {
     let mut h = DefaultHasher::new();
     engine_key.hash(&mut h);
     super::bindings::wit_text().hash(&mut h);
+    described::MAGIC.hash(&mut h);
     h.finish()
 }
 

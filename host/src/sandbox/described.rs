@@ -1,6 +1,7 @@
 //! What a package says of itself (`describe()`: skills, schemas, hooks), kept beside its
-//! compiled component, so a start with a warm cache lists a package's skills without
-//! deserializing or instantiating it.
+//! compiled component once every part of it checked, its schemas in the standard form the
+//! host made of them, so a start with a warm cache lists a package's skills without
+//! deserializing or instantiating it, or parsing a schema.
 //!
 //! An entry is keyed like the compiled component (the component's sha256 and the engine's
 //! compatibility hash) plus the WIT contract and whether the package links `wasi:http`: a
@@ -14,8 +15,10 @@ use super::bindings::limina::skill::types::{Annotations, HookDescriptor, HookPha
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
-/// The first word of an entry, and the format's version.
-const MAGIC: &str = "limina-description 1";
+/// The first word of an entry, and the format's version (part of the entry's name too, so
+/// a host reading another format never finds its entries). Version 2: schemas in standard
+/// form.
+pub(super) const MAGIC: &str = "limina-description 2";
 
 /// Where the description of the component hashing to `content_hash` lives in `dir`.
 pub(super) fn path(dir: &Path, content_hash: &str, key: u64, http: bool) -> PathBuf {

@@ -118,7 +118,7 @@ pub(super) fn search(registry: &mut Registry, caller: &Caller, input: &Value) ->
         let (names, docs): (Vec<String>, Vec<SearchDoc>) = registry
             .skills()
             .map(|s| {
-                let doc = SearchDoc::of(&s.name, &s.category, &s.description, &s.input.source);
+                let doc = SearchDoc::of(&s.name, &s.category, &s.description, s.input.source());
                 (s.name.clone(), doc)
             })
             .unzip();
@@ -182,7 +182,7 @@ pub(super) fn describe(
         "version": skill.version,
         "category": skill.category,
         "description": skill.description,
-        "input_schema": skill.input.source,
+        "input_schema": skill.input.source(),
         "latency": registry.latency(skill).to_json(),
         "grants": skill
             .package_index()
