@@ -198,6 +198,7 @@ impl Registry {
             }
             None => self.packages.push(package),
         }
+        self.skills.reserve(skills.len());
         for skill in skills {
             self.skills.insert(skill);
         }

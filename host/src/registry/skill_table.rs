@@ -33,6 +33,13 @@ impl SkillTable {
         self.sorted.iter()
     }
 
+    /// Makes room for `additional` more skills at once (a table grown one skill at a time
+    /// moves every skill each time it doubles).
+    pub fn reserve(&mut self, additional: usize) {
+        self.by_name.reserve(additional);
+        self.sorted.reserve(additional);
+    }
+
     /// Adds `skill`, replacing the one of its name.
     pub fn insert(&mut self, skill: Skill) {
         let name = skill.name.clone();
