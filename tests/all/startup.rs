@@ -98,6 +98,10 @@ fn a_second_load_lists_from_the_cached_description_and_compiles_on_the_first_cal
     assert!(!compiled(&second), "listed from the description alone");
     assert_eq!(counter_version(&second), "0.1.0");
     let schema = &second.skill("counter.version").unwrap().input;
+    assert!(
+        !schema.parsed(),
+        "listed from its text: no schema parsed at load"
+    );
     assert_eq!(
         schema.text().get(),
         first_schema,

@@ -67,6 +67,11 @@ impl Schema {
         })
     }
 
+    /// Whether its tree has been made (a start with a warm cache makes none).
+    pub fn parsed(&self) -> bool {
+        self.source.get().is_some()
+    }
+
     /// Compiles it now if it is not yet; why it does not compile, if so.
     pub fn compiles(&self) -> Result<(), &str> {
         self.validator().map(|_| ())
@@ -488,6 +493,10 @@ mod tests {
         );
         let back = Schema::standard_text(text.clone()).unwrap();
         assert_eq!(back.text().get(), text, "listed as it was written");
+        assert!(
+            !back.parsed(),
+            "nothing parsed until something needs the tree"
+        );
         assert_eq!(back.source(), made.source());
         for input in [
             json!({"size": 0}),
