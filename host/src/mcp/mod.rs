@@ -28,6 +28,8 @@ pub mod stdio;
 mod stdout;
 mod sync;
 mod tasks;
+#[cfg(test)]
+mod test_server;
 mod tools;
 #[cfg(test)]
 mod unsynced_tests;

@@ -2,32 +2,8 @@
 //! areas and views still get exactly their own changes.
 
 use super::*;
-use crate::mcp::ServerConfig;
-use crate::realm::{Realm, Rng};
-use crate::registry::Registry;
-use crate::sandbox::{CompileCache, Sandbox};
-use crate::world::{BodyKind, EntitySpec, Shape, WorldSettings};
-
-fn server() -> Server {
-    let realm = Realm {
-        world: World::new(WorldSettings {
-            max_entities: 100,
-            tick_seconds: 1.0 / 60.0,
-        }),
-        tracer: crate::trace::Tracer::new(64),
-        rng: Rng::seeded(1),
-        state: crate::state::StateStore::in_memory(),
-    };
-    let sandbox = Sandbox::new(CompileCache::new(None)).unwrap();
-    let registry = Registry::new(sandbox, crate::policy::PolicyConfig::default(), realm);
-    Server::new(
-        registry,
-        ServerConfig {
-            default_profile: "builder.readWrite".into(),
-            clock: crate::mcp::Clock::Manual,
-        },
-    )
-}
+use crate::mcp::test_server::server;
+use crate::world::{BodyKind, EntitySpec, Shape};
 
 fn world(server: &mut Server) -> &mut World {
     &mut server.registry_mut().realm_mut().world

@@ -171,33 +171,9 @@ fn title(name: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use crate::mcp::server::{Connection, Handled, Server, ServerConfig};
-    use crate::realm::{Realm, Rng};
-    use crate::registry::Registry;
-    use crate::sandbox::{CompileCache, Sandbox};
-    use crate::world::{World, WorldSettings};
+    use crate::mcp::server::{Connection, Handled, Server};
+    use crate::mcp::test_server::server;
     use serde_json::{Value, json};
-
-    fn server() -> Server {
-        let realm = Realm {
-            world: World::new(WorldSettings {
-                max_entities: 10,
-                tick_seconds: 1.0 / 60.0,
-            }),
-            tracer: crate::trace::Tracer::new(64),
-            rng: Rng::seeded(1),
-            state: crate::state::StateStore::in_memory(),
-        };
-        let sandbox = Sandbox::new(CompileCache::new(None)).unwrap();
-        let registry = Registry::new(sandbox, crate::policy::PolicyConfig::default(), realm);
-        Server::new(
-            registry,
-            ServerConfig {
-                default_profile: "builder.readWrite".into(),
-                clock: crate::mcp::Clock::Manual,
-            },
-        )
-    }
 
     fn reply(server: &mut Server, conn: &mut Connection, message: Value) -> String {
         match server.handle(conn, &message.to_string()) {
