@@ -204,7 +204,8 @@ fn build_registry_from(
         cli.cache_dir.clone().or_else(CompileCache::default_dir)
     };
     // The wasm engine and its linkers need nothing else and take about as long as the trace,
-    // the world and the built-in skills together: built on a thread of their own meanwhile.
+    // the world, the built-in skills and reading the core packages together: built on a
+    // thread of their own meanwhile.
     let cache = CompileCache::new(cache_dir.clone());
     let sandbox = std::thread::Builder::new()
         .name("limina-sandbox".into())
@@ -229,6 +230,8 @@ fn build_registry_from(
     };
     let builtins = Builtins::new();
     phases.end("built-in skills");
+    let core = core_sources(cli.core_dir.clone())?;
+    phases.end("core sources");
     let sandbox = sandbox
         .join()
         .map_err(|_| anyhow::anyhow!("building the sandbox panicked"))??;
@@ -248,7 +251,6 @@ fn build_registry_from(
 
     // The core must load; a third-party package that cannot is refused (and traced) while
     // the host starts without it.
-    let core = core_sources(cli.core_dir.clone())?;
     let mut core_names = Vec::new();
     for source in newest_versions(core) {
         let dir = source.dir.clone();
