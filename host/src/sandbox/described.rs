@@ -12,7 +12,7 @@
 use super::bindings::PackageDescription;
 use super::bindings::SkillDescriptor;
 use super::bindings::limina::skill::types::{Annotations, HookDescriptor, HookPhase};
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// The first word of an entry, and the format's version (part of the entry's name too, so
@@ -55,34 +55,12 @@ pub(super) fn write(path: &Path, description: &PackageDescription) -> std::io::R
 
 /// An entry's text: the header line (magic and the body's sha256), then the body as JSON.
 pub(super) fn encode(d: &PackageDescription) -> String {
-    let body = json!({
-        "skills": d.skills.iter().map(skill_json).collect::<Vec<_>>(),
-        "hooks": d.hooks.iter().map(|h| json!({
-            "name": h.name,
-            "phase": match h.phase { HookPhase::Before => "before", HookPhase::After => "after" },
-            "skills": h.skills,
-        })).collect::<Vec<_>>(),
-    })
-    .to_string();
+    let body = Body {
+        skills: d.skills.iter().map(SkillEntry::from).collect(),
+        hooks: d.hooks.iter().map(HookEntry::from).collect(),
+    };
+    let body = serde_json::to_string(&body).expect("a description serializes");
     format!("{MAGIC} {}\n{body}", super::content_hash(body.as_bytes()))
-}
-
-fn skill_json(s: &SkillDescriptor) -> Value {
-    json!({
-        "name": s.name,
-        "version": s.version,
-        "category": s.category,
-        "description": s.description,
-        "permissions": s.permissions,
-        "inputSchema": s.input_schema,
-        "outputSchema": s.output_schema,
-        "annotations": [
-            s.annotations.read_only,
-            s.annotations.destructive,
-            s.annotations.idempotent,
-            s.annotations.open_world,
-        ],
-    })
 }
 
 /// The description an entry's text holds; why not, when its header, checksum or body is
@@ -96,78 +74,119 @@ pub(super) fn decode(text: &str) -> Result<PackageDescription, String> {
     if super::content_hash(body.as_bytes()) != sum {
         return Err("its body does not match its checksum".into());
     }
-    let body: Value = serde_json::from_str(body).map_err(|e| format!("its body: {e}"))?;
-    let skills = list(&body, "skills")?
-        .iter()
-        .map(skill_of)
-        .collect::<Result<Vec<_>, _>>()?;
-    let hooks = list(&body, "hooks")?
-        .iter()
-        .map(hook_of)
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(PackageDescription { skills, hooks })
-}
-
-fn skill_of(v: &Value) -> Result<SkillDescriptor, String> {
-    let flags = list(v, "annotations")?;
-    let flag = |i: usize| {
-        flags
-            .get(i)
-            .and_then(Value::as_bool)
-            .ok_or_else(|| "an annotation is not a boolean".to_string())
-    };
-    Ok(SkillDescriptor {
-        name: text(v, "name")?,
-        version: text(v, "version")?,
-        category: text(v, "category")?,
-        description: text(v, "description")?,
-        permissions: strings(v, "permissions")?,
-        input_schema: text(v, "inputSchema")?,
-        output_schema: text(v, "outputSchema")?,
-        annotations: Annotations {
-            read_only: flag(0)?,
-            destructive: flag(1)?,
-            idempotent: flag(2)?,
-            open_world: flag(3)?,
-        },
+    // Read straight into its fields: a start reads one entry per package.
+    let body: Body = serde_json::from_str(body).map_err(|e| format!("its body: {e}"))?;
+    Ok(PackageDescription {
+        skills: body
+            .skills
+            .into_iter()
+            .map(SkillEntry::into_descriptor)
+            .collect(),
+        hooks: body
+            .hooks
+            .into_iter()
+            .map(HookEntry::into_descriptor)
+            .collect(),
     })
 }
 
-fn hook_of(v: &Value) -> Result<HookDescriptor, String> {
-    let phase = match text(v, "phase")?.as_str() {
-        "before" => HookPhase::Before,
-        "after" => HookPhase::After,
-        other => return Err(format!("a hook's phase is `{other}`")),
-    };
-    Ok(HookDescriptor {
-        name: text(v, "name")?,
-        phase,
-        skills: strings(v, "skills")?,
-    })
+/// An entry's body.
+#[derive(Serialize, Deserialize)]
+struct Body {
+    skills: Vec<SkillEntry>,
+    hooks: Vec<HookEntry>,
 }
 
-fn list<'a>(v: &'a Value, field: &str) -> Result<&'a Vec<Value>, String> {
-    v.get(field)
-        .and_then(Value::as_array)
-        .ok_or_else(|| format!("`{field}` is not a list"))
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct SkillEntry {
+    name: String,
+    version: String,
+    category: String,
+    description: String,
+    permissions: Vec<String>,
+    input_schema: String,
+    output_schema: String,
+    /// Read-only, destructive, idempotent, open-world.
+    annotations: [bool; 4],
 }
 
-fn text(v: &Value, field: &str) -> Result<String, String> {
-    v.get(field)
-        .and_then(Value::as_str)
-        .map(str::to_string)
-        .ok_or_else(|| format!("`{field}` is not text"))
+impl From<&SkillDescriptor> for SkillEntry {
+    fn from(s: &SkillDescriptor) -> Self {
+        let a = &s.annotations;
+        SkillEntry {
+            name: s.name.clone(),
+            version: s.version.clone(),
+            category: s.category.clone(),
+            description: s.description.clone(),
+            permissions: s.permissions.clone(),
+            input_schema: s.input_schema.clone(),
+            output_schema: s.output_schema.clone(),
+            annotations: [a.read_only, a.destructive, a.idempotent, a.open_world],
+        }
+    }
 }
 
-fn strings(v: &Value, field: &str) -> Result<Vec<String>, String> {
-    list(v, field)?
-        .iter()
-        .map(|s| {
-            s.as_str()
-                .map(str::to_string)
-                .ok_or_else(|| format!("`{field}` holds something other than text"))
-        })
-        .collect()
+impl SkillEntry {
+    fn into_descriptor(self) -> SkillDescriptor {
+        let [read_only, destructive, idempotent, open_world] = self.annotations;
+        SkillDescriptor {
+            name: self.name,
+            version: self.version,
+            category: self.category,
+            description: self.description,
+            permissions: self.permissions,
+            input_schema: self.input_schema,
+            output_schema: self.output_schema,
+            annotations: Annotations {
+                read_only,
+                destructive,
+                idempotent,
+                open_world,
+            },
+        }
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct HookEntry {
+    name: String,
+    phase: Phase,
+    skills: Vec<String>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Phase {
+    Before,
+    After,
+}
+
+impl From<&HookDescriptor> for HookEntry {
+    fn from(h: &HookDescriptor) -> Self {
+        HookEntry {
+            name: h.name.clone(),
+            phase: match h.phase {
+                HookPhase::Before => Phase::Before,
+                HookPhase::After => Phase::After,
+            },
+            skills: h.skills.clone(),
+        }
+    }
+}
+
+impl HookEntry {
+    fn into_descriptor(self) -> HookDescriptor {
+        HookDescriptor {
+            name: self.name,
+            phase: match self.phase {
+                Phase::Before => HookPhase::Before,
+                Phase::After => HookPhase::After,
+            },
+            skills: self.skills,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -227,6 +246,29 @@ mod tests {
             "not a description entry of this format"
         );
         assert_eq!(decode("").unwrap_err(), "no header line");
+        // A body of the wrong shape under a matching checksum (another writer's) is refused,
+        // naming what is wrong.
+        let sealed = |body: &str| {
+            format!(
+                "{MAGIC} {}\n{body}",
+                crate::sandbox::content_hash(body.as_bytes())
+            )
+        };
+        let wrong_phase = encode(&sample())
+            .split_once('\n')
+            .unwrap()
+            .1
+            .replace("\"after\"", "\"later\"");
+        let refused = decode(&sealed(&wrong_phase)).unwrap_err();
+        assert!(
+            refused.starts_with("its body: unknown variant `later`"),
+            "{refused}"
+        );
+        let refused = decode(&sealed(r#"{"skills":[{"name":1}],"hooks":[]}"#)).unwrap_err();
+        assert!(
+            refused.starts_with("its body: invalid type: integer `1`"),
+            "{refused}"
+        );
     }
 
     #[test]
