@@ -29,9 +29,7 @@ impl Spin {
             cores: cores > 1,
         }
     }
-}
 
-impl Spin {
     const LONGEST_GAP_US: f64 = 2.0 * ENGINE_SPIN_MAX_US as f64;
     /// The weight of the newest gap.
     const NEWEST: f64 = 0.25;

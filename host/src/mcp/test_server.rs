@@ -1,20 +1,26 @@
-//! A dispatcher over the built-in skills alone (no packages), a manual clock and an in-memory
-//! trace, for the protocol layer's unit tests.
+//! A dispatcher over the built-in skills (no packages yet) and a manual clock, for the
+//! protocol layer's unit tests.
 
 use super::{Clock, Server, ServerConfig};
 use crate::realm::{Realm, Rng};
 use crate::registry::Registry;
 use crate::sandbox::{CompileCache, Sandbox};
+use crate::trace::Tracer;
 use crate::world::{World, WorldSettings};
 
-/// Sessions that name no profile get `builder.readWrite`.
+/// With an in-memory trace; sessions that name no profile get `builder.readWrite`.
 pub(crate) fn server() -> Server {
+    server_over(Tracer::new(64))
+}
+
+/// [`server`] recording into `tracer`.
+pub(crate) fn server_over(tracer: Tracer) -> Server {
     let realm = Realm {
         world: World::new(WorldSettings {
             max_entities: 100,
             tick_seconds: 1.0 / 60.0,
         }),
-        tracer: crate::trace::Tracer::new(64),
+        tracer,
         rng: Rng::seeded(1),
         state: crate::state::StateStore::in_memory(),
     };

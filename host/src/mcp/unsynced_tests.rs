@@ -5,17 +5,13 @@
 //! written again. Driven here through a real engine and a socket peer, the trace on a disk
 //! whose syncs fail on demand.
 
+use super::Server;
 use super::cancel::CancelBoard;
 use super::edge::Grant;
 use super::engine::{Engine, Inbound, next_peer_id};
 use super::outbox::{Frame, Lane, socket};
-use super::{Clock, Server, ServerConfig};
-use crate::realm::{Realm, Rng};
-use crate::registry::Registry;
-use crate::sandbox::{CompileCache, Sandbox};
 use crate::trace::disk::faulty::{Faults, FaultyDisk};
 use crate::trace::{Durability, Fsync, Retention, Tracer};
-use crate::world::{World, WorldSettings};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -35,27 +31,11 @@ fn server(dir: &std::path::Path, faults: &Arc<Faults>) -> Server {
         false,
     )
     .unwrap();
-    let realm = Realm {
-        world: World::new(WorldSettings {
-            max_entities: 100,
-            tick_seconds: 1.0 / 60.0,
-        }),
-        tracer,
-        rng: Rng::seeded(1),
-        state: crate::state::StateStore::in_memory(),
-    };
-    let sandbox = Sandbox::new(CompileCache::new(None)).unwrap();
-    let mut registry = Registry::new(sandbox, crate::policy::PolicyConfig::default(), realm);
+    let mut server = super::test_server::server_over(tracer);
     for source in crate::packages::embedded::sources().unwrap() {
-        registry.load(source).unwrap();
+        server.registry_mut().load(source).unwrap();
     }
-    Server::new(
-        registry,
-        ServerConfig {
-            default_profile: "builder.readWrite".into(),
-            clock: Clock::Manual,
-        },
-    )
+    server
 }
 
 /// A socket peer of a running engine: sends a message, waits for its reply.

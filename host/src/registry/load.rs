@@ -198,10 +198,7 @@ impl Registry {
             }
             None => self.packages.push(package),
         }
-        self.skills.reserve(skills.len());
-        for skill in skills {
-            self.skills.insert(skill);
-        }
+        self.skills.insert_all(skills);
         for name in &names {
             self.refresh_tier(name);
         }

@@ -20,14 +20,10 @@ pub struct Schema {
 impl Schema {
     /// Compiles `source` after rewriting it into standard JSON Schema (see [`standardize`]);
     /// the error says what is wrong with the schema itself.
-    pub fn compile(mut source: Value) -> Result<Schema, String> {
-        standardize(&mut source);
-        let validator = jsonschema::draft7::new(&source).map_err(|e| e.to_string())?;
-        Ok(Schema {
-            text: raw(&source),
-            source: OnceLock::from(source),
-            validator: OnceLock::from(Ok(validator)),
-        })
+    pub fn compile(source: Value) -> Result<Schema, String> {
+        let schema = Schema::compiled_before(source);
+        schema.compiles().map_err(str::to_string)?;
+        Ok(schema)
     }
 
     /// A schema this host build compiled before (the host's own, or one whose text is not at

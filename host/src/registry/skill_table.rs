@@ -33,11 +33,15 @@ impl SkillTable {
         self.sorted.iter()
     }
 
-    /// Makes room for `additional` more skills at once (a table grown one skill at a time
-    /// moves every skill each time it doubles).
-    pub fn reserve(&mut self, additional: usize) {
-        self.by_name.reserve(additional);
-        self.sorted.reserve(additional);
+    /// Adds `skills` (a package's, the built-ins), replacing those of their names; room for
+    /// them all is made at once (a table grown one skill at a time moves every skill each
+    /// time it doubles).
+    pub fn insert_all(&mut self, skills: Vec<Skill>) {
+        self.by_name.reserve(skills.len());
+        self.sorted.reserve(skills.len());
+        for skill in skills {
+            self.insert(skill);
+        }
     }
 
     /// Adds `skill`, replacing the one of its name.

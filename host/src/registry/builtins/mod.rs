@@ -163,10 +163,7 @@ impl Default for Builtins {
 
 /// Registers every built-in.
 pub(super) fn register(registry: &mut Registry, builtins: Builtins) {
-    registry.skills.reserve(builtins.0.len());
-    for skill in builtins.0 {
-        registry.skills.insert(skill);
-    }
+    registry.skills.insert_all(builtins.0);
     registry.generation += 1;
     registry.skill_set += 1;
 }
