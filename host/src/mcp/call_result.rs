@@ -89,16 +89,15 @@ impl CallResult {
     /// The JSON-RPC reply to request `id` carrying this result, as the line its
     /// [`CallResult::into_value`] form would serialize to, byte for byte.
     pub fn reply(&self, id: &Value) -> Frame {
-        let mut w = Vec::with_capacity(REPLY_START_BYTES + 2 * self.text.len());
-        self.write_reply(id, &mut w)
-            .expect("writing to memory cannot fail");
-        Frame::from(String::from_utf8(w).expect("serde_json and the literals write UTF-8"))
+        Frame::from(super::jsonrpc::result_line(
+            id,
+            RESULT_START_BYTES + 2 * self.text.len(),
+            |w| self.write_result(w),
+        ))
     }
 
-    fn write_reply(&self, id: &Value, w: &mut Vec<u8>) -> std::io::Result<()> {
-        w.write_all(b"{\"id\":")?;
-        serde_json::to_writer(&mut *w, id)?;
-        w.write_all(b",\"jsonrpc\":\"2.0\",\"result\":{\"_meta\":{")?;
+    fn write_result(&self, w: &mut Vec<u8>) -> std::io::Result<()> {
+        w.write_all(b"{\"_meta\":{")?;
         if let Outcome::Failure(code, message) = &self.outcome {
             w.write_all(b"\"error\":{\"code\":")?;
             serde_json::to_writer(&mut *w, code.as_str())?;
@@ -122,12 +121,12 @@ impl CallResult {
             }
             Outcome::Failure(..) => w.write_all(b"true")?,
         }
-        w.write_all(b"}}")
+        w.write_all(b"}")
     }
 }
 
-/// What [`CallResult::reply`] reserves besides the text written twice.
-const REPLY_START_BYTES: usize = 256;
+/// What [`CallResult::reply`] reserves for the result besides the text written twice.
+const RESULT_START_BYTES: usize = 192;
 
 #[cfg(test)]
 mod tests {

@@ -234,6 +234,23 @@ pub fn error(id: Value, code: i64, message: &str, data: Option<Value>) -> Value 
     object([("jsonrpc", "2.0".into()), ("id", id), ("error", err)])
 }
 
+/// The reply to request `id` whose result `write_result` writes, as the line the reply's
+/// tree (keys in code-point order, no whitespace) would serialize to. `result_bytes`: room to
+/// reserve for the result.
+pub fn result_line(
+    id: &Value,
+    result_bytes: usize,
+    write_result: impl FnOnce(&mut Vec<u8>) -> std::io::Result<()>,
+) -> String {
+    let mut w = Vec::with_capacity(result_bytes + 64);
+    w.extend_from_slice(b"{\"id\":");
+    serde_json::to_writer(&mut w, id).expect("writing to memory cannot fail");
+    w.extend_from_slice(b",\"jsonrpc\":\"2.0\",\"result\":");
+    write_result(&mut w).expect("writing to memory cannot fail");
+    w.push(b'}');
+    String::from_utf8(w).expect("serde_json and the literals write UTF-8")
+}
+
 /// A notification to the client.
 pub fn notification(method: &str, params: Value) -> Value {
     object([

@@ -35,14 +35,9 @@ impl ToolListing {
     /// The JSON-RPC reply to request `id` carrying this result, as the line its
     /// [`ToolListing::into_value`] form would serialize to, byte for byte.
     pub fn reply(&self, id: &Value) -> Frame {
-        let mut w = Vec::with_capacity(self.text.len() + 64);
-        w.extend_from_slice(b"{\"id\":");
-        serde_json::to_writer(&mut w, id).expect("writing to memory cannot fail");
-        w.extend_from_slice(b",\"jsonrpc\":\"2.0\",\"result\":");
-        w.write_all(self.text.as_bytes())
-            .expect("writing to memory cannot fail");
-        w.push(b'}');
-        Frame::from(String::from_utf8(w).expect("serde_json writes UTF-8"))
+        Frame::from(super::jsonrpc::result_line(id, self.text.len(), |w| {
+            w.write_all(self.text.as_bytes())
+        }))
     }
 }
 
