@@ -33,7 +33,7 @@ pub struct Config {
     /// How much each package may write into its volumes (`[files]`, `crate::files`).
     pub files: crate::files::FilesConfig,
     /// What network clients may take and the connection limits (`[network]`).
-    pub network: crate::mcp::edge::NetworkSettings,
+    pub network: crate::mcp::transport::edge::NetworkSettings,
     /// World checkpoints (`[world]`, see `persistence/config.rs`).
     pub world: crate::persistence::WorldConfig,
     /// The roots outbound `https` trusts (`[outbound] extraRoots`, see `net/tls.rs`).
@@ -65,7 +65,7 @@ struct Raw {
     #[serde(default)]
     secrets: BTreeMap<String, Spanned<RawSecret>>,
     limits: Option<Spanned<crate::ceilings::RawCeilings>>,
-    network: Option<crate::mcp::edge::settings::RawNetwork>,
+    network: Option<crate::mcp::transport::edge::settings::RawNetwork>,
     world: Option<crate::persistence::RawWorld>,
     #[serde(default)]
     approve: Vec<Spanned<crate::policy::approve::RawApprove>>,
@@ -338,7 +338,7 @@ impl Config {
             crate::files::FilesConfig::parse(raw.files).map_err(|(span, msg)| at(span, msg))?;
 
         let network = match raw.network {
-            Some(n) => crate::mcp::edge::settings::parse(n, &profiles, base)
+            Some(n) => crate::mcp::transport::edge::settings::parse(n, &profiles, base)
                 .map_err(|(span, msg)| at(span, msg))?,
             None => Default::default(),
         };

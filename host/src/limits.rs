@@ -76,7 +76,7 @@ pub const MAX_ENTITIES: usize = 10_000;
 /// Simulation step length by default (60 Hz).
 pub const DEFAULT_TICK_MS: u64 = 16;
 /// The shortest and longest the engine keeps looking for the next message without sleeping
-/// (`mcp/spin.rs`): about twice the recent gap between its replies and the next call, and not
+/// (`mcp/engine/spin.rs`): about twice the recent gap between its replies and the next call, and not
 /// at all when calls come further apart than the longest, so an idle host never spins.
 pub const ENGINE_SPIN_US: u64 = 50;
 pub const ENGINE_SPIN_MAX_US: u64 = 500;
@@ -202,7 +202,7 @@ pub const MAX_WS_MESSAGE_BYTES: usize = 4 << 20;
 /// How long a subscriber may stay behind (its queue full) before it is disconnected.
 pub const MAX_STALL_MS: u64 = 10_000;
 /// Socket messages the engine queues before it wakes the writers (one wake-up of the
-/// listener thread for the lot, `mcp/outbox.rs`), while more messages wait for it: under load
+/// listener thread for the lot, `mcp/engine/outbox.rs`), while more messages wait for it: under load
 /// a wake-up per message cost the engine a system call and the listener a sleep each.
 pub const RING_AFTER_MESSAGES: usize = 16;
 /// The longest a queued socket message waits for that wake-up while the engine goes on with

@@ -1,46 +1,28 @@
-//! MCP over JSON-RPC 2.0: one dispatcher for every transport, sessions bound at
-//! `initialize`, the standard tool methods and the Limina aliases, state sync. The engine
-//! (`engine.rs`) owns the dispatcher and says how a message travels. Wire error codes are
-//! mapped here and nowhere else.
+//! MCP over JSON-RPC 2.0, in four rooms, each with a doc saying what it holds:
+//!
+//! - `wire/`: JSON-RPC framing, error codes and the protocol revisions' shapes — plain
+//!   functions every other room uses.
+//! - `transport/`: stdio, WebSocket, Streamable HTTP and the network edge; bytes in, messages
+//!   to the engine's inbox, replies out of each connection's outbox.
+//! - `dispatch/`: the one dispatcher every transport shares — sessions, tools, tasks,
+//!   approvals, state sync, hot reload — over the registry.
+//! - `engine/`: the thread that owns the dispatcher and applies every message in arrival
+//!   order (its doc says how a message travels), plus the inbox, outbox and cancellation flags
+//!   transports and the dispatcher share with it.
+//!
+//! Floors inside (see `crate`'s doc): `wire` ← the edge and the engine's shared pieces ←
+//! `dispatch` and `transport` (neither imports the other) ← the engine loop. Wire error codes
+//! are mapped in `wire/` and `dispatch/` and nowhere else.
 
-mod aoi;
-mod approval;
-mod call_result;
-mod cancel;
-mod clock;
-mod deferred;
-pub mod edge;
+mod dispatch;
 pub mod engine;
-mod guard;
-pub mod http;
-mod jsonrpc;
-mod listener;
-mod modern;
-mod modern_http;
-mod observe;
-mod outbox;
-mod reload;
-mod server;
-mod session;
-mod spin;
-mod stateless;
-pub mod stdio;
-mod stdout;
-mod sync;
-mod tasks;
-#[cfg(test)]
-mod test_server;
-mod tools;
-#[cfg(test)]
-mod unsynced_tests;
-mod workers;
-pub mod ws;
+pub mod transport;
+pub(crate) mod wire;
 
-pub use clock::Clock;
+pub use dispatch::server::{Connection, Server, ServerConfig};
+pub use dispatch::session::Session;
+pub use engine::clock::Clock;
 pub use engine::{Engine, EngineHandle, Inbound};
-pub use guard::Guard;
-pub use listener::Listen;
+pub use transport::{Guard, Listen};
 /// The 2026-07-28 wire names, shared with the client side (`crate::upstream`).
-pub use modern::{CAPABILITIES_KEY, SERVER_INFO_KEY, VERSION as MODERN_VERSION, VERSION_KEY};
-pub use server::{Connection, Server, ServerConfig};
-pub use session::Session;
+pub use wire::modern::{CAPABILITIES_KEY, SERVER_INFO_KEY, VERSION as MODERN_VERSION, VERSION_KEY};

@@ -19,17 +19,17 @@
 //! that made them (another caller is told it does not exist), at most
 //! `MAX_TASKS_PER_IDENTITY` at once, and expire `TASK_TTL_MS` after creation.
 
-use super::jsonrpc;
-use super::server::{Connection, RpcError, Server};
+use super::server::{Connection, Server};
 use crate::limits::{MAX_TASKS_PER_IDENTITY, TASK_POLL_INTERVAL_MS, TASK_TTL_MS};
+use crate::mcp::wire::jsonrpc;
+use crate::mcp::wire::jsonrpc::RpcError;
+use crate::mcp::wire::modern::TASKS_EXTENSION;
 use crate::registry::{DetachedCall, ErrorCode, Invocation, Response};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
 
-/// The 2026-07-28 extension's identifier.
-pub const EXTENSION: &str = "io.modelcontextprotocol/tasks";
 /// The `_meta` key a 2025-11-25 task's result names it under.
 pub const RELATED_TASK_KEY: &str = "io.modelcontextprotocol/related-task";
 /// Error: the request needs a capability the client did not declare.
@@ -249,22 +249,22 @@ pub fn task_support(registry: &crate::registry::Registry, name: &str) -> &'stati
 fn require_extension(capabilities: &Value) -> Result<(), RpcError> {
     if capabilities
         .pointer("/extensions")
-        .and_then(|e| e.get(EXTENSION))
+        .and_then(|e| e.get(TASKS_EXTENSION))
         .is_some_and(Value::is_object)
     {
         return Ok(());
     }
     Err(RpcError::new(
         MISSING_CAPABILITY,
-        format!("tasks need the `{EXTENSION}` extension: declare it under `_meta.io.modelcontextprotocol/clientCapabilities.extensions`"),
+        format!("tasks need the `{TASKS_EXTENSION}` extension: declare it under `_meta.io.modelcontextprotocol/clientCapabilities.extensions`"),
     )
-    .with_data(json!({"requiredCapabilities": {"extensions": {EXTENSION: {}}}})))
+    .with_data(json!({"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}})))
 }
 
 impl Server {
     /// Whether this `tools/call` should become a task: the skill may run as one and the client
     /// asked (2025-11-25: `params.task`) or declared the extension (2026-07-28).
-    pub(super) fn wants_task(
+    pub(in crate::mcp) fn wants_task(
         &self,
         conn: &Connection,
         name: &str,
@@ -285,7 +285,7 @@ impl Server {
 
     /// Starts `name` as a task of the connection's caller; the handle to answer with. A call
     /// that runs off the engine is left in `conn.task_jobs` for the engine to hand a worker.
-    pub(super) fn start_task(
+    pub(in crate::mcp) fn start_task(
         &mut self,
         conn: &mut Connection,
         dialect: Dialect,
@@ -331,7 +331,7 @@ impl Server {
     }
 
     /// A task's call ended: its result kept, its end traced.
-    pub(super) fn end_task(&mut self, id: &str, response: Response) {
+    pub(in crate::mcp) fn end_task(&mut self, id: &str, response: Response) {
         let Some(task) = self.tasks.by_id.get_mut(id) else {
             return;
         };
@@ -355,7 +355,7 @@ impl Server {
     }
 
     /// The `tasks/*` methods, for the connection's caller; `None` for other methods.
-    pub(super) fn dispatch_tasks(
+    pub(in crate::mcp) fn dispatch_tasks(
         &mut self,
         conn: &mut Connection,
         method: &str,
@@ -383,7 +383,7 @@ impl Server {
                 return Err(RpcError::new(
                     jsonrpc::METHOD_NOT_FOUND,
                     format!(
-                        "Method not found: `{method}` is not part of the {EXTENSION} extension; `tasks/get` carries the result"
+                        "Method not found: `{method}` is not part of the {TASKS_EXTENSION} extension; `tasks/get` carries the result"
                     ),
                 ));
             }

@@ -50,7 +50,7 @@ impl Envelope {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mcp::approval::RELATED_KEY;
+    use crate::mcp::dispatch::approval::RELATED_KEY;
     use serde_json::json;
 
     #[test]

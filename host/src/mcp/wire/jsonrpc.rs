@@ -260,6 +260,58 @@ pub fn notification(method: &str, params: Value) -> Value {
     ])
 }
 
+/// A reply to request `id`.
+pub fn reply(id: Value, outcome: Result<Value, RpcError>) -> Value {
+    match outcome {
+        Ok(value) => result(id, value),
+        Err(RpcError {
+            code,
+            message,
+            data,
+        }) => error(id, code, &message, data),
+    }
+}
+
+/// A JSON-RPC error on its way to the wire.
+#[derive(Debug)]
+pub struct RpcError {
+    code: i64,
+    message: String,
+    data: Option<Value>,
+}
+
+impl RpcError {
+    /// An error with `code` and a `message` that says what to change.
+    pub fn new(code: i64, message: impl Into<String>) -> Self {
+        RpcError {
+            code,
+            message: message.into(),
+            data: None,
+        }
+    }
+
+    /// The same error carrying `data`.
+    pub fn with_data(mut self, data: Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+
+    /// Its JSON-RPC code.
+    pub fn code(&self) -> i64 {
+        self.code
+    }
+
+    /// Its message.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// Its `data`, if any.
+    pub fn data(&self) -> Option<&Value> {
+        self.data.as_ref()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

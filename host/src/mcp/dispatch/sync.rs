@@ -11,9 +11,10 @@
 //! ([`Deltas`]), so nothing built for one tick is sent for another.
 
 use super::aoi::{Aoi, SpatialGrid, inside};
-use super::jsonrpc;
-use super::outbox::{self, Frame};
-use super::server::{Connection, RpcError, Server, not_initialized};
+use super::server::{Connection, Server, not_initialized};
+use crate::mcp::engine::outbox::{self, Frame};
+use crate::mcp::wire::jsonrpc;
+use crate::mcp::wire::jsonrpc::RpcError;
 use crate::world::{ChangeSet, EntityState, World, entity_id};
 use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet};
@@ -101,7 +102,7 @@ fn entity_for(world: &World, subscription: &Subscription, state: &EntityState) -
 
 impl Server {
     /// `state/subscribe {aoi?}`: queues the snapshot, answers `{ok, tick}`.
-    pub(super) fn subscribe(
+    pub(in crate::mcp) fn subscribe(
         &mut self,
         conn: &mut Connection,
         params: &Value,
@@ -134,7 +135,7 @@ impl Server {
     }
 
     /// `aoi/declare {center, radius}`: a subscriber hears at once of what entered and left.
-    pub(super) fn declare_aoi(
+    pub(in crate::mcp) fn declare_aoi(
         &mut self,
         conn: &mut Connection,
         params: &Value,

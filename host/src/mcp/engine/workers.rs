@@ -2,7 +2,7 @@
 //! (an empty world, an in-memory trace) to lend the guests it runs, and hands every finished
 //! call back to the engine through its channel.
 
-use super::engine::{EngineHandle, Inbound, PeerId};
+use super::inbox::{EngineHandle, Inbound, PeerId};
 use crate::realm::{Realm, Rng};
 use crate::registry::DetachedCall;
 use crate::trace::Tracer;

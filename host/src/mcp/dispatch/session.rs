@@ -1,12 +1,10 @@
 //! A session: the identity and permissions bound at `initialize`.
 
+use crate::mcp::wire::classic::{declares_elicitation, negotiate};
 use crate::policy::Profiles;
 use crate::registry::{Caller, HOST_SESSION};
 use serde_json::{Value, json};
 use std::sync::atomic::{AtomicU64, Ordering};
-
-/// Protocol versions this server speaks, newest first.
-pub const PROTOCOL_VERSIONS: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
 /// A bound session.
 #[derive(Debug, Clone)]
@@ -22,15 +20,6 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 fn generated(prefix: &str) -> String {
     let n = NEXT_ID.fetch_add(1, Ordering::Relaxed);
     format!("{prefix}_{}_{n}", std::process::id())
-}
-
-/// The version to answer with: the requested one if supported, else the newest.
-pub fn negotiate(requested: Option<&str>) -> &'static str {
-    PROTOCOL_VERSIONS
-        .iter()
-        .find(|v| Some(**v) == requested)
-        .copied()
-        .unwrap_or(PROTOCOL_VERSIONS[0])
 }
 
 impl Session {
@@ -70,9 +59,7 @@ impl Session {
                 permissions: profile.permissions,
             },
             protocol_version,
-            elicits: params
-                .get("capabilities")
-                .is_some_and(super::approval::declares_elicitation),
+            elicits: params.get("capabilities").is_some_and(declares_elicitation),
         })
     }
 

@@ -3,12 +3,12 @@
 //! (no `initialize`, no session): this module reads that envelope, refuses versions it does
 //! not speak (-32022), stamps every result with `resultType` and the server's identity, puts
 //! the caching fields on listings, and shapes `server/discover` and `subscriptions/listen`.
-//! The 2025-11-25 (and older) shapes stay in `server.rs` and `session.rs`; HTTP's headers for
-//! this revision are in `modern_http.rs`.
+//! The 2025-11-25 (and older) shapes stay in `classic.rs` and the dispatcher's `server.rs`
+//! and `session.rs`; HTTP's headers for this revision are in `transport/http/modern.rs`.
 
+use super::classic::PROTOCOL_VERSIONS;
 use super::jsonrpc;
-use super::server::RpcError;
-use super::session::PROTOCOL_VERSIONS;
+use super::jsonrpc::RpcError;
 use crate::limits::MODERN_LIST_TTL_MS;
 use crate::log::Level;
 use serde_json::{Value, json};
@@ -27,6 +27,8 @@ pub const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
 pub const SUBSCRIPTION_ID_KEY: &str = "io.modelcontextprotocol/subscriptionId";
 /// `_meta` key on listings (Limina): the registry generation they were built from.
 pub const GENERATION_KEY: &str = "io.limina/registryGeneration";
+/// The tasks extension's identifier (`tasks.rs` in the dispatcher serves it).
+pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 /// The listen filter key (Limina) that asks for `state/delta`s on the listen stream.
 pub const STATE_DELTAS_KEY: &str = "io.limina/stateDeltas";
 
@@ -134,7 +136,7 @@ pub fn capabilities() -> Value {
         "prompts": {},
         "resources": {},
         "logging": {},
-        "extensions": {super::tasks::EXTENSION: {}},
+        "extensions": {TASKS_EXTENSION: {}},
     })
 }
 

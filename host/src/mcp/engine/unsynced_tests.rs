@@ -1,15 +1,16 @@
 //! With `[trace] fsync = "always"`, a reply leaves only once its batch's events are synced.
 //! When the sync fails, the call ran but is not acknowledged: its reply — a tool call's
-//! written as a frame (`call_result.rs`) as much as any other — becomes a `capacity_exceeded`
+//! written as a frame (`dispatch/call_result.rs`) as much as any other — becomes a `capacity_exceeded`
 //! error naming the request, and the host refuses recorded calls until the trace can be
 //! written again. Driven here through a real engine and a socket peer, the trace on a disk
 //! whose syncs fail on demand.
 
-use super::Server;
 use super::cancel::CancelBoard;
-use super::edge::Grant;
-use super::engine::{Engine, Inbound, next_peer_id};
+use super::inbox::{Inbound, next_peer_id};
 use super::outbox::{Frame, Lane, socket};
+use super::thread::Engine;
+use crate::mcp::dispatch::server::Server;
+use crate::mcp::transport::edge::Grant;
 use crate::trace::disk::faulty::{Faults, FaultyDisk};
 use crate::trace::{Durability, Fsync, Retention, Tracer};
 use serde_json::{Value, json};
@@ -31,7 +32,7 @@ fn server(dir: &std::path::Path, faults: &Arc<Faults>) -> Server {
         false,
     )
     .unwrap();
-    let mut server = super::test_server::server_over(tracer);
+    let mut server = crate::mcp::dispatch::test_server::server_over(tracer);
     for source in crate::packages::embedded::sources().unwrap() {
         server.registry_mut().load(source).unwrap();
     }
@@ -41,7 +42,7 @@ fn server(dir: &std::path::Path, faults: &Arc<Faults>) -> Server {
 /// A socket peer of a running engine: sends a message, waits for its reply.
 struct Peer {
     id: u64,
-    handle: super::EngineHandle,
+    handle: super::inbox::EngineHandle,
     replies: super::outbox::Receiver,
     runtime: tokio::runtime::Runtime,
     /// Frames received and not yet asked for.
@@ -49,7 +50,7 @@ struct Peer {
 }
 
 impl Peer {
-    fn open(handle: super::EngineHandle) -> Peer {
+    fn open(handle: super::inbox::EngineHandle) -> Peer {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()

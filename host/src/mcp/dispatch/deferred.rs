@@ -5,13 +5,14 @@
 //! (`tools/call`, `callTool`) are deferred, and none while telemetry reports each request's
 //! outcome as it ends.
 
-use super::server::{CallShape, Server, limina_result, mcp_result, reply};
+use super::server::{CallShape, Server, limina_result, mcp_result};
+use crate::mcp::wire::jsonrpc::reply;
 use crate::registry::{Failure, Response};
 use serde_json::Value;
 
 /// Whether and what the server defers.
 #[derive(Default)]
-pub(super) struct Deferring {
+pub(in crate::mcp) struct Deferring {
     /// The engine holds replies until the batch is written (`Server::defer_reads`).
     on: bool,
     /// The request being handled may be deferred.
@@ -66,19 +67,23 @@ impl Server {
     }
 
     /// Before a request is dispatched: whether its call may be deferred.
-    pub(super) fn open_deferring(&mut self, modern: bool) {
+    pub(in crate::mcp) fn open_deferring(&mut self, modern: bool) {
         self.deferring.request = self.deferring.on && !modern && self.telemetry_off();
     }
 
     /// Asks the registry to defer the call about to run when the request may be.
-    pub(super) fn allow_deferral(&mut self) {
+    pub(in crate::mcp) fn allow_deferral(&mut self) {
         let allowed = self.deferring.request;
         self.registry_mut().allow_deferral(allowed);
     }
 
     /// After the request was dispatched: the ticket of its call, if deferred, with what its
     /// refusal needs. Asking is used up either way.
-    pub(super) fn close_deferring(&mut self, id: &Value, shape: CallShape) -> Option<Deferred> {
+    pub(in crate::mcp) fn close_deferring(
+        &mut self,
+        id: &Value,
+        shape: CallShape,
+    ) -> Option<Deferred> {
         self.deferring.request = false;
         let registry = self.registry_mut();
         registry.allow_deferral(false);
@@ -90,7 +95,7 @@ impl Server {
     }
 
     /// The reply `handled` holds waits for the batch's write.
-    pub(super) fn hold(&mut self, deferred: Option<Deferred>) {
+    pub(in crate::mcp) fn hold(&mut self, deferred: Option<Deferred>) {
         self.deferring.taken = deferred;
     }
 }

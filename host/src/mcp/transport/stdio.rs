@@ -1,12 +1,12 @@
 //! `limina --mcp-stdio`: newline-delimited JSON-RPC on stdin/stdout, served by the engine
-//! thread itself (see `engine.rs`): no reader thread, no hop per message. This module holds
+//! thread itself (see `engine/`): no reader thread, no hop per message. This module holds
 //! stdin's side: a buffer the engine fills when `poll` says input is waiting, cut into lines,
 //! and a watcher that, while a guest call runs, reads what has arrived and raises the cancel
 //! flag of any `notifications/cancelled` in it — so a cancel sent behind a call stops it.
 
-use super::cancel::{CancelBoard, Watch, cancelled_requests};
-use super::jsonrpc;
 use crate::limits::STDIN_READ_AHEAD_BYTES;
+use crate::mcp::engine::cancel::{CancelBoard, Watch, cancelled_requests};
+use crate::mcp::wire::jsonrpc;
 use serde_json::Value;
 use std::io;
 use std::os::fd::RawFd;

@@ -4,7 +4,7 @@
 //! a client's first listing is on its start-up path. (A memo of tool objects cost more than it
 //! saved: a tree must own its copy of every schema either way.)
 
-use super::outbox::Frame;
+use crate::mcp::engine::outbox::Frame;
 use crate::registry::{Caller, Registry, Skill};
 use serde::Serialize;
 use serde_json::Value;
@@ -35,9 +35,11 @@ impl ToolListing {
     /// The JSON-RPC reply to request `id` carrying this result, as the line its
     /// [`ToolListing::into_value`] form would serialize to, byte for byte.
     pub fn reply(&self, id: &Value) -> Frame {
-        Frame::from(super::jsonrpc::result_line(id, self.text.len(), |w| {
-            w.write_all(self.text.as_bytes())
-        }))
+        Frame::from(crate::mcp::wire::jsonrpc::result_line(
+            id,
+            self.text.len(),
+            |w| w.write_all(self.text.as_bytes()),
+        ))
     }
 }
 
@@ -166,8 +168,8 @@ fn title(name: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use crate::mcp::server::{Connection, Handled, Server};
-    use crate::mcp::test_server::server;
+    use crate::mcp::dispatch::server::{Connection, Handled, Server};
+    use crate::mcp::dispatch::test_server::server;
     use serde_json::{Value, json};
 
     fn reply(server: &mut Server, conn: &mut Connection, message: Value) -> String {

@@ -1,18 +1,18 @@
 //! A 2026-07-28 POST: no session. Its headers are checked against its body
-//! (`modern_http.rs`), then it gets an engine connection of its own for as long as it is
+//! (`modern.rs`), then it gets an engine connection of its own for as long as it is
 //! answered — one JSON reply, or an SSE response carrying its notifications and then the
 //! reply, or, for `subscriptions/listen`, a stream that stays open. Closing the response
 //! (the client hanging up) cancels the request and releases the connection. Who it runs as
-//! is the edge's grant for its bearer token, turned into an identity by `stateless.rs`.
+//! is the edge's grant for its bearer token, turned into an identity by `dispatch/stateless.rs`.
 
-use super::super::modern_http::{self, Refusal};
+use super::modern::{self, Refusal};
 use super::{
     Body, HttpSession, REPLY_TIMEOUT, Shared, empty, end_session, forward, full, json_response,
     open_session, sse_headers,
 };
-use crate::mcp::edge::Grant;
-use crate::mcp::jsonrpc;
-use crate::mcp::outbox::Frame as Text;
+use crate::mcp::engine::outbox::Frame as Text;
+use crate::mcp::transport::edge::Grant;
+use crate::mcp::wire::jsonrpc;
 use bytes::Bytes;
 use futures_util::stream;
 use http_body_util::{BodyExt, StreamBody};
@@ -56,7 +56,7 @@ pub(super) async fn post(
         code,
         message: why,
         data,
-    }) = modern_http::check(headers, message)
+    }) = modern::check(headers, message)
     {
         let id = id.unwrap_or(Value::Null);
         return json_response(
@@ -103,7 +103,7 @@ async fn answered(mut guard: Transient, mut rx: mpsc::Receiver<(bool, Text)>) ->
             Ok(Some((true, reply))) => {
                 guard.unanswered = None;
                 let status = serde_json::from_str(reply.as_str())
-                    .map(|r: Value| modern_http::status(&r))
+                    .map(|r: Value| modern::status(&r))
                     .unwrap_or(StatusCode::OK);
                 let mut response = Response::new(full(reply));
                 *response.status_mut() = status;

@@ -1,8 +1,8 @@
 //! Shared delta frames: subscribers owed the same delta share one serialized frame; different
 //! areas and views still get exactly their own changes.
 
+use crate::mcp::dispatch::test_server::server;
 use super::*;
-use crate::mcp::test_server::server;
 use crate::world::{BodyKind, EntitySpec, Shape};
 
 fn world(server: &mut Server) -> &mut World {

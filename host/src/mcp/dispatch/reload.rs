@@ -1,8 +1,8 @@
 //! Hot reload at the protocol layer: packages rebuilt by the watcher are swapped in between
 //! messages, and clients hear `notifications/tools/list_changed`.
 
-use super::jsonrpc;
 use super::server::{Connection, Server};
+use crate::mcp::wire::jsonrpc;
 use crate::packages::watch::{Reload, Watcher};
 use anyhow::Result;
 use serde_json::{Value, json};
@@ -29,7 +29,7 @@ impl Server {
 
     /// Swaps in every package the watcher has rebuilt since the last look. A package that
     /// fails to read, build or be admitted leaves the old version serving.
-    pub(super) fn apply_reloads(&mut self) {
+    pub(in crate::mcp) fn apply_reloads(&mut self) {
         let Some(reloads) = &self.reloads else { return };
         let pending: Vec<Reload> = reloads.rx.try_iter().collect();
         for reload in pending {

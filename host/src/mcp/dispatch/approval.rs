@@ -17,11 +17,13 @@
 //! Either way the answer reaches the registry in `CallControl::approval`, the policy engine
 //! decides with it, and the decision's trace event names who answered.
 
-use super::jsonrpc;
-use super::modern::Envelope;
 use super::observe::Watch;
-use super::server::{Connection, RpcError, Server};
+use super::server::{Connection, Server};
 use crate::limits::MAX_OPEN_APPROVALS_PER_IDENTITY;
+use crate::mcp::wire::classic::declares_elicitation;
+use crate::mcp::wire::jsonrpc;
+use crate::mcp::wire::jsonrpc::RpcError;
+use crate::mcp::wire::modern::Envelope;
 use crate::policy::{Approval, ApproveRule, Outcome};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -36,24 +38,24 @@ pub const QUESTION_KEY: &str = "approval";
 pub const RELATED_KEY: &str = "io.limina/relatedRequestId";
 
 /// A held call on a 2025-11-25 connection, waiting for the answer to its question.
-pub(super) struct Asking {
+pub(in crate::mcp) struct Asking {
     /// The `tools/call` it belongs to.
-    pub(super) request_id: Value,
+    pub(in crate::mcp) request_id: Value,
     /// The `elicitation/create` request sent for it.
-    pub(super) ask_id: Value,
-    pub(super) name: String,
-    pub(super) arguments: Value,
-    pub(super) progress: Option<Value>,
+    pub(in crate::mcp) ask_id: Value,
+    pub(in crate::mcp) name: String,
+    pub(in crate::mcp) arguments: Value,
+    pub(in crate::mcp) progress: Option<Value>,
     /// The `tools/call`'s cancel, raised by a `notifications/cancelled` for it.
-    pub(super) cancel: crate::sandbox::Cancel,
-    pub(super) deadline: Instant,
-    pub(super) timeout_ms: u64,
+    pub(in crate::mcp) cancel: crate::sandbox::Cancel,
+    pub(in crate::mcp) deadline: Instant,
+    pub(in crate::mcp) timeout_ms: u64,
     /// The request as telemetry watches it (export on).
-    pub(super) watch: Option<Watch>,
+    pub(in crate::mcp) watch: Option<Watch>,
 }
 
 /// What the gate says about a call.
-pub(super) enum Gate {
+pub(in crate::mcp) enum Gate {
     /// Run it, with the person's answer when a rule holds it.
     Run(Option<Approval>),
     /// Answer with this now (a 2026-07-28 `input_required` result), or nothing yet (a
@@ -94,17 +96,6 @@ pub fn question(rule: &ApproveRule, skill: &str, arguments: &Value) -> Value {
             "required": ["approve"],
         },
     })
-}
-
-/// Whether client capabilities (`initialize`'s or a request's `_meta`) declare form
-/// elicitation: `elicitation: {}` (form by default) or `elicitation: {form: {}}`.
-pub fn declares_elicitation(capabilities: &Value) -> bool {
-    match capabilities.get("elicitation") {
-        Some(Value::Object(modes)) => {
-            modes.is_empty() || modes.contains_key("form") || !modes.contains_key("url")
-        }
-        _ => false,
-    }
 }
 
 /// An elicitation result read as an approval; the error says what is malformed.
@@ -160,7 +151,7 @@ fn answerer(caller: &crate::registry::Caller, via: &str) -> Value {
 /// Whether a message may reach a connection that waits for an answer (the answer itself, or
 /// a cancellation); its other messages wait their turn.
 pub fn lets_through(text: &str) -> bool {
-    if super::cancel::cancelled_request(text.as_bytes()).is_some() {
+    if crate::mcp::engine::cancel::cancelled_request(text.as_bytes()).is_some() {
         return true;
     }
     serde_json::from_str::<Value>(text)
@@ -316,7 +307,7 @@ fn invalid(message: impl Into<String>) -> RpcError {
 impl Server {
     /// The gate in front of `tools/call`: run the call (with the answer when an
     /// `[[approve]]` rule holds it), or put the question to the client.
-    pub(super) fn gate(
+    pub(in crate::mcp) fn gate(
         &mut self,
         conn: &mut Connection,
         name: &str,
@@ -465,7 +456,7 @@ impl Server {
 
     /// The client answered `ask_id`: the held call runs or is refused. `None` when the reply
     /// answers nothing this connection asked.
-    pub(super) fn answered(
+    pub(in crate::mcp) fn answered(
         &mut self,
         conn: &mut Connection,
         ask_id: &Value,
@@ -496,7 +487,7 @@ impl Server {
 
     /// Refuses the held call when its deadline passed; the client is told to drop the
     /// question. `None` while it may still be answered.
-    pub(super) fn expire_asking(
+    pub(in crate::mcp) fn expire_asking(
         &mut self,
         conn: &mut Connection,
     ) -> Option<super::server::Handled> {
@@ -522,7 +513,7 @@ impl Server {
 
     /// The held call ends without an answer (cancelled, or its connection closed): refused
     /// and traced; nobody is sent a reply.
-    pub(super) fn withdraw(&mut self, conn: &mut Connection, why: &str) {
+    pub(in crate::mcp) fn withdraw(&mut self, conn: &mut Connection, why: &str) {
         let Some(asking) = conn.asking.take() else {
             return;
         };
@@ -534,7 +525,7 @@ impl Server {
     }
 
     /// When the earliest held call's deadline falls.
-    pub(super) fn asking_deadline(conn: &Connection) -> Option<Instant> {
+    pub(in crate::mcp) fn asking_deadline(conn: &Connection) -> Option<Instant> {
         conn.asking.as_ref().map(|a| a.deadline)
     }
 }
@@ -598,15 +589,6 @@ mod tests {
                 .contains("\"maybe\"")
         );
         assert!(read(json!({})).unwrap_err().contains("`action`"));
-    }
-
-    #[test]
-    fn elicitation_is_declared_by_an_object_with_form_or_no_mode() {
-        assert!(declares_elicitation(&json!({"elicitation": {}})));
-        assert!(declares_elicitation(&json!({"elicitation": {"form": {}}})));
-        assert!(!declares_elicitation(&json!({"elicitation": {"url": {}}})));
-        assert!(!declares_elicitation(&json!({"sampling": {}})));
-        assert!(!declares_elicitation(&json!({"elicitation": true})));
     }
 
     #[test]

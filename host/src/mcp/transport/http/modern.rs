@@ -1,5 +1,5 @@
 //! Streamable HTTP as 2026-07-28 has it: the headers a stateless POST must carry and how its
-//! errors map to HTTP statuses. `http.rs` asks this module, so that the transport holds no
+//! errors map to HTTP statuses. `http/mod.rs` asks this module, so that the transport holds no
 //! revision's rules of its own.
 //!
 //! - `MCP-Protocol-Version` must be sent and equal `_meta`'s version; `Mcp-Method` must equal
@@ -9,7 +9,7 @@
 //! - A version this server does not speak: 400 with -32022 and the supported list.
 //! - A method it does not have: 404 with -32601.
 
-use super::modern::{self, HEADER_MISMATCH, UNSUPPORTED_VERSION};
+use crate::mcp::wire::modern::{self, HEADER_MISMATCH, UNSUPPORTED_VERSION};
 use hyper::StatusCode;
 use hyper::header::HeaderMap;
 use serde_json::Value;
@@ -76,7 +76,7 @@ pub fn check(headers: &HeaderMap, message: &Value) -> Result<(), Refusal> {
         }
         None if message.get("id").is_some() => {
             return Err(Refusal {
-                code: super::jsonrpc::INVALID_PARAMS,
+                code: crate::mcp::wire::jsonrpc::INVALID_PARAMS,
                 message: format!(
                     "a {} request carries `params._meta` with `{}` and `{}`",
                     modern::VERSION,

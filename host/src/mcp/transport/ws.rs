@@ -6,15 +6,15 @@
 //! `edge::meter`), its first message and every unfinished one on a deadline — and a writer that
 //! drains the bounded outbox. It never touches the registry.
 
-use super::cancel::{CancelBoard, cancelled_request};
 use super::edge::gate::{self, Gate, Ticket};
 use super::edge::meter::{Metered, Pool, Signals};
 use super::edge::{EdgeLimits, Grant, Transport};
-use super::engine::{EngineHandle, Inbound, PeerId, next_peer_id};
-use super::jsonrpc;
 use super::listener::{self, Listen};
-use super::outbox::{self, CloseSignal, Frame, Lane, Sent};
 use crate::limits::{MAX_IN_FLIGHT_PER_CONNECTION, MAX_WS_MESSAGE_BYTES, WS_READ_BUFFER_BYTES};
+use crate::mcp::engine::cancel::{CancelBoard, cancelled_request};
+use crate::mcp::engine::inbox::{EngineHandle, Inbound, PeerId, next_peer_id};
+use crate::mcp::engine::outbox::{self, CloseSignal, Frame, Lane, Sent};
+use crate::mcp::wire::jsonrpc;
 use futures_util::{SinkExt, StreamExt};
 use serde_json::Value;
 use std::net::SocketAddr;

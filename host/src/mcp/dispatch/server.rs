@@ -2,15 +2,16 @@
 
 use super::aoi::Aoi;
 use super::call_result::CallResult;
-use super::cancel::CancelBoard;
-use super::clock::Clock;
-use super::jsonrpc::{self, Incoming};
-use super::modern::{self, Envelope};
 use super::observe::Watch;
 use super::session::Session;
 use super::sync::{Subscription, SyncIndex};
 use super::tools::ToolListing;
 use crate::limits::TOOLS_PAGE_SIZE;
+use crate::mcp::engine::cancel::CancelBoard;
+use crate::mcp::engine::clock::Clock;
+use crate::mcp::engine::inbox::Notify;
+use crate::mcp::wire::jsonrpc::{self, Incoming, RpcError, reply};
+use crate::mcp::wire::modern::{self, Envelope};
 use crate::registry::{CallControl, DetachedCall, ErrorCode, Invocation, Registry, Response};
 use serde_json::{Value, json};
 
@@ -25,21 +26,21 @@ pub struct ServerConfig {
 /// The registry plus the protocol layer's own state (sync index, stateless identities, questions, tasks).
 pub struct Server {
     registry: Registry,
-    pub(super) config: ServerConfig,
-    pub(super) reloads: Option<super::reload::Reloads>,
+    pub(in crate::mcp) config: ServerConfig,
+    pub(in crate::mcp) reloads: Option<super::reload::Reloads>,
     /// The spatial index state sync filters by; built on the first subscription.
-    pub(super) sync_index: Option<SyncIndex>,
+    pub(in crate::mcp) sync_index: Option<SyncIndex>,
     /// Where requests are reported when OpenTelemetry export is on.
     telemetry: Option<crate::telemetry::Recorder>,
     /// The identities stateless (2026-07-28) requests ran under, by agent and profile, each
     /// admitted once: budgets, quotas and the trace see one caller per identity.
-    pub(super) stateless: std::collections::HashMap<(String, String), Session>,
+    pub(in crate::mcp) stateless: std::collections::HashMap<(String, String), Session>,
     /// Approval questions put to 2026-07-28 clients and not answered yet.
-    pub(super) questions: super::approval::Questions,
+    pub(in crate::mcp) questions: super::approval::Questions,
     /// Long calls clients poll for.
-    pub(super) tasks: super::tasks::Tasks,
+    pub(in crate::mcp) tasks: super::tasks::Tasks,
     /// Reads whose replies wait for the batch's write (`deferred.rs`).
-    pub(super) deferring: super::deferred::Deferring,
+    pub(in crate::mcp) deferring: super::deferred::Deferring,
 }
 
 /// One client's connection: its session once bound, its subscription, and what it is owed.
@@ -61,17 +62,17 @@ pub struct Connection {
     /// The trace events of its last call: what a delta it caused names in `causedBy`.
     pub last_events: Vec<String>,
     /// The cancel of the request being handled.
-    pub(super) current: Option<crate::sandbox::Cancel>,
+    pub(in crate::mcp) current: Option<crate::sandbox::Cancel>,
     /// The id of the request being handled.
-    pub(super) request_id: Option<Value>,
+    pub(in crate::mcp) request_id: Option<Value>,
     /// The 2026-07-28 envelope of the request being handled (`None`: a session's request).
-    pub(super) envelope: Option<Envelope>,
+    pub(in crate::mcp) envelope: Option<Envelope>,
     /// Its call held by an `[[approve]]` rule, waiting for the person's answer (2025-11-25).
-    pub(super) asking: Option<super::approval::Asking>,
+    pub(in crate::mcp) asking: Option<super::approval::Asking>,
     /// Task calls it started that wait for a worker (the engine hands them over).
-    pub(super) task_jobs: Vec<super::tasks::TaskJob>,
+    pub(in crate::mcp) task_jobs: Vec<super::tasks::TaskJob>,
     /// Its `tasks/result` requests waiting for their task to end: (task, request id).
-    pub(super) awaiting_tasks: Vec<(String, Value)>,
+    pub(in crate::mcp) awaiting_tasks: Vec<(String, Value)>,
     /// A call of the request being handled that came back detached, to run off the engine.
     detached: Option<Box<DetachedCall>>,
     /// Its way to send notifications while a call runs (progress).
@@ -85,9 +86,9 @@ pub struct Connection {
     pub transport_session: Option<String>,
     /// Over the network: the profiles and agent the edge lets it take (`None`: stdio, no
     /// ceiling).
-    pub grant: Option<super::edge::Grant>,
+    pub grant: Option<crate::mcp::transport::edge::Grant>,
     /// Its connection's seat, told once a session is bound.
-    pub ticket: Option<std::sync::Arc<super::edge::Ticket>>,
+    pub ticket: Option<std::sync::Arc<crate::mcp::transport::edge::Ticket>>,
 }
 
 /// An open `subscriptions/listen`: the request it answers, and the registry generation its
@@ -106,7 +107,7 @@ pub enum Handled {
     /// The reply to send, if any.
     Reply(Option<Value>),
     /// A tool call's reply, already serialized (`call_result.rs`).
-    Framed(super::outbox::Frame),
+    Framed(crate::mcp::engine::outbox::Frame),
     /// A call to run off the engine; hand what it gives to [`Server::complete`]. The
     /// connection's further messages may be handled meanwhile: its budget holds the call's
     /// most possible cost until then (`registry/detached.rs`).
@@ -125,7 +126,7 @@ pub struct PendingReply {
 
 /// Which method asked: the standard one or the Limina alias.
 #[derive(Clone, Copy)]
-pub(super) enum CallShape {
+pub(in crate::mcp) enum CallShape {
     Mcp,
     Limina,
 }
@@ -157,10 +158,7 @@ impl Connection {
     }
 }
 
-/// Sends a notification to a connection from any thread, while a call runs.
-pub type Notify = std::sync::Arc<dyn Fn(Value) + Send + Sync>;
-
-pub(super) const INSTRUCTIONS: &str = "Limina hosts sandboxed skills acting on a shared 3D world. \
+pub(in crate::mcp) const INSTRUCTIONS: &str = "Limina hosts sandboxed skills acting on a shared 3D world. \
 Call tools/list to see the skills your profile allows; each takes a JSON object matching its inputSchema. \
 Failures come back as isError results whose text starts with the error code \
 (invalid_input, forbidden, handler_error, capacity_exceeded) and says what to change.";
@@ -302,7 +300,7 @@ impl Server {
     }
 
     /// Runs a call that waited for a person's answer, as its own request would have.
-    pub(super) fn run_held(
+    pub(in crate::mcp) fn run_held(
         &mut self,
         conn: &mut Connection,
         asking: super::approval::Asking,
@@ -364,7 +362,7 @@ impl Server {
     }
 
     /// Whether no telemetry is told each request's outcome as it ends.
-    pub(super) fn telemetry_off(&self) -> bool {
+    pub(in crate::mcp) fn telemetry_off(&self) -> bool {
         self.telemetry.is_none()
     }
 
@@ -416,7 +414,7 @@ impl Server {
         self.config.clock.until_next()
     }
 
-    pub(super) fn dispatch(
+    pub(in crate::mcp) fn dispatch(
         &mut self,
         conn: &mut Connection,
         method: &str,
@@ -655,7 +653,7 @@ impl Server {
 }
 
 /// The `progressToken` a request carries in `params._meta`, if it is a string or a number.
-pub(super) fn progress_token(params: &Value) -> Option<Value> {
+pub(in crate::mcp) fn progress_token(params: &Value) -> Option<Value> {
     // Two lookups, not `pointer`, which copies each part of the path it parses.
     params
         .get("_meta")
@@ -664,27 +662,15 @@ pub(super) fn progress_token(params: &Value) -> Option<Value> {
         .cloned()
 }
 
-/// A reply to request `id`.
-pub(super) fn reply(id: Value, outcome: Result<Value, RpcError>) -> Value {
-    match outcome {
-        Ok(result) => jsonrpc::result(id, result),
-        Err(RpcError {
-            code,
-            message,
-            data,
-        }) => jsonrpc::error(id, code, &message, data),
-    }
-}
-
 /// An engine response in the `callTool` shape: the response, or an error carrying it.
-pub(super) fn limina_result(response: Response) -> Result<Value, RpcError> {
+pub(in crate::mcp) fn limina_result(response: Response) -> Result<Value, RpcError> {
     match &response.error {
         None => Ok(serde_json::to_value(&response).expect("responses serialize")),
-        Some(failure) => Err(RpcError {
-            code: engine_code(failure.code),
-            message: format!("{}: {}", failure.code, failure.message),
-            data: Some(serde_json::to_value(&response).expect("responses serialize")),
-        }),
+        Some(failure) => Err(RpcError::new(
+            engine_code(failure.code),
+            format!("{}: {}", failure.code, failure.message),
+        )
+        .with_data(serde_json::to_value(&response).expect("responses serialize"))),
     }
 }
 
@@ -692,7 +678,7 @@ pub(super) fn limina_result(response: Response) -> Result<Value, RpcError> {
 fn framed(
     conn: &Connection,
     id: &Value,
-    write: impl FnOnce(&Value) -> super::outbox::Frame,
+    write: impl FnOnce(&Value) -> crate::mcp::engine::outbox::Frame,
 ) -> Handled {
     if conn.cancels.finish(id) {
         Handled::Reply(None)
@@ -702,20 +688,20 @@ fn framed(
 }
 
 /// An engine response in the MCP `tools/call` result shape.
-pub(super) fn mcp_result(response: Response) -> Value {
+pub(in crate::mcp) fn mcp_result(response: Response) -> Value {
     CallResult::from(response).into_value()
 }
 
 /// A request's result on its way to the reply: a JSON value, or a tool call's result or a
 /// tool listing kept typed so that its reply can be written without building it as a tree.
-pub(super) enum Answer {
+pub(in crate::mcp) enum Answer {
     Value(Value),
     Call(CallResult),
     Listing(ToolListing),
 }
 
 impl Answer {
-    pub(super) fn into_value(self) -> Value {
+    pub(in crate::mcp) fn into_value(self) -> Value {
         match self {
             Answer::Value(value) => value,
             Answer::Call(result) => result.into_value(),
@@ -737,44 +723,8 @@ fn engine_code(code: ErrorCode) -> i64 {
     }
 }
 
-pub(super) fn not_initialized() -> RpcError {
+pub(in crate::mcp) fn not_initialized() -> RpcError {
     RpcError::new(jsonrpc::NOT_INITIALIZED, "MCP session is not initialized")
-}
-
-/// A JSON-RPC error on its way to the wire.
-#[derive(Debug)]
-pub(super) struct RpcError {
-    code: i64,
-    message: String,
-    data: Option<Value>,
-}
-
-impl RpcError {
-    pub(super) fn new(code: i64, message: impl Into<String>) -> Self {
-        RpcError {
-            code,
-            message: message.into(),
-            data: None,
-        }
-    }
-
-    /// The same error carrying `data`.
-    pub(super) fn with_data(mut self, data: Value) -> Self {
-        self.data = Some(data);
-        self
-    }
-
-    pub(super) fn code(&self) -> i64 {
-        self.code
-    }
-
-    pub(super) fn message(&self) -> &str {
-        &self.message
-    }
-
-    pub(super) fn data(&self) -> Option<&Value> {
-        self.data.as_ref()
-    }
 }
 
 impl Server {

@@ -9,7 +9,7 @@ use serde_json::Value;
 use std::time::{Instant, SystemTime};
 
 /// A request being watched, from arrival to reply.
-pub(super) struct Watch {
+pub(in crate::mcp) struct Watch {
     method: String,
     tool: Option<String>,
     traceparent: Option<String>,
@@ -22,7 +22,7 @@ pub(super) struct Watch {
 
 impl Watch {
     /// Notes a request as it arrives.
-    pub(super) fn begin(method: &str, params: &Value, conn: &Connection) -> Watch {
+    pub(in crate::mcp) fn begin(method: &str, params: &Value, conn: &Connection) -> Watch {
         let text = |pointer: &str| params.pointer(pointer).and_then(Value::as_str);
         let tool = match method {
             "tools/call" => text("/name"),
@@ -45,7 +45,7 @@ impl Watch {
     }
 
     /// The record of the request to `id`, answered with `reply` (`None`: cancelled).
-    pub(super) fn end(
+    pub(in crate::mcp) fn end(
         self,
         id: &Value,
         conn: &Connection,

@@ -18,18 +18,18 @@
 //!   open connections are capped in all and per address (503); bodies are capped, header and
 //!   body reads time out, and each session has an in-flight cap.
 
-use super::cancel::{CancelBoard, cancelled_request};
 use super::edge::gate::{self, Gate};
 use super::edge::{Grant, Transport};
-use super::engine::{EngineHandle, Inbound, PeerId, next_peer_id};
 use super::guard::is_loopback_name;
-use super::jsonrpc;
 use super::listener::{self, Listen};
-use super::outbox::{self, Frame as Text, Lane};
-use super::session::PROTOCOL_VERSIONS;
 use crate::limits::{
     HTTP_IDLE_SESSION_SECS, MAX_HTTP_BODY_BYTES, MAX_IN_FLIGHT_PER_CONNECTION, SSE_REPLAY_EVENTS,
 };
+use crate::mcp::engine::cancel::{CancelBoard, cancelled_request};
+use crate::mcp::engine::inbox::{EngineHandle, Inbound, PeerId, next_peer_id};
+use crate::mcp::engine::outbox::{self, Frame as Text, Lane};
+use crate::mcp::wire::classic::PROTOCOL_VERSIONS;
+use crate::mcp::wire::jsonrpc;
 use crate::viewer::{self, Viewer};
 use bytes::Bytes;
 use futures_util::{StreamExt, stream};
@@ -50,6 +50,7 @@ use std::time::{Duration, Instant};
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
+mod modern;
 mod route;
 mod stateless;
 
@@ -290,15 +291,15 @@ async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Response<Bod
     if request.method() != Method::POST
         && let Some(version) = header(header::HeaderName::from_static("mcp-protocol-version"))
         && !PROTOCOL_VERSIONS.contains(&version.as_str())
-        && version != super::modern::VERSION
+        && version != crate::mcp::wire::modern::VERSION
     {
         // The 2026-07-28 error, which both eras' clients recognise as a refusal.
-        let supported = super::modern::supported_versions();
+        let supported = crate::mcp::wire::modern::supported_versions();
         return json_response(
             StatusCode::BAD_REQUEST,
             &jsonrpc::error(
                 Value::Null,
-                super::modern::UNSUPPORTED_VERSION,
+                crate::mcp::wire::modern::UNSUPPORTED_VERSION,
                 &format!(
                     "unsupported MCP-Protocol-Version `{version}`; this server speaks {}",
                     supported.join(", ")
@@ -472,11 +473,11 @@ async fn post(
     };
     let method = message.get("method").and_then(Value::as_str);
     let id = message.get("id").filter(|_| method.is_some()).cloned();
-    if super::modern_http::speaks_modern(&headers, &message) {
+    if modern::speaks_modern(&headers, &message) {
         let streams = accepts("text/event-stream");
         return stateless::post(shared, grant, &headers, &message, text, id, streams).await;
     }
-    if let Some(refused) = super::modern_http::unknown_version(&headers) {
+    if let Some(refused) = modern::unknown_version(&headers) {
         return json_response(
             StatusCode::BAD_REQUEST,
             &jsonrpc::error(
@@ -541,7 +542,7 @@ async fn post(
     if method == Some("initialize") {
         let elicits = message
             .pointer("/params/capabilities")
-            .is_some_and(super::approval::declares_elicitation);
+            .is_some_and(crate::mcp::wire::classic::declares_elicitation);
         session.elicits.store(elicits, Ordering::Relaxed);
     }
     // A call may be put to a person (approval): its response must be able to carry the question.

@@ -6,8 +6,8 @@
 //! its frame, with the answer's text used for both copies; the `Value` form remains for the
 //! replies that are reshaped on their way (2026-07-28 envelopes, tasks, telemetry).
 
-use super::outbox::Frame;
 use crate::json::object;
+use crate::mcp::engine::outbox::Frame;
 use crate::registry::{ErrorCode, Response};
 use serde_json::Value;
 use std::io::Write;
@@ -89,7 +89,7 @@ impl CallResult {
     /// The JSON-RPC reply to request `id` carrying this result, as the line its
     /// [`CallResult::into_value`] form would serialize to, byte for byte.
     pub fn reply(&self, id: &Value) -> Frame {
-        Frame::from(super::jsonrpc::result_line(
+        Frame::from(crate::mcp::wire::jsonrpc::result_line(
             id,
             RESULT_START_BYTES + 2 * self.text.len(),
             |w| self.write_result(w),
@@ -131,7 +131,7 @@ const RESULT_START_BYTES: usize = 192;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mcp::jsonrpc;
+    use crate::mcp::wire::jsonrpc;
     use crate::registry::Failure;
     use serde_json::json;
     use std::time::Instant;

@@ -142,9 +142,9 @@ impl Drop for Ticket {
 /// then closes it. What the client already sent is read (briefly, a little) so the close
 /// does not reset the connection before the answer arrives.
 pub async fn refuse(mut stream: TcpStream, message: &str) {
-    let body = crate::mcp::jsonrpc::error(
+    let body = crate::mcp::wire::jsonrpc::error(
         serde_json::Value::Null,
-        crate::mcp::jsonrpc::SERVER_BUSY,
+        crate::mcp::wire::jsonrpc::SERVER_BUSY,
         message,
         None,
     )

@@ -1,57 +1,29 @@
-//! The engine: the one thread that owns the registry, world, policy and trace (through the
-//! [`Server`]) and applies every connection's messages in arrival order.
-//!
-//! How a message travels:
-//! - **stdio** — the engine thread reads stdin itself (`poll` on stdin and a wake-up fd), so a
-//!   stdio message reaches the dispatcher with no thread hop; replies are buffered and flushed
-//!   when no more input is waiting, or mid-batch once `STDIO_FLUSH_BYTES` or
-//!   `STDIO_FLUSH_AFTER_US` is reached. stdout is written without waiting (`stdout.rs`): what
-//!   the client does not read yet stays queued and the engine polls stdout for room, so a
-//!   stdio client that stops reading stalls nobody else. While a guest call runs, each epoch
-//!   tick (2 ms) looks at stdin for a `notifications/cancelled` aimed at it, on the same
-//!   thread.
-//! - **WebSocket** — a tokio task per connection reads text frames, raises cancellation flags
-//!   at once, refuses floods past its in-flight cap, and hands each message to the engine over
-//!   a channel (waking it through the eventfd). The engine handles it, then queues the reply and
-//!   notifications on that connection's bounded outbox, drained to the socket by its writer task.
-//! - **Calls that cannot touch the world** (their package imports nothing that reaches the world
-//!   or the trace) are decided on the engine — resolve, validate, policy, traced in arrival
-//!   order — then run on a worker thread; the engine serves everyone else meanwhile and
-//!   completes the call (charge, output check, `skill.executed`) when it comes back. The
-//!   connection's later messages are handled at once, so several of its detached calls run
-//!   together and each reply goes out as its call finishes: the budget stays exact because a
-//!   detached call's most possible cost is held back when it is decided and settled when it
-//!   completes (see `registry/detached.rs`). World calls run on the engine, in arrival order.
-//!   Past `MAX_PARALLEL_CALLS` detached calls in flight, a connection's messages wait, in order.
-//! - After every message and every clock step the engine takes the world's change set and
-//!   queues each subscriber its `state/delta`, filtered by its area of interest; `causedBy`
-//!   names the events of the call that made the change.
-//!
-//! Bounded everywhere: a subscriber whose outbox is full misses deltas and gets a fresh
-//! `state/snapshot` once it has room again (or is disconnected after `MAX_STALL_MS`); a
-//! client whose replies cannot be queued is disconnected with a close reason.
+//! The engine loop: the [`Engine`] that owns the [`Server`] and its peers, waits on stdin, the
+//! wake-up fd and stdout, hands each message to the dispatcher and queues what comes back
+//! (the room's doc, `engine/mod.rs`, says how a message travels).
 
 use super::cancel::CancelBoard;
-use super::deferred::Deferred;
+use super::inbox::{EngineHandle, Inbound, Notify, PeerId, Wake};
 use super::outbox::{Lane, Outbox, Sent, frame};
-use super::server::{Connection, Handled, Notify, PendingReply, Server};
 use super::spin::Spin;
-use super::stdio::StdioInput;
-use super::stdout::StdoutQueue;
-use super::sync::Deltas;
 use super::workers::Workers;
 use crate::limits::{
     DETACHED_WORKERS_MIN, MAX_PARALLEL_CALLS, MAX_STALL_MS, MAX_STDOUT_BACKLOG_BYTES,
     OUTBOX_CAPACITY, RING_AFTER_MESSAGES, RING_AFTER_US, STDIO_FLUSH_AFTER_US, STDIO_FLUSH_BYTES,
     STDOUT_DRAIN_MS,
 };
+use crate::mcp::dispatch::deferred::Deferred;
+use crate::mcp::dispatch::server::{Connection, Handled, PendingReply, Server};
+use crate::mcp::dispatch::sync::Deltas;
+use crate::mcp::transport::stdio::StdioInput;
+use crate::mcp::transport::stdout::StdoutQueue;
 use crate::registry::RanCall;
 use serde_json::Value;
 use std::collections::{HashMap, VecDeque};
 use std::io;
 use std::os::fd::RawFd;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{Receiver, channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -70,75 +42,6 @@ fn cores() -> usize {
 
 /// How long the engine sleeps when nothing is due (it still looks for hot reloads).
 const IDLE_POLL: Duration = Duration::from_millis(100);
-
-/// A connection's number.
-pub type PeerId = u64;
-
-static NEXT_PEER: AtomicU64 = AtomicU64::new(1);
-
-/// A fresh connection number (0 is stdio's).
-pub fn next_peer_id() -> PeerId {
-    NEXT_PEER.fetch_add(1, Ordering::Relaxed)
-}
-
-/// What transports hand the engine.
-pub enum Inbound {
-    /// A client connected.
-    Open {
-        id: PeerId,
-        outbox: Outbox,
-        cancels: Arc<CancelBoard>,
-        in_flight: Arc<AtomicUsize>,
-        /// Sends it a notification while a call runs (progress).
-        notify: Notify,
-        /// The session id its transport gave it (`Mcp-Session-Id` over HTTP).
-        transport_session: Option<String>,
-        /// What the edge admitted it with: the profiles and agent it may take at `initialize`.
-        grant: super::edge::Grant,
-        /// Its connection's seat, told when it initializes (WebSocket).
-        ticket: Option<Arc<super::edge::Ticket>>,
-    },
-    /// One JSON-RPC message from it.
-    Message { id: PeerId, text: String },
-    /// It went away.
-    Close { id: PeerId },
-    /// A detached call of its finished on a worker (`ticket` names which).
-    Completed {
-        id: PeerId,
-        ticket: u64,
-        ran: RanCall,
-    },
-    /// A task's call finished on a worker.
-    TaskDone { task: String, ran: RanCall },
-    /// The host was told to stop (a termination signal): finish cleanly.
-    Stop { signal: i32 },
-}
-
-/// A transport's way in: a channel plus the eventfd that wakes the engine's `poll`.
-#[derive(Clone)]
-pub struct EngineHandle {
-    tx: Sender<Inbound>,
-    wake: Arc<Wake>,
-    /// Why the trace cannot be written, while it cannot (`/readyz`).
-    trace_health: crate::trace::Health,
-}
-
-impl EngineHandle {
-    /// Hands `message` to the engine; false once the engine has stopped.
-    pub fn send(&self, message: Inbound) -> bool {
-        let sent = self.tx.send(message).is_ok();
-        self.wake.signal();
-        sent
-    }
-
-    /// Why the host should not be sent traffic now (the trace cannot be written), if so.
-    pub fn not_ready(&self) -> Option<String> {
-        self.trace_health
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
-    }
-}
 
 /// A connected client.
 struct Peer {
@@ -184,7 +87,7 @@ pub struct Engine {
     workers: Workers,
     /// `[trace] fsync = "always"`: messages wait here until the batch's events are synced.
     /// Also, whatever the setting, the replies of reads whose events wait for the batch's
-    /// write (`deferred.rs`), and every message after them (order is kept).
+    /// write (`dispatch/deferred.rs`), and every message after them (order is kept).
     holding: bool,
     held: Vec<Held>,
     /// The bytes of the read replies held, for [`Engine::stdio_flush_due`].
@@ -442,7 +345,8 @@ impl Engine {
                 Some(Ok(text)) => {
                     let peer = self.peers.get_mut(&STDIO).expect("stdio is connected");
                     // A connection whose call waits for a person still hears the answer.
-                    let answer = peer.conn.asking.is_some() && super::approval::lets_through(&text);
+                    let answer = peer.conn.asking.is_some()
+                        && crate::mcp::dispatch::approval::lets_through(&text);
                     let waits = peer.conn.asking.is_some() || !peer.backlog.is_empty();
                     if waits && !answer {
                         peer.backlog.push_back(text);
@@ -511,7 +415,8 @@ impl Engine {
                     return;
                 };
                 // A connection whose call waits for a person still hears the answer.
-                let answer = peer.conn.asking.is_some() && super::approval::lets_through(&text);
+                let answer = peer.conn.asking.is_some()
+                    && crate::mcp::dispatch::approval::lets_through(&text);
                 let waits = peer.full() || peer.conn.asking.is_some() || !peer.backlog.is_empty();
                 if waits && !answer {
                     // Behind the others, in order; handled at once if nothing holds them.
@@ -819,11 +724,11 @@ impl Engine {
             let request = match (&deferred, &message) {
                 (Some(deferred), _) => Some(deferred.id().clone()),
                 (None, Out::Value(message)) => message.get("id").cloned(),
-                // A tool call's reply goes out already written (`call_result.rs`).
+                // A tool call's reply goes out already written (`dispatch/call_result.rs`).
                 (None, Out::Frame(frame)) => reply_id(frame),
             };
             if let (Kind::Reply, Some(request)) = (kind, request) {
-                let error = super::jsonrpc::error(
+                let error = crate::mcp::wire::jsonrpc::error(
                     request,
                     -32002,
                     "capacity_exceeded: the call ran but the trace could not be synced, so it is \
@@ -962,47 +867,6 @@ enum Kind {
     Delta,
 }
 
-/// An eventfd that wakes the engine's `poll` when a transport hands it a message.
-struct Wake {
-    fd: RawFd,
-    /// Socket transports started.
-    listeners: AtomicUsize,
-}
-
-impl Wake {
-    fn new() -> io::Result<Wake> {
-        // SAFETY: plain syscall; the fd is owned by this value and closed on drop.
-        let fd = unsafe { libc::eventfd(0, libc::EFD_NONBLOCK | libc::EFD_CLOEXEC) };
-        if fd < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(Wake {
-            fd,
-            listeners: AtomicUsize::new(0),
-        })
-    }
-
-    fn signal(&self) {
-        let one: u64 = 1;
-        // SAFETY: writes 8 bytes from a live u64 to our eventfd. A full counter (never in
-        // practice) only means the engine is already due to wake.
-        unsafe { libc::write(self.fd, (&one as *const u64).cast(), 8) };
-    }
-
-    fn clear(&self) {
-        let mut count: u64 = 0;
-        // SAFETY: reads 8 bytes into a live u64 from our non-blocking eventfd.
-        unsafe { libc::read(self.fd, (&mut count as *mut u64).cast(), 8) };
-    }
-}
-
-impl Drop for Wake {
-    fn drop(&mut self) {
-        // SAFETY: we own the fd.
-        unsafe { libc::close(self.fd) };
-    }
-}
-
 #[derive(Default)]
 struct Ready {
     stdin: bool,
@@ -1079,7 +943,7 @@ mod tests {
             std::time::Instant::now(),
             vec!["evt_a".into()],
         );
-        let result = super::super::call_result::CallResult::from(response);
+        let result = crate::mcp::dispatch::call_result::CallResult::from(response);
         for id in [json!(7), json!("r-1")] {
             assert_eq!(reply_id(&result.reply(&id)), Some(id));
         }

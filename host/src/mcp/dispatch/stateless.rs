@@ -1,6 +1,6 @@
 //! Serving a 2026-07-28 request without a session: who it runs as, which methods it may call,
 //! and how its result leaves (`resultType`, caching fields, its own log lines). The shapes
-//! are `modern.rs`'s; the methods are the one dispatcher's (`server.rs`).
+//! are `wire/modern.rs`'s; the methods are the one dispatcher's (`server.rs`).
 //!
 //! Identity is bound by the host, never taken from the payload: a stateless request runs as
 //! the identity its transport gives — over stdio the process's `--profile` (agent `stdio`),
@@ -10,10 +10,11 @@
 //! exactly as they see one per session. [`Server::request_identity`] is the one place that
 //! decides it.
 
-use super::jsonrpc;
-use super::modern::{self, Envelope};
-use super::server::{Connection, INSTRUCTIONS, Listening, RpcError, Server};
+use super::server::{Connection, INSTRUCTIONS, Listening, Server};
 use super::session::Session;
+use crate::mcp::wire::jsonrpc;
+use crate::mcp::wire::jsonrpc::RpcError;
+use crate::mcp::wire::modern::{self, Envelope};
 use crate::telemetry::NetworkTransport;
 use serde_json::{Value, json};
 
@@ -28,7 +29,7 @@ impl Server {
     /// The identity a stateless request on `conn` runs as: over stdio the process's
     /// profile; over the network what the edge granted its bearer token (the token's agent
     /// and profile, or the first profile network clients may take).
-    pub(super) fn request_identity(&self, conn: &Connection) -> Result<Identity, RpcError> {
+    pub(in crate::mcp) fn request_identity(&self, conn: &Connection) -> Result<Identity, RpcError> {
         let mut params = json!({});
         if let Some(grant) = &conn.grant {
             grant
@@ -73,7 +74,7 @@ impl Server {
     /// Dispatches a 2026-07-28 request: the methods this revision removed are refused, the
     /// ones it added answered here, the rest run through the one dispatcher as the request's
     /// identity.
-    pub(super) fn dispatch_modern(
+    pub(in crate::mcp) fn dispatch_modern(
         &mut self,
         conn: &mut Connection,
         id: &Value,
@@ -120,7 +121,7 @@ impl Server {
 
     /// A 2026-07-28 request's outcome as it leaves: results typed and stamped, and the log
     /// lines it asked for queued before its reply. Older revisions' outcomes pass unchanged.
-    pub(super) fn in_dialect(
+    pub(in crate::mcp) fn in_dialect(
         &mut self,
         conn: &mut Connection,
         envelope: Option<&Envelope>,
@@ -178,7 +179,7 @@ impl Server {
     }
 
     /// Ends the listen stream `id` names, if it is the open one.
-    pub(super) fn end_listen(&mut self, conn: &mut Connection, id: &Value) {
+    pub(in crate::mcp) fn end_listen(&mut self, conn: &mut Connection, id: &Value) {
         if conn.listen.as_ref().is_some_and(|l| &l.id == id) {
             let listen = conn.listen.take().expect("checked above");
             if listen.deltas {
@@ -189,7 +190,7 @@ impl Server {
     }
 
     /// What a listen stream is owed: `tools/list_changed` once the skill set changed.
-    pub(super) fn listen_notifications(&mut self, conn: &mut Connection) -> Vec<Value> {
+    pub(in crate::mcp) fn listen_notifications(&mut self, conn: &mut Connection) -> Vec<Value> {
         let generation = self.registry().generation();
         let Some(listen) = conn.listen.as_mut() else {
             return Vec::new();

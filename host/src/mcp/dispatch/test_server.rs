@@ -1,7 +1,8 @@
 //! A dispatcher over the built-in skills (no packages yet) and a manual clock, for the
 //! protocol layer's unit tests.
 
-use super::{Clock, Server, ServerConfig};
+use super::server::{Server, ServerConfig};
+use crate::mcp::engine::clock::Clock;
 use crate::realm::{Realm, Rng};
 use crate::registry::Registry;
 use crate::sandbox::{CompileCache, Sandbox};

@@ -1,0 +1,126 @@
+//! What transports hand the engine, and how: a connection's number, the messages
+//! ([`Inbound`]), and the handle that queues them and wakes the engine's `poll`. Transports
+//! depend on this module, never on the engine loop (`thread.rs`) itself.
+
+use super::cancel::CancelBoard;
+use super::outbox::Outbox;
+use crate::registry::RanCall;
+use serde_json::Value;
+use std::io;
+use std::os::fd::RawFd;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::mpsc::Sender;
+
+/// Sends a notification to a connection from any thread, while a call runs.
+pub type Notify = Arc<dyn Fn(Value) + Send + Sync>;
+
+/// A connection's number.
+pub type PeerId = u64;
+
+static NEXT_PEER: AtomicU64 = AtomicU64::new(1);
+
+/// A fresh connection number (0 is stdio's).
+pub fn next_peer_id() -> PeerId {
+    NEXT_PEER.fetch_add(1, Ordering::Relaxed)
+}
+
+/// What transports hand the engine.
+pub enum Inbound {
+    /// A client connected.
+    Open {
+        id: PeerId,
+        outbox: Outbox,
+        cancels: Arc<CancelBoard>,
+        in_flight: Arc<AtomicUsize>,
+        /// Sends it a notification while a call runs (progress).
+        notify: Notify,
+        /// The session id its transport gave it (`Mcp-Session-Id` over HTTP).
+        transport_session: Option<String>,
+        /// What the edge admitted it with: the profiles and agent it may take at `initialize`.
+        grant: crate::mcp::transport::edge::Grant,
+        /// Its connection's seat, told when it initializes (WebSocket).
+        ticket: Option<Arc<crate::mcp::transport::edge::Ticket>>,
+    },
+    /// One JSON-RPC message from it.
+    Message { id: PeerId, text: String },
+    /// It went away.
+    Close { id: PeerId },
+    /// A detached call of its finished on a worker (`ticket` names which).
+    Completed {
+        id: PeerId,
+        ticket: u64,
+        ran: RanCall,
+    },
+    /// A task's call finished on a worker.
+    TaskDone { task: String, ran: RanCall },
+    /// The host was told to stop (a termination signal): finish cleanly.
+    Stop { signal: i32 },
+}
+
+/// A transport's way in: a channel plus the eventfd that wakes the engine's `poll`.
+#[derive(Clone)]
+pub struct EngineHandle {
+    pub(super) tx: Sender<Inbound>,
+    pub(super) wake: Arc<Wake>,
+    /// Why the trace cannot be written, while it cannot (`/readyz`).
+    pub(super) trace_health: crate::trace::Health,
+}
+
+impl EngineHandle {
+    /// Hands `message` to the engine; false once the engine has stopped.
+    pub fn send(&self, message: Inbound) -> bool {
+        let sent = self.tx.send(message).is_ok();
+        self.wake.signal();
+        sent
+    }
+
+    /// Why the host should not be sent traffic now (the trace cannot be written), if so.
+    pub fn not_ready(&self) -> Option<String> {
+        self.trace_health
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+}
+
+/// An eventfd that wakes the engine's `poll` when a transport hands it a message.
+pub(super) struct Wake {
+    pub(super) fd: RawFd,
+    /// Socket transports started.
+    pub(super) listeners: AtomicUsize,
+}
+
+impl Wake {
+    pub(super) fn new() -> io::Result<Wake> {
+        // SAFETY: plain syscall; the fd is owned by this value and closed on drop.
+        let fd = unsafe { libc::eventfd(0, libc::EFD_NONBLOCK | libc::EFD_CLOEXEC) };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(Wake {
+            fd,
+            listeners: AtomicUsize::new(0),
+        })
+    }
+
+    pub(super) fn signal(&self) {
+        let one: u64 = 1;
+        // SAFETY: writes 8 bytes from a live u64 to our eventfd. A full counter (never in
+        // practice) only means the engine is already due to wake.
+        unsafe { libc::write(self.fd, (&one as *const u64).cast(), 8) };
+    }
+
+    pub(super) fn clear(&self) {
+        let mut count: u64 = 0;
+        // SAFETY: reads 8 bytes into a live u64 from our non-blocking eventfd.
+        unsafe { libc::read(self.fd, (&mut count as *mut u64).cast(), 8) };
+    }
+}
+
+impl Drop for Wake {
+    fn drop(&mut self) {
+        // SAFETY: we own the fd.
+        unsafe { libc::close(self.fd) };
+    }
+}
