@@ -60,8 +60,21 @@ fn the_page_and_its_scripts_are_served_from_the_binary_under_the_same_host_rules
     let missing = host.send("GET", "/viewer/nothing.js", &[], "");
     assert_eq!(missing.status, 404);
     assert!(missing.body.contains("not found"), "{}", missing.body);
+    // Paths are read under the path rule before any route is chosen.
     let escape = host.send("GET", "/viewer/assets/..%2F..%2Fetc%2Fpasswd", &[], "");
-    assert_eq!(escape.status, 404, "{}", escape.body);
+    assert_eq!(escape.status, 400, "{}", escape.body);
+    assert!(
+        escape.body.contains("`path.encodedSlash`")
+            && escape.body.contains("`..%2F..%2Fetc%2Fpasswd`"),
+        "{}",
+        escape.body
+    );
+    let dotted = host.send("GET", "/viewer/x/../viewer.js", &[], "");
+    assert_eq!(
+        dotted.status, 200,
+        "dot segments are resolved: {}",
+        dotted.body
+    );
     let posted = host.send("POST", "/", &[], "{}");
     assert_eq!(posted.status, 405);
 }

@@ -14,6 +14,7 @@ mod files;
 mod identity;
 mod limits;
 mod outbound;
+mod paths;
 mod read_only;
 mod state;
 mod wat_cases;

@@ -8,6 +8,7 @@
 
 mod host;
 pub mod network;
+pub mod path;
 pub mod secrets;
 
 pub use host::{HostGrants, RawSecret, Secret};
@@ -170,6 +171,7 @@ impl Grants {
     }
 
     /// The network check: the first pattern a request to `scheme://host:port/path` falls under.
+    /// `path` is one [`path::normalize`] returned: only that path may be sent.
     pub fn network_match(
         &self,
         scheme: Scheme,

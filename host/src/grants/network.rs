@@ -216,8 +216,12 @@ impl UrlPattern {
             ));
         }
         let host = Host::parse(host).map_err(|e| format!("`{text}`: {e}"))?;
-        if path.split('/').any(|s| s == ".." || s == ".") {
-            return Err(format!("`{text}`: the path may not hold `.` or `..`"));
+        // The prefix is held to the same rule as the paths it is compared with.
+        let normalized = super::path::normalize(path).map_err(|e| format!("`{text}`: {e}"))?;
+        if normalized != path {
+            return Err(format!(
+                "`{text}`: the path may not hold `.` or `..` segments; write it as `{normalized}`"
+            ));
         }
         Ok(UrlPattern {
             port: port.unwrap_or(scheme.default_port()),
@@ -228,7 +232,8 @@ impl UrlPattern {
         })
     }
 
-    /// Whether a request to `scheme://host:port/path` falls under this pattern.
+    /// Whether a request to `scheme://host:port/path` falls under this pattern; `path` is one
+    /// [`super::path::normalize`] returned (the raw path of a request proves nothing).
     pub fn matches(&self, scheme: Scheme, host: &Host, port: u16, path: &str) -> bool {
         self.scheme == scheme
             && self.port == port
@@ -350,6 +355,8 @@ mod tests {
             ("https://x.com:0", "port"),
             ("https://x.com:http", "port"),
             ("https://x.com/a/../b", "`..`"),
+            ("https://x.com/a/%2e%2e/b", "path.encodedDot"),
+            ("https://x.com/a/..;x/b", "path.dotParameter"),
             ("https://[::1", "closing"),
             ("https://exa mple.com", "not a host name"),
         ] {

@@ -8,6 +8,7 @@ use super::address;
 use super::body::{Flow, Watched};
 use super::connect;
 use super::ledger::Record;
+use crate::grants::path::{self, PathRefusal};
 use crate::grants::{Host, Scheme, UrlPattern};
 use crate::limits::{
     MAX_NET_REQUEST_BODY_BYTES, MAX_NET_REQUESTS_PER_CALL, MAX_NET_RESPONSE_BODY_BYTES,
@@ -66,6 +67,8 @@ impl NetCall {
 
 /// A request the check let through: where it may go.
 struct Plan {
+    /// The path the check judged (normalized): exactly what is sent.
+    path: String,
     host: Host,
     port: u16,
     /// For `https`: the name TLS checks.
@@ -103,12 +106,15 @@ impl WasiHttpHooks for NetHooks {
                 _ => None,
             })
             .unwrap_or(0);
+        // The path is held to the path rule first: the grant judges, and the request then
+        // carries, the normalized path; a refused one is recorded as written.
+        let normalized = path::normalize(uri.path());
         let record = Record::new(
             request.method().as_str(),
             &scheme,
             &authority_host.to_ascii_lowercase(),
             port,
-            uri.path(),
+            normalized.as_deref().unwrap_or(uri.path()),
         );
         let Some(call) = self.call.as_mut() else {
             record.refuse(
@@ -123,7 +129,7 @@ impl WasiHttpHooks for NetHooks {
             &scheme,
             &authority_host,
             port,
-            uri.path(),
+            (uri.path(), normalized),
             request.method(),
         ) {
             Err((rule, reason)) => {
@@ -142,13 +148,14 @@ impl WasiHttpHooks for NetHooks {
     }
 }
 
-/// The check on the guest's thread, first failing rule wins.
+/// The check on the guest's thread, first failing rule wins. `path` is the path as the
+/// guest wrote it and what the path rule made of it.
 fn check(
     call: &NetCall,
     scheme: &str,
     host: &str,
     port: u16,
-    path: &str,
+    path: (&str, Result<String, PathRefusal>),
     method: &hyper::Method,
 ) -> Result<Plan, (&'static str, String)> {
     let reach = &call.reach;
@@ -175,7 +182,15 @@ fn check(
                 .into(),
         ));
     }
-    let shown = format!("{method} {scheme}://{host}:{port}{path}");
+    let (written, normalized) = path;
+    let shown = format!("{method} {scheme}://{host}:{port}{written}");
+    let path = normalized.map_err(|refusal| ("net.grant", format!("{shown}: {refusal}")))?;
+    let shown = if written == path {
+        shown
+    } else {
+        format!("{shown} (normalized `{path}`)")
+    };
+    let path = path.as_str();
     let scheme = Scheme::parse(scheme).map_err(|e| ("net.grant", format!("{shown}: {e}")))?;
     let parsed = Host::parse(host).map_err(|e| ("net.grant", format!("{shown}: {e}")))?;
     let declared = reach.declared.network_match(scheme, &parsed, port, path);
@@ -208,6 +223,7 @@ fn check(
         address_allowed(&patterns, &format!("`{host}` is"), ip)?;
     }
     Ok(Plan {
+        path: path.to_string(),
         tls_name: (scheme == Scheme::Https).then(|| match &parsed {
             Host::Ip(ip) => ip.to_string(),
             other => other.to_string(),
@@ -366,14 +382,13 @@ async fn exchange(
     let driver = wasmtime_wasi::runtime::spawn(async move { conn.await.map_err(Error::Hyper) });
     let io: Box<dyn Future<Output = Result<(), Error>> + Send> = Box::new(driver);
     let (mut parts, body) = request.into_parts();
-    // HTTP/1.1 requests name only the path and query; the host goes in the Host header.
-    parts.uri = parts
-        .uri
-        .path_and_query()
-        .map(|pq| pq.as_str())
-        .unwrap_or("/")
-        .parse()
-        .map_err(|_| Error::HttpRequestUriInvalid)?;
+    // HTTP/1.1 requests name only the path and query; the host goes in the Host header. The
+    // path is the one the check judged, never the one the guest wrote.
+    let target = match parts.uri.query() {
+        Some(query) => format!("{}?{query}", plan.path),
+        None => plan.path.clone(),
+    };
+    parts.uri = target.parse().map_err(|_| Error::HttpRequestUriInvalid)?;
     let out_cap = MAX_NET_REQUEST_BODY_BYTES.min(plan.bytes_left);
     let body = Watched::new(body, record.clone(), Flow::Out, out_cap, interrupt.clone());
     let response = sender

@@ -383,6 +383,20 @@ fn check_url(url: &str) -> Result<(), String> {
     if host.is_empty() {
         return Err(format!("`{url}` names no host"));
     }
+    // The path rule every path the host sends is held to (`grants::path`).
+    let path = rest[authority.len()..]
+        .split(['?', '#'])
+        .next()
+        .unwrap_or("");
+    if !path.is_empty() {
+        let normalized =
+            crate::grants::path::normalize(path).map_err(|e| format!("`{url}`: {e}"))?;
+        if normalized != path {
+            return Err(format!(
+                "`{url}`: the path may not hold `.` or `..` segments; write it as `{normalized}`"
+            ));
+        }
+    }
     match scheme {
         "https" => Ok(()),
         "http" if is_loopback(host) => Ok(()),
@@ -580,6 +594,16 @@ mod tests {
                 "[[upstream]]\nname = \"a\"\ntransport = \"http\"\nurl = \"https://e.example/mcp\"\nauth = { tokenEnv = \"LIMINA_TEST_SURELY_UNSET\" }\n",
                 "5:",
                 "`upstream[0].auth`.tokenEnv: the environment variable `LIMINA_TEST_SURELY_UNSET` is not set",
+            ),
+            (
+                "[[upstream]]\nname = \"a\"\ntransport = \"http\"\nurl = \"https://e.example/api/%2e%2e/admin\"\n",
+                "4:",
+                "`upstream[0].url`: `https://e.example/api/%2e%2e/admin`: the path segment `%2e%2e` breaks the path rule `path.encodedDot`",
+            ),
+            (
+                "[[upstream]]\nname = \"a\"\ntransport = \"http\"\nurl = \"https://e.example/api/../mcp\"\n",
+                "4:",
+                "write it as `/mcp`",
             ),
             (
                 "[[upstream]]\nname = \"a\"\ntransport = \"stdio\"\ncommand = \"x\"\nsecret = 1\n",

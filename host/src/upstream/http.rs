@@ -64,7 +64,10 @@ impl Endpoint {
             .authority()
             .map(|a| a.as_str().to_string())
             .unwrap_or_else(|| host.clone());
-        let path = uri.path_and_query().map_or("/", |p| p.as_str()).to_string();
+        // Held to the path rule like every path the host sends (`grants::path`).
+        let path =
+            crate::grants::path::normalize_target(uri.path_and_query().map_or("/", |p| p.as_str()))
+                .map_err(|e| format!("`{url}`: {e}"))?;
         Ok(Endpoint {
             https,
             host,
@@ -642,5 +645,13 @@ mod tests {
         assert_eq!((tls.port, tls.path.as_str()), (443, "/x?y=1"));
         assert!(tls.may_reach("93.184.216.34".parse().unwrap()));
         assert!(!tls.may_reach("169.254.169.254".parse().unwrap()));
+    }
+
+    #[test]
+    fn the_path_sent_is_held_to_the_path_rule() {
+        let dotted = Endpoint::parse("http://127.0.0.1:9/api/v1/../mcp?x=/../y").unwrap();
+        assert_eq!(dotted.path, "/api/mcp?x=/../y");
+        let err = Endpoint::parse("http://127.0.0.1:9/api/..;/mcp").unwrap_err();
+        assert!(err.contains("`path.dotParameter`"), "{err}");
     }
 }

@@ -10,6 +10,7 @@
 //! the pinned three.js files embedded at build time; glTF assets are read from the assets
 //! folder under the same path rules as `three.loadGLTF`.
 
+use crate::grants::path;
 use crate::limits::MAX_ASSET_BYTES;
 use std::borrow::Cow;
 use std::path::PathBuf;
@@ -51,19 +52,29 @@ pub enum Missing {
 }
 
 impl Viewer {
-    /// Whether `path` belongs to the viewer (the page or its files).
+    /// Whether `path` belongs to the viewer (the page or its files). Paths are read under the
+    /// path rule (`grants::path`): normalized, or refused — a refused one under [`PREFIX`] is
+    /// the viewer's to refuse.
     pub fn serves(path: &str) -> bool {
-        path == "/" || path == "/index.html" || path.starts_with(PREFIX)
+        match path::normalize(path) {
+            Ok(path) => path == "/" || path == "/index.html" || path.starts_with(PREFIX),
+            Err(_) => path.starts_with(PREFIX),
+        }
     }
 
     /// Whether `path` is a glTF asset from the assets folder (world data: it needs the same
-    /// authorization as `/mcp`), rather than the page's own code.
+    /// authorization as `/mcp`), rather than the page's own code. A path the rule refuses
+    /// counts as one, so it is authorized before it is refused.
     pub fn is_asset(path: &str) -> bool {
-        path.starts_with("/viewer/assets/")
+        path::normalize(path).map_or(true, |p| p.starts_with("/viewer/assets/"))
     }
 
-    /// The file at `path` (one [`Viewer::serves`] accepted).
+    /// The file at `path` (one [`Viewer::serves`] accepted), normalized under the path rule
+    /// first, so an asset id decoded from it holds no separator or dot segment.
     pub fn file(&self, path: &str) -> Result<File, Missing> {
+        let path =
+            path::normalize(path).map_err(|refusal| Missing::NotFound(refusal.to_string()))?;
+        let path = path.as_str();
         let own = |content_type, text: &'static str| {
             Ok(File {
                 content_type,
@@ -193,6 +204,9 @@ mod tests {
             "../secret.gltf",
             "%2E%2E/secret.gltf",
             "%2Fetc%2Fpasswd",
+            "..%5csecret.gltf",
+            "..;/secret.gltf",
+            "%252e%252e/secret.gltf",
             "missing.gltf",
         ] {
             let path = format!("/viewer/assets/{escape}");
@@ -210,6 +224,27 @@ mod tests {
             v.file("/viewer/assets/link.gltf").is_err(),
             "a link out is refused"
         );
+    }
+
+    #[test]
+    fn paths_are_read_under_the_path_rule() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("crate.gltf"), b"{}").unwrap();
+        let v = viewer(dir.path());
+        // Dot segments are resolved before anything is decided, so the asset check sees the
+        // file that is served.
+        let tricked = "/viewer/three/../assets/crate.gltf";
+        assert!(Viewer::serves(tricked) && Viewer::is_asset(tricked));
+        assert!(v.file(tricked).is_ok());
+        assert!(!Viewer::is_asset("/viewer/assets/../viewer.js"));
+        assert!(
+            Viewer::is_asset("/viewer/%2e%2e/x"),
+            "refused paths are authorized first"
+        );
+        match v.file("/viewer/assets/%2e%2e/crate.gltf") {
+            Err(Missing::NotFound(why)) => assert!(why.contains("path.encodedDot"), "{why}"),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -236,7 +236,11 @@ async fn accept(listener: TcpListener, shared: Arc<Shared>) {
 }
 
 async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Response<Body> {
-    let path = request.uri().path().to_string();
+    // Routes are matched on the path as the path rule reads it (`grants::path`).
+    let path = match crate::grants::path::normalize(request.uri().path()) {
+        Ok(path) => path,
+        Err(refusal) => return text(StatusCode::BAD_REQUEST, &refusal.to_string()),
+    };
     match path.as_str() {
         "/healthz" => return text(StatusCode::OK, "ok"),
         "/readyz" => {
