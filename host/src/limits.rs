@@ -73,6 +73,10 @@ pub const MAX_STATE_KEY_BYTES: usize = 1 << 10;
 pub const MAX_STATE_VALUE_BYTES: usize = 1 << 20;
 /// Entities the world may hold at once.
 pub const MAX_ENTITIES: usize = 10_000;
+/// Side of one cell of the world's spatial index (`world/spatial.rs`), in metres: about the
+/// radius agents look around in, so a query visits a few cells of a few entities each
+/// (`cargo bench -p limina --bench spatial` compares sides).
+pub const SPATIAL_CELL_METRES: f64 = 8.0;
 /// Simulation step length by default (60 Hz).
 pub const DEFAULT_TICK_MS: u64 = 16;
 /// The shortest and longest the engine keeps looking for the next message without sleeping

@@ -126,12 +126,8 @@ impl World {
 
     /// `agent_id`'s body: the lowest-numbered entity tagged `agent:<agent_id>`.
     pub fn agent_body(&self, agent_id: &str) -> Option<EntityInfo> {
-        self.query_entities(&EntityFilter {
-            tag: Some(body_tag(agent_id)),
-            ..EntityFilter::default()
-        })
-        .into_iter()
-        .next()
+        let number = *self.tagged.carrying(&body_tag(agent_id))?.first()?;
+        self.get_entity(&super::entity_id(number))
     }
 
     /// Starts moving `agent_id`'s body toward `target`, replacing any approach in progress.
@@ -327,14 +323,16 @@ impl World {
 
     /// Every agent with a body or an approach in progress, for snapshots and the state sync.
     pub fn agents_json(&self) -> Vec<Value> {
-        let mut bodies: BTreeMap<String, EntityInfo> = BTreeMap::new();
-        for info in self.query_entities(&EntityFilter::default()) {
-            for agent in info.tags.iter().filter_map(|t| t.strip_prefix("agent:")) {
-                bodies
-                    .entry(agent.to_string())
-                    .or_insert_with(|| info.clone());
-            }
-        }
+        // Each agent's body is the lowest-numbered entity carrying its tag.
+        let bodies: BTreeMap<String, EntityInfo> = self
+            .tagged
+            .starting_with("agent:")
+            .filter_map(|(tag, numbers)| {
+                let agent = tag.strip_prefix("agent:")?.to_string();
+                let number = *numbers.first()?;
+                Some((agent, self.get_entity(&super::entity_id(number))?))
+            })
+            .collect();
         let mut ids: Vec<&String> = bodies.keys().chain(self.agents.movements.keys()).collect();
         ids.sort();
         ids.dedup();

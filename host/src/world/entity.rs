@@ -146,6 +146,7 @@ impl World {
                 .expect("entity was just spawned");
         }
         self.by_number.insert(number, entity);
+        self.places.put(number, spec.position);
         self.touch(number);
         self.record(Undo::Create(number));
         Ok(entity_id(number))
@@ -172,12 +173,16 @@ impl World {
 
     pub(super) fn remove(&mut self, number: u64, entity: Entity) -> Removed {
         self.by_number.remove(&number);
+        self.places.remove(number);
         self.touch(number);
         let body = self.ecs.get::<&Body>(entity).ok().map(|b| *b);
         let (transform, appearance, tags) = self
             .ecs
             .remove::<(Transform, Appearance, Tags)>(entity)
             .expect("every entity has these components");
+        for tag in &tags.0 {
+            self.tagged.remove(tag, number);
+        }
         let _ = self.ecs.despawn(entity);
         let body = body.map(|b| self.physics.remove_body(b.handle, b.shape));
         Removed {
@@ -190,6 +195,7 @@ impl World {
     }
 
     pub(super) fn restore(&mut self, removed: Removed) {
+        self.index(removed.number, &removed.transform, &removed.tags);
         let entity = self.ecs.spawn((
             removed.transform,
             removed.appearance,
@@ -206,8 +212,60 @@ impl World {
         self.touch(removed.number);
     }
 
-    /// Entities matching the filter, sorted by id.
+    /// Puts entity `number` in the indexes by position and by tag (it is new, or back).
+    pub(super) fn index(&mut self, number: u64, transform: &Transform, tags: &Tags) {
+        self.places.put(number, transform.position);
+        for tag in &tags.0 {
+            self.tagged.insert(tag, number);
+        }
+    }
+
+    /// Entities matching the filter, sorted by id. Only the candidates the indexes propose
+    /// are looked at (the entities carrying the tag, or those in the grid cells around `near`
+    /// when a radius is given), each tested exactly as [`World::scan_entities`] tests every
+    /// entity, so the results are the same.
     pub fn query_entities(&self, filter: &EntityFilter) -> Vec<EntityInfo> {
+        let tagged = filter.tag.as_deref().map(|t| self.tagged.carrying(t));
+        if let Some(None) = tagged {
+            return Vec::new();
+        }
+        let tagged = tagged.flatten();
+        let numbers: Vec<u64> = match (filter.near, filter.radius) {
+            (Some(near), Some(radius)) => {
+                let within = |p: [f64; 3]| !(distance(near, p) > radius);
+                match tagged {
+                    // Few carry the tag: test them rather than the cells around `near`.
+                    Some(numbers) if numbers.len() <= self.places.cost(near, radius) => numbers
+                        .iter()
+                        .copied()
+                        .filter(|n| self.places.position(*n).is_some_and(within))
+                        .collect(),
+                    _ => {
+                        let mut found = Vec::new();
+                        self.places.candidates(near, radius, |number, p| {
+                            if within(p) && tagged.is_none_or(|t| t.contains(&number)) {
+                                found.push(number);
+                            }
+                        });
+                        found.sort_unstable();
+                        found
+                    }
+                }
+            }
+            _ => match tagged {
+                Some(numbers) => numbers.iter().copied().collect(),
+                None => self.by_number.keys().copied().collect(),
+            },
+        };
+        numbers
+            .into_iter()
+            .filter_map(|n| self.info(n, self.by_number[&n], filter.near))
+            .collect()
+    }
+
+    /// What [`World::query_entities`] answers, found by looking at every entity: the
+    /// reference the indexes are tested and measured against.
+    pub fn scan_entities(&self, filter: &EntityFilter) -> Vec<EntityInfo> {
         let mut out = Vec::new();
         for (&number, &entity) in &self.by_number {
             let Some(info) = self.info(number, entity, filter.near) else {
@@ -309,6 +367,7 @@ impl World {
 
     pub(super) fn write_transform(&mut self, entity: Entity, transform: Transform) {
         if let Ok(number) = self.ecs.get::<&Number>(entity).map(|n| n.0) {
+            self.places.put(number, transform.position);
             self.touch(number);
         }
         *self
@@ -344,6 +403,7 @@ impl World {
             .0
             .insert(tag.to_string());
         if added {
+            self.tagged.insert(tag, number);
             self.record(Undo::AddTag(number, tag.to_string()));
         }
         true
@@ -369,14 +429,25 @@ impl World {
             .0
             .remove(tag);
         if removed {
+            self.tagged.remove(tag, number);
             self.record(Undo::RemoveTag(number, tag.to_string()));
         }
         removed
     }
 
-    pub(super) fn tags_mut(&mut self, number: u64) -> Option<hecs::RefMut<'_, Tags>> {
-        let entity = self.entity_by_number(number)?;
-        self.ecs.get::<&mut Tags>(entity).ok()
+    /// Puts `tag` on entity `number` (`on`) or takes it off, unjournaled: for undoing.
+    pub(super) fn retag(&mut self, number: u64, tag: String, on: bool) {
+        let Some(entity) = self.entity_by_number(number) else {
+            return;
+        };
+        let mut tags = self.ecs.get::<&mut Tags>(entity).expect("entity has tags");
+        if on {
+            self.tagged.insert(&tag, number);
+            tags.0.insert(tag);
+        } else {
+            self.tagged.remove(&tag, number);
+            tags.0.remove(&tag);
+        }
     }
 }
 

@@ -145,6 +145,7 @@ impl World {
             if world.ecs.contains(entity) || world.by_number.contains_key(&saved.number) {
                 return Err(format!("entity {} is saved twice", saved.number));
             }
+            world.index(saved.number, &saved.transform, &saved.tags);
             world.ecs.spawn_at(
                 entity,
                 (
@@ -168,6 +169,7 @@ impl World {
             }
             world.by_number.insert(saved.number, entity);
         }
+
         let mut contacts = Contacts::default();
         for (collider, body_id, bits) in image.owners {
             let entity = handle(bits)?;

@@ -64,16 +64,8 @@ impl Journal {
                         world.write_transform(entity, before);
                     }
                 }
-                Undo::AddTag(number, tag) => {
-                    if let Some(mut tags) = world.tags_mut(number) {
-                        tags.0.remove(&tag);
-                    }
-                }
-                Undo::RemoveTag(number, tag) => {
-                    if let Some(mut tags) = world.tags_mut(number) {
-                        tags.0.insert(tag);
-                    }
-                }
+                Undo::AddTag(number, tag) => world.retag(number, tag, false),
+                Undo::RemoveTag(number, tag) => world.retag(number, tag, true),
                 Undo::Render(undo) => world.undo_render(undo),
                 Undo::Physics(undo) => world.undo_physics(undo),
                 Undo::Collisions(events) => world.undrain_collision_events(events),

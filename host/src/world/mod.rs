@@ -15,6 +15,8 @@ mod json_text;
 mod oplog;
 mod physics;
 mod render;
+mod spatial;
+mod tagged;
 mod ui;
 mod view;
 
@@ -28,6 +30,7 @@ pub use journal::Journal;
 pub use oplog::Op;
 pub use physics::{BodyShape, RayHit};
 pub use render::{Lighting, Material, MaterialPatch};
+pub use spatial::SpatialGrid;
 pub use ui::{PANEL_KINDS, Panel};
 pub use {agents::Agents, assets::Assets, audio::Mixer, render::RenderState, ui::UiState};
 
@@ -68,6 +71,10 @@ pub struct World {
     physics: physics::Physics,
     /// `ent_<n>` → ECS entity; a BTreeMap keyed by number so queries come out in id order.
     by_number: BTreeMap<u64, Entity>,
+    /// Every entity's position, for queries by distance.
+    places: SpatialGrid,
+    /// Every entity's tags, for queries by tag.
+    tagged: tagged::TagIndex,
     next_number: u64,
     tick: u64,
     journal: Option<Journal>,
@@ -92,6 +99,8 @@ impl World {
             ecs: hecs::World::new(),
             physics,
             by_number: BTreeMap::new(),
+            places: SpatialGrid::new(crate::limits::SPATIAL_CELL_METRES),
+            tagged: tagged::TagIndex::default(),
             next_number: 1,
             tick: 0,
             journal: None,
@@ -156,10 +165,11 @@ impl World {
             {
                 transform.position = position;
                 transform.rotation = rotation;
-                moved.push(number.0);
+                moved.push((number.0, position));
             }
         }
-        for number in moved {
+        for (number, position) in moved {
+            self.places.put(number, position);
             self.touch(number);
         }
         self.tick += 1;
@@ -240,3 +250,7 @@ pub fn entity_id(number: u64) -> String {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+#[path = "query_tests.rs"]
+mod query_tests;
