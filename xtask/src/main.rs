@@ -4,6 +4,7 @@
 //! run and bench commands so that they always see fresh guests. Everything xtask prints goes to
 //! stderr: `cargo xtask run -- --mcp-stdio` must leave stdout to the host's MCP stream.
 
+mod crowd_bench;
 mod dist;
 mod hot_functions;
 mod layout;
@@ -34,6 +35,12 @@ Commands:
   bench stdio [--smoke]     limina against a bare rmcp server and a do-nothing responder over
                             stdio, fresh processes, interleaved rounds (release builds;
                             --smoke: dev builds, one short round, every reply checked)
+  bench crowd [--baseline PATH] [--agents 100,200,1000] [--entities 10000,100000]
+              [--rate HZ] [--seconds S] [--smoke]
+                            a crowd of agents (half WebSocket sessions, half stateless HTTP)
+                            moving, querying, perceiving, remembering and rolling dice in one
+                            release host on seeded worlds; --baseline runs an older binary in
+                            the same run (--smoke: dev build, tiny crowd, every reply checked)
   dist [-- <cargo args>]    setup, build-guests, then the release host with the core packages
                             built in, copied to target/dist/limina: one file to install
   hot-functions             run the release host under valgrind (lackey) through a start and a
@@ -90,6 +97,7 @@ fn dispatch(args: Vec<String>) -> Result<ExitCode> {
         "test" => tasks::test(rest),
         "bench" => match rest.split_first() {
             Some((first, flags)) if first == "stdio" => stdio_bench::run(flags),
+            Some((first, flags)) if first == "crowd" => crowd_bench::run(flags),
             _ => tasks::bench(rest),
         },
         "run" => tasks::run(rest),

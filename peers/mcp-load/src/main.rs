@@ -8,7 +8,11 @@
 //! with `--respond`, for context) and `limina --mcp-stdio` calling `scene.queryEntities`.
 //!
 //! `--smoke` runs one short round and checks every reply, with no timing judged: what CI runs.
+//!
+//! `mcp-load crowd …` is the other client: a crowd of agents over WebSocket and HTTP in one
+//! running host (`crowd/`, behind `cargo xtask bench crowd`).
 
+mod crowd;
 mod measure;
 mod peer;
 mod responder;
@@ -21,7 +25,8 @@ use peer::{Kind, Peer};
 
 const USAGE: &str = "\
 usage: mcp-load --limina PATH --rmcp PATH [--rounds N] [--sequential N] [--pipelined N] [--smoke]
-       mcp-load --respond     (serve stdin as the do-nothing responder)";
+       mcp-load --respond     (serve stdin as the do-nothing responder)
+       mcp-load crowd …       (a crowd of agents in a running host; `mcp-load crowd --help`)";
 
 /// How much load, from the flags.
 struct Plan {
@@ -43,7 +48,10 @@ fn main() -> ExitCode {
             }
         };
     }
-    let result = plan(&args).and_then(|plan| run(&plan));
+    let result = match args.split_first() {
+        Some((first, rest)) if first == "crowd" => crowd::run(rest),
+        _ => plan(&args).and_then(|plan| run(&plan)),
+    };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
