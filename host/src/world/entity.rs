@@ -232,7 +232,7 @@ impl World {
         let tagged = tagged.flatten();
         let numbers: Vec<u64> = match (filter.near, filter.radius) {
             (Some(near), Some(radius)) => {
-                let within = |p: [f64; 3]| !(distance(near, p) > radius);
+                let within = |p: [f64; 3]| inside(distance(near, p), radius);
                 match tagged {
                     // Few carry the tag: test them rather than the cells around `near`.
                     Some(numbers) if numbers.len() <= self.places.cost(near, radius) => numbers
@@ -449,6 +449,12 @@ impl World {
             tags.0.remove(&tag);
         }
     }
+}
+
+/// Whether a distance passes a radius test: inclusive, and a NaN distance passes (it is
+/// not greater), exactly as [`World::scan_entities`] tests.
+fn inside(distance: f64, radius: f64) -> bool {
+    distance.partial_cmp(&radius) != Some(std::cmp::Ordering::Greater)
 }
 
 fn distance(a: [f64; 3], b: [f64; 3]) -> f64 {

@@ -21,7 +21,7 @@ pub type Reply = Result<Value, String>;
 
 /// One agent's way to the host.
 pub enum Channel {
-    Ws(Ws),
+    Ws(Box<Ws>),
     Http(Http),
 }
 
@@ -51,7 +51,7 @@ fn host_port(url: &str) -> Result<String, String> {
 
 impl Ws {
     /// Connects to `url` (`ws://host:port`), shows `token`, and initializes a session as
-    /// `agent` with the builder profile.
+    /// `agent` with the profile the host gives network clients by default.
     pub async fn open(url: &str, token: Option<&str>, agent: &str) -> Result<Ws, String> {
         let stream = TcpStream::connect(host_port(url)?)
             .await
@@ -71,7 +71,7 @@ impl Ws {
         let mut ws = Ws { socket, next_id: 1 };
         let init = json!({"protocolVersion": "2025-11-25", "capabilities": {},
             "clientInfo": {"name": "mcp-load crowd", "version": "1"},
-            "agentId": agent, "profile": "builder.readWrite"});
+            "agentId": agent});
         let reply = ws.request("initialize", init).await?;
         if reply.get("result").is_none() {
             return Err(format!("initialize was refused: {reply}"));

@@ -146,7 +146,7 @@ async fn crowd(plan: &Plan) -> Result<(Tally, host::Usage), String> {
                 let id = format!("crowd-w{i}");
                 let ws =
                     Ws::open(ws_url.as_deref().unwrap_or(""), ws_token.as_deref(), &id).await?;
-                (id, Channel::Ws(ws))
+                (id, Channel::Ws(Box::new(ws)))
             } else {
                 let id = format!("crowd-h{j}");
                 (
