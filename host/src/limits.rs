@@ -241,8 +241,6 @@ pub const MAX_PARALLEL_CALLS: usize = 16;
 pub const DETACHED_WORKERS_MIN: usize = 4;
 /// Default `--mcp-ws` port.
 pub const DEFAULT_WS_PORT: u16 = 8787;
-/// Side of one cell of the spatial index that filters deltas by area of interest, in metres.
-pub const AOI_CELL_METRES: f64 = 16.0;
 /// Progress reports one call may pass on to its client (the rest are dropped).
 pub const MAX_PROGRESS_REPORTS_PER_CALL: usize = 1_000;
 /// Default `--mcp-http` port.

@@ -12,6 +12,7 @@
 //! whose centre or radius is not finite, or whose box spans more cells than are occupied,
 //! visits every entity.
 
+use super::World;
 use std::collections::{BTreeSet, HashMap};
 
 type Cell = [i64; 3];
@@ -187,6 +188,32 @@ impl SpatialGrid {
                 }
             }
         }
+    }
+}
+
+impl World {
+    /// The entities within `radius` of `center` that `inside` admits (given each one's
+    /// position), ascending: the caller's own distance test decides, over the candidates the
+    /// spatial index proposes.
+    pub fn entities_within(
+        &self,
+        center: [f64; 3],
+        radius: f64,
+        inside: impl Fn([f64; 3]) -> bool,
+    ) -> Vec<u64> {
+        let mut found = Vec::new();
+        self.places.candidates(center, radius, |number, p| {
+            if inside(p) {
+                found.push(number);
+            }
+        });
+        found.sort_unstable();
+        found
+    }
+
+    /// Every entity's number, ascending.
+    pub fn entity_numbers(&self) -> Vec<u64> {
+        self.by_number.keys().copied().collect()
     }
 }
 

@@ -4,7 +4,7 @@ use super::aoi::Aoi;
 use super::call_result::CallResult;
 use super::observe::Watch;
 use super::session::Session;
-use super::sync::{Subscription, SyncIndex};
+use super::sync::{Subscription, SyncWatch};
 use super::tools::ToolListing;
 use crate::limits::TOOLS_PAGE_SIZE;
 use crate::mcp::engine::cancel::CancelBoard;
@@ -28,8 +28,8 @@ pub struct Server {
     registry: Registry,
     pub(in crate::mcp) config: ServerConfig,
     pub(in crate::mcp) reloads: Option<super::reload::Reloads>,
-    /// The spatial index state sync filters by; built on the first subscription.
-    pub(in crate::mcp) sync_index: Option<SyncIndex>,
+    /// The world value state sync watches; set on the first subscription.
+    pub(in crate::mcp) sync_watch: Option<SyncWatch>,
     /// Where requests are reported when OpenTelemetry export is on.
     telemetry: Option<crate::telemetry::Recorder>,
     /// The identities stateless (2026-07-28) requests ran under, by agent and profile, each
@@ -169,7 +169,7 @@ impl Server {
             registry,
             config,
             reloads: None,
-            sync_index: None,
+            sync_watch: None,
             telemetry: None,
             stateless: Default::default(),
             questions: Default::default(),

@@ -1,6 +1,7 @@
 //! State sync: `state/subscribe`, `aoi/declare`, and the `state/delta` each subscriber is
 //! owed after the world changes. Deltas come from the world's change set (recorded as it
-//! mutates), kept in a spatial index and filtered per subscriber by its area of interest;
+//! mutates), filtered per subscriber by its area of interest (snapshots and moved areas ask
+//! the world's spatial index which entities are inside);
 //! each subscriber remembers which entities it sees, so one that leaves its area arrives as
 //! a removal and one that enters as a change.
 //!
@@ -10,7 +11,7 @@
 //! subscribers with the same key share one [`Frame`]. The frames live for one update only
 //! ([`Deltas`]), so nothing built for one tick is sent for another.
 
-use super::aoi::{Aoi, SpatialGrid, inside};
+use super::aoi::{Aoi, inside, within};
 use super::server::{Connection, Server, not_initialized};
 use crate::mcp::engine::outbox::{self, Frame};
 use crate::mcp::wire::jsonrpc;
@@ -76,12 +77,10 @@ impl<'u> Deltas<'u> {
     }
 }
 
-/// The spatial index over the world, kept only while someone subscribes.
-#[derive(Default)]
-pub struct SyncIndex {
-    grid: SpatialGrid,
-    /// The world value the grid describes (`None`: not built).
-    world: Option<u64>,
+/// What sync watches while someone subscribes: the world value its subscribers were told
+/// about (another one swapped in means everyone needs a fresh snapshot).
+pub struct SyncWatch {
+    world: u64,
 }
 
 fn entity_json(state: &EntityState) -> Value {
@@ -112,7 +111,7 @@ impl Server {
             Some(area) => Aoi::parse(area),
             None => conn.declared_aoi,
         };
-        self.build_index();
+        self.watch_world();
         let detail = match params.get("detail") {
             None | Some(Value::Null) => false,
             Some(Value::Bool(b)) => *b,
@@ -147,10 +146,9 @@ impl Server {
             return Ok(json!({"ok": true}));
         };
         subscription.aoi = aoi;
-        self.build_index();
-        let index = self.sync_index.as_ref().expect("built above");
-        let now: HashSet<u64> = index.grid.within(aoi.as_ref()).into_iter().collect();
+        self.watch_world();
         let world = &self.registry().realm().world;
+        let now: HashSet<u64> = within(world, aoi.as_ref()).into_iter().collect();
         let mut entered: Vec<u64> = now.difference(&subscription.visible).copied().collect();
         let mut left: Vec<u64> = subscription.visible.difference(&now).copied().collect();
         entered.sort_unstable();
@@ -171,9 +169,9 @@ impl Server {
         Ok(json!({"ok": true}))
     }
 
-    /// Takes the world's changes (keeping the index current); `None` when nothing changed.
+    /// Takes the world's changes; `None` when nothing changed.
     pub fn take_world_update(&mut self) -> Option<WorldUpdate> {
-        let watched = self.sync_index.is_some();
+        let watched = self.sync_watch.is_some();
         let world = &mut self.registry_mut().realm_mut().world;
         let instance = world.instance();
         if !watched {
@@ -182,19 +180,12 @@ impl Server {
             return None;
         }
         let changes = world.take_changes();
-        if self.sync_index.as_ref()?.world != Some(instance) {
-            self.build_index();
+        if self.sync_watch.as_ref()?.world != instance {
+            self.watch_world();
             return Some(WorldUpdate::Replaced);
         }
-        let index = self.sync_index.as_mut()?;
         if changes.is_empty() {
             return None;
-        }
-        for state in &changes.changed {
-            index.grid.upsert(state.number, state.transform.position);
-        }
-        for number in &changes.removed {
-            index.grid.remove(*number);
         }
         Some(WorldUpdate::Changes(changes))
     }
@@ -271,15 +262,7 @@ impl Server {
     /// A `state/snapshot` of what `subscription` may see; it now sees exactly that.
     pub fn snapshot(&self, subscription: &mut Subscription) -> Value {
         let world = &self.registry().realm().world;
-        let numbers = match &self.sync_index {
-            Some(index) => index.grid.within(subscription.aoi.as_ref()),
-            None => world
-                .entity_states()
-                .into_iter()
-                .filter(|s| inside(subscription.aoi.as_ref(), s.transform.position))
-                .map(|s| s.number)
-                .collect(),
-        };
+        let numbers = within(world, subscription.aoi.as_ref());
         let entities: Vec<Value> = numbers
             .iter()
             .filter_map(|n| world.entity_state(*n))
@@ -293,25 +276,10 @@ impl Server {
         jsonrpc::notification("state/snapshot", snapshot)
     }
 
-    /// Builds the index from the world when it is missing or describes another world value.
-    fn build_index(&mut self) {
-        let world = &self.registry().realm().world;
-        let instance = world.instance();
-        if self
-            .sync_index
-            .as_ref()
-            .is_some_and(|i| i.world == Some(instance))
-        {
-            return;
-        }
-        let mut grid = SpatialGrid::default();
-        for state in world.entity_states() {
-            grid.upsert(state.number, state.transform.position);
-        }
-        self.sync_index = Some(SyncIndex {
-            grid,
-            world: Some(instance),
-        });
+    /// Watches the world value now in place (sync then keeps its changes).
+    fn watch_world(&mut self) {
+        let world = self.registry().realm().world.instance();
+        self.sync_watch = Some(SyncWatch { world });
     }
 }
 

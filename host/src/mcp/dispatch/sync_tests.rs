@@ -1,8 +1,8 @@
 //! Shared delta frames: subscribers owed the same delta share one serialized frame; different
 //! areas and views still get exactly their own changes.
 
-use crate::mcp::dispatch::test_server::server;
 use super::*;
+use crate::mcp::dispatch::test_server::server;
 use crate::world::{BodyKind, EntitySpec, Shape};
 
 fn world(server: &mut Server) -> &mut World {
@@ -55,7 +55,7 @@ fn watched() -> (Server, String, String, Vec<Subscription>) {
     let mut server = server();
     let here = create(&mut server, [0.0, 0.0, 0.0]);
     let there = create(&mut server, [100.0, 0.0, 0.0]);
-    server.build_index();
+    server.watch_world();
     server.take_world_update();
     let mut subs = vec![
         near([0.0; 3], false),

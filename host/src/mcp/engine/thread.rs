@@ -446,10 +446,10 @@ impl Engine {
             self.server.disconnect(&mut peer.conn);
             crate::log::debug(&format!("connection {id} closed; its session is released"));
         }
-        // With nobody subscribed, the world's changes need no index (the next subscription
-        // builds it again).
+        // With nobody subscribed, the world's changes need not be kept (the next subscription
+        // watches again).
         if !self.peers.values().any(|p| p.conn.subscription.is_some()) {
-            self.server.sync_index = None;
+            self.server.sync_watch = None;
         }
     }
 
