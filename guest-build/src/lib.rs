@@ -11,7 +11,9 @@
 //!   (componentize-py), [`native`] (C and Zig, through Zig), [`js`] (componentize-qjs), each
 //!   tool pinned and installed on demand by [`tools`];
 //! - [`repo`]: building every guest workspace of the Limina repository (`cargo xtask`);
-//! - [`viewer`]: the pinned three.js files the host's browser viewer embeds.
+//! - [`viewer`]: the pinned three.js files the host's browser viewer embeds;
+//! - [`containers`] and [`image`]: Debian's podman, buildah and registry, and the container
+//!   image built from scratch around the host.
 //!
 //! Progress goes to stderr, each line prefixed with the label set by [`set_label`], so that a
 //! caller's stdout stays its own (an MCP stream, or a command's report).
@@ -20,7 +22,9 @@ pub mod browser;
 pub mod cargo;
 pub mod clients;
 pub mod component;
+pub mod containers;
 pub mod files;
+pub mod image;
 pub mod js;
 pub mod lang;
 pub mod layout;

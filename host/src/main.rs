@@ -148,6 +148,13 @@ pub struct Cli {
     #[arg(long, value_name = "FILE")]
     calibration: Option<PathBuf>,
 
+    /// A read-only folder of compiled components made ahead of time by `limina precompile`
+    /// (a container image bakes one in), read before the cache; entries made by another build
+    /// of limina or for a CPU with other features are passed over and compiled instead
+    /// [default: $LIMINA_PRECOMPILED_DIR].
+    #[arg(long, value_name = "DIR")]
+    precompiled: Option<PathBuf>,
+
     /// Compile every component at start-up instead of using the on-disk cache.
     #[arg(long)]
     no_cache: bool,
@@ -182,6 +189,15 @@ enum Command {
         /// Calls per skill (at least 10).
         #[arg(long, default_value_t = 10)]
         runs: usize,
+    },
+    /// Compile the core packages (and those of --packages) into DIR ahead of time, with their
+    /// descriptions, for `--precompiled DIR`: a container image built this way answers its
+    /// first `tools/list` without compiling. Entries are for this build of limina on a CPU
+    /// with this one's features.
+    Precompile {
+        /// The folder to fill (created when missing).
+        #[arg(long, value_name = "DIR")]
+        into: PathBuf,
     },
     /// Work with the world kept in a trace folder.
     World {
@@ -245,6 +261,7 @@ fn main() -> ExitCode {
             action: WorldAction::Export { output },
         }) => cli::world::export(&cli, output.as_deref()),
         Some(Command::Calibrate { runs }) => cli::calibrate::run(&cli, runs),
+        Some(Command::Precompile { into }) => cli::precompile::run(cli, into),
         None => cli::serve::serve(cli),
     };
     match result {

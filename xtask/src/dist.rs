@@ -2,6 +2,7 @@
 //! the core packages embedded in it, copied to `target/dist/limina`.
 
 use std::fs;
+use std::path::PathBuf;
 use std::process::{Command, ExitCode};
 
 use anyhow::{Context, Result, bail};
@@ -11,6 +12,24 @@ use crate::layout;
 
 /// Builds `target/dist/limina` and prints what it holds (`limina --version`) and its size.
 pub fn dist(extra: &[String]) -> Result<ExitCode> {
+    let out = build_with(extra)?;
+    let version = process::output_text(Command::new(&out).arg("--version"))?;
+    let size = fs::metadata(&out)?.len();
+    eprint!("{version}");
+    eprintln!(
+        "xtask: {} ({:.1} MiB): copy it anywhere; it needs nothing else",
+        out.display(),
+        size as f64 / (1024.0 * 1024.0)
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Builds `target/dist/limina` (the guests, then the release host) and returns its path.
+pub fn build() -> Result<PathBuf> {
+    build_with(&[])
+}
+
+fn build_with(extra: &[String]) -> Result<PathBuf> {
     repo::build_all(&layout::repo(), &toolchain::guest_toolchain()?)?;
     let mut build = layout::host_cargo();
     build
@@ -34,12 +53,5 @@ pub fn dist(extra: &[String]) -> Result<ExitCode> {
             out.display()
         );
     }
-    let size = fs::metadata(&out)?.len();
-    eprint!("{version}");
-    eprintln!(
-        "xtask: {} ({:.1} MiB): copy it anywhere; it needs nothing else",
-        out.display(),
-        size as f64 / (1024.0 * 1024.0)
-    );
-    Ok(ExitCode::SUCCESS)
+    Ok(out)
 }

@@ -7,6 +7,8 @@
 mod crowd_bench;
 mod dist;
 mod hot_functions;
+mod image;
+mod image_bench;
 mod layout;
 mod stdio_bench;
 mod tasks;
@@ -41,8 +43,14 @@ Commands:
                             moving, querying, perceiving, remembering and rolling dice in one
                             release host on seeded worlds; --baseline runs an older binary in
                             the same run (--smoke: dev build, tiny crowd, every reply checked)
+  bench image [--smoke]     the container image's size and cold start (podman run to the first
+                            tools/list) precompiled against compiling at start (release build;
+                            --smoke: the dev build, one round, no timing judged)
   dist [-- <cargo args>]    setup, build-guests, then the release host with the core packages
                             built in, copied to target/dist/limina: one file to install
+  image [--debug] [--tag T] the container image: from scratch around the release host (--debug:
+                            the dev build) with the core packages precompiled, built with
+                            Debian's buildah (installed when missing); tag localhost/limina:VERSION
   hot-functions             run the release host under valgrind (lackey) through a start and a
                             round of calls and write host/build/hot-functions.txt, the
                             functions it ran, which the release link packs together
@@ -98,10 +106,12 @@ fn dispatch(args: Vec<String>) -> Result<ExitCode> {
         "bench" => match rest.split_first() {
             Some((first, flags)) if first == "stdio" => stdio_bench::run(flags),
             Some((first, flags)) if first == "crowd" => crowd_bench::run(flags),
+            Some((first, flags)) if first == "image" => image_bench::run(flags),
             _ => tasks::bench(rest),
         },
         "run" => tasks::run(rest),
         "dist" => dist::dist(rest),
+        "image" => image::image(rest),
         "hot-functions" => hot_functions::run(rest),
         "encode" => match rest {
             [module, output] => {

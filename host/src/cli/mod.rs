@@ -3,6 +3,7 @@
 pub mod calibrate;
 pub mod phases;
 pub mod pkg;
+pub mod precompile;
 pub mod serve;
 pub mod trace;
 pub mod version;

@@ -207,7 +207,12 @@ fn build_registry_from(
     // The wasm engine and its linkers need nothing else and take about as long as the trace,
     // the world, the built-in skills and reading the core packages together: built on a
     // thread of their own meanwhile.
-    let cache = CompileCache::new(cache_dir.clone());
+    let precompiled = cli
+        .precompiled
+        .clone()
+        .or_else(|| std::env::var_os("LIMINA_PRECOMPILED_DIR").map(PathBuf::from))
+        .filter(|_| !cli.no_cache);
+    let cache = CompileCache::new(cache_dir.clone()).with_precompiled(precompiled);
     let sandbox = std::thread::Builder::new()
         .name("limina-sandbox".into())
         .spawn(move || Sandbox::new(cache))

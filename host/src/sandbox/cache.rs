@@ -1,5 +1,11 @@
 //! Compiled components on disk, keyed by the component's sha256 and the engine's
 //! compatibility hash, so a restart deserializes in milliseconds instead of recompiling.
+//!
+//! A read-only folder made ahead of time (`limina precompile`, baked into the container
+//! image) may stand in front of the writable cache: its entries are read first, and what it
+//! lacks is compiled into the writable cache as usual. Entries are named by the engine's
+//! compatibility hash, which covers the CPU features the compiler used, so an image started
+//! on a CPU lacking one of them finds no entry of its own there and compiles instead.
 
 use super::bindings::PackageDescription;
 use super::described;
@@ -23,6 +29,8 @@ const COMPILE_WAIT: Duration = Duration::from_secs(300);
 #[derive(Debug, Clone)]
 pub struct CompileCache {
     dir: Option<PathBuf>,
+    /// A read-only folder of entries made ahead of time, consulted before `dir`.
+    precompiled: Option<PathBuf>,
     /// Worked out on first use: hashing the engine's settings costs more than reading a
     /// description, and a start reads one per package.
     keys: OnceLock<Keys>,
@@ -40,18 +48,33 @@ impl CompileCache {
     pub fn new(dir: Option<PathBuf>) -> Self {
         CompileCache {
             dir,
+            precompiled: None,
             keys: OnceLock::new(),
         }
+    }
+
+    /// The same cache with a read-only folder of precompiled entries in front of it.
+    pub fn with_precompiled(mut self, precompiled: Option<PathBuf>) -> Self {
+        self.precompiled = precompiled;
+        self
     }
 
     fn keys(&self, engine: &Engine) -> Keys {
         *self.keys.get_or_init(|| {
             let engine = engine_key(engine);
+            if let Some(dir) = &self.precompiled {
+                note_foreign(dir, engine);
+            }
             Keys {
                 engine,
                 description: description_key(engine),
             }
         })
+    }
+
+    /// The folders entries are read from, the precompiled one first.
+    fn readable(&self) -> impl Iterator<Item = &PathBuf> {
+        self.precompiled.iter().chain(self.dir.iter())
     }
 
     /// The default place: `$LIMINA_CACHE_DIR`, `$XDG_CACHE_HOME/limina` or `~/.cache/limina`,
@@ -68,13 +91,17 @@ impl CompileCache {
     /// component over the size cap or using a refused wasm feature is refused first.
     pub fn load(&self, engine: &Engine, bytes: &[u8], label: &str) -> Result<Component> {
         super::precheck::check(bytes, label)?;
+        if self.precompiled.is_none() && self.dir.is_none() {
+            return compile(engine, bytes, label);
+        }
+        let hash = content_hash(bytes);
+        if let Some(component) = self.cached_component(engine, &hash) {
+            return Ok(component);
+        }
         let Some(dir) = &self.dir else {
             return compile(engine, bytes, label);
         };
-        let path = entry_path(dir, &content_hash(bytes), self.keys(engine));
-        if let Some(component) = cached(engine, &path) {
-            return Ok(component);
-        }
+        let path = entry_path(dir, &hash, self.keys(engine));
         // One process compiles a component; others starting at the same time (several hosts
         // loading one large package) wait for its result instead of compiling it again.
         let _lock = CompileLock::take(&path, label);
@@ -94,8 +121,9 @@ impl CompileCache {
     /// The compiled component whose content hash is `content_hash`, from the cache alone
     /// (no bytes needed): `None` when the cache holds no usable entry for it.
     pub fn cached_component(&self, engine: &Engine, content_hash: &str) -> Option<Component> {
-        let dir = self.dir.as_ref()?;
-        cached(engine, &entry_path(dir, content_hash, self.keys(engine)))
+        let keys = self.keys(engine);
+        self.readable()
+            .find_map(|dir| cached(engine, &entry_path(dir, content_hash, keys)))
     }
 
     /// What the component hashing to `content_hash` said of itself when it was last
@@ -107,13 +135,9 @@ impl CompileCache {
         content_hash: &str,
         http: bool,
     ) -> Option<PackageDescription> {
-        let dir = self.dir.as_ref()?;
-        described::read(&described::path(
-            dir,
-            content_hash,
-            self.keys(engine).description,
-            http,
-        ))
+        let key = self.keys(engine).description;
+        self.readable()
+            .find_map(|dir| described::read(&described::path(dir, content_hash, key, http)))
     }
 
     /// Keeps `description` for the next start; a cache that cannot be written is reported
@@ -139,6 +163,32 @@ impl CompileCache {
 /// Where the compiled form of the component hashing to `content_hash` is kept in `dir`.
 fn entry_path(dir: &Path, content_hash: &str, keys: Keys) -> PathBuf {
     dir.join(format!("{content_hash}-{:016x}.cwasm", keys.engine))
+}
+
+/// Says once why a precompiled folder holding entries none of which this engine can use is
+/// passed over: it was made by another build of the host or for a CPU with other features.
+fn note_foreign(dir: &Path, engine: u64) {
+    let suffix = format!("-{engine:016x}.cwasm");
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        crate::log::warn(&format!(
+            "the precompiled folder {} cannot be read; components are compiled instead",
+            dir.display()
+        ));
+        return;
+    };
+    let names: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".cwasm"))
+        .collect();
+    if !names.is_empty() && !names.iter().any(|n| n.ends_with(&suffix)) {
+        crate::log::warn(&format!(
+            "the precompiled components in {} were made by another build of limina or for a CPU \
+             with other features than this one; components are compiled instead (once, into the \
+             writable cache)",
+            dir.display()
+        ));
+    }
 }
 
 /// Compiles a component, saying so on stderr; a compile that takes a while (an 18 MB Python
