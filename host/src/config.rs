@@ -40,6 +40,8 @@ pub struct Config {
     pub outbound: crate::net::TlsRoots,
     /// MCP servers whose tools are mounted as skills (`[[upstream]]`, `upstream/config.rs`).
     pub upstreams: Vec<crate::upstream::UpstreamConfig>,
+    /// Packages from OCI registries (`[oci]`, with `trustedKeys` and the outbound roots).
+    pub oci: crate::packages::oci::OciSettings,
 }
 
 #[derive(Deserialize)]
@@ -72,6 +74,7 @@ struct Raw {
     outbound: Option<crate::net::tls::RawOutbound>,
     #[serde(default)]
     upstream: Vec<Spanned<crate::upstream::config::RawUpstream>>,
+    oci: Option<crate::packages::oci::RawOci>,
 }
 
 #[derive(Deserialize)]
@@ -355,7 +358,10 @@ impl Config {
             upstream.roots = outbound.clone();
         }
 
+        let oci = crate::packages::oci::parse_settings(raw.oci, &raw.trusted_keys, &outbound)
+            .map_err(|(s, m)| at(s, m))?;
         Ok(Config {
+            oci,
             outbound,
             network,
             trace,

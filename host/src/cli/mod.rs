@@ -1,6 +1,7 @@
 //! The binary's commands: serving, and tools that work on files and packages.
 
 pub mod calibrate;
+pub mod extras;
 pub mod phases;
 pub mod pkg;
 pub mod precompile;

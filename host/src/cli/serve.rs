@@ -84,7 +84,7 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
         if cli.packages.is_empty() {
             bail!("--watch needs at least one --packages DIR to watch");
         }
-        server.watch(cli.packages.clone())?;
+        server.watch(super::extras::folders(&cli.packages))?;
         limina::log::info("watching the package folders for changes");
     }
     let engine = Engine::new(server, cli.mcp_stdio).context("starting the engine")?;
@@ -242,7 +242,14 @@ fn build_registry_from(
         .join()
         .map_err(|_| anyhow::anyhow!("building the sandbox panicked"))??;
     phases.end("sandbox");
+    let mut oci = config.oci;
+    // Fetched packages are kept beside the compiled cache (none with --no-cache).
+    oci.cache = cache_dir
+        .as_deref()
+        .and_then(std::path::Path::parent)
+        .map(|base| base.join("packages"));
     let mut registry = Registry::with_builtins(sandbox, config.policy, realm, builtins);
+    registry.set_oci(oci);
     registry.set_limit_overrides(config.package_limits);
     registry.set_host_grants(config.grants);
     registry.set_ceilings(config.ceilings);
@@ -267,27 +274,13 @@ fn build_registry_from(
     }
     registry.set_core_packages(core_names);
     phases.end("core packages");
-    let mut extras = Vec::new();
-    for root in &cli.packages {
-        extras.extend(package_dirs(root)?);
-    }
-    // Each package is read once (components can be large); unreadable ones are skipped.
-    let extras = extras
-        .into_iter()
-        .filter_map(|dir| match PackageSource::read(&dir) {
-            Ok(source) => Some(source),
-            Err(e) => {
-                limina::log::error(&format!("skipping the package in {}: {e:#}", dir.display()));
-                None
-            }
-        });
-    for source in newest_versions(extras) {
+    for source in newest_versions(super::extras::sources(&cli.packages, registry.oci())?) {
         let dir = source.dir.clone();
         if let Err(e) = registry.load(source) {
             limina::log::error(&format!("refused the package in {}: {e:#}", dir.display()));
         }
     }
-    registry.set_package_roots(cli.packages.clone());
+    registry.set_package_roots(super::extras::folders(&cli.packages));
     // The state store is opened now when a package keeps state, so a folder it cannot be
     // opened in stops the start instead of that package's first call.
     if registry

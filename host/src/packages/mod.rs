@@ -4,6 +4,7 @@
 mod attestation;
 pub mod embedded;
 mod manifest;
+pub mod oci;
 pub mod watch;
 
 pub use attestation::{SignatureCheck, content_hash, sign, verify};

@@ -166,6 +166,8 @@ pub struct Registry {
     scene_file: Option<std::path::PathBuf>,
     /// Folders holding installed packages, where `package.load` resolves references.
     package_roots: Vec<std::path::PathBuf>,
+    /// How `package.load` fetches `oci://` references.
+    oci: crate::packages::oci::OciSettings,
     /// Bumped whenever the skill set changes, or what a listing shows does (a skill or a
     /// session changed latency tier), so callers can memoize listings.
     generation: u64,
@@ -248,6 +250,7 @@ impl Registry {
             config_path: None,
             scene_file: None,
             package_roots: Vec::new(),
+            oci: Default::default(),
             generation: 0,
             skill_set: 0,
             started: Instant::now(),
@@ -408,6 +411,16 @@ impl Registry {
     /// The folders `package.load` resolves references in.
     pub fn package_roots(&self) -> &[std::path::PathBuf] {
         &self.package_roots
+    }
+
+    /// How `package.load` fetches `oci://` references (`[oci]`, `trustedKeys`).
+    pub fn set_oci(&mut self, settings: crate::packages::oci::OciSettings) {
+        self.oci = settings;
+    }
+
+    /// How `oci://` references are fetched.
+    pub fn oci(&self) -> &crate::packages::oci::OciSettings {
+        &self.oci
     }
 
     /// The sandbox, for compiling packages on another thread.

@@ -7,6 +7,7 @@ mod build;
 mod inspect;
 mod manifest_edit;
 mod new;
+mod push;
 mod sign;
 mod templates;
 mod templates_lang;
@@ -70,6 +71,18 @@ pub enum PkgAction {
         #[arg(long, value_name = "FILE")]
         out: PathBuf,
     },
+    /// Push a built package to an OCI registry as a WebAssembly component artifact and print
+    /// the digest hosts pin it by (`oci://HOST/REPO@sha256:…` in --packages, `[oci]
+    /// packages` or `package.load`).
+    Push {
+        /// The package folder (built: its limina.toml pins the component's content_hash).
+        dir: PathBuf,
+        /// Where to: oci://HOST[:PORT]/REPO:TAG.
+        reference: String,
+        /// Speak plain http to this registry (loopback registries always are).
+        #[arg(long)]
+        plain_http: bool,
+    },
     /// Print a component's skills, schemas, hooks, imports and exports; for a package folder
     /// also its manifest, limits, and whether its hash and signature verify.
     Inspect {
@@ -126,6 +139,11 @@ pub fn run(action: PkgAction) -> Result<ExitCode> {
         PkgAction::Sign { dir, key } => sign::run(&dir, &key),
         PkgAction::Keygen { out } => sign::keygen(&out),
         PkgAction::Inspect { file } => inspect::run(&file),
+        PkgAction::Push {
+            dir,
+            reference,
+            plain_http,
+        } => push::run(&dir, &reference, plain_http),
     }
 }
 

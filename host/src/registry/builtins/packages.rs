@@ -1,6 +1,7 @@
 //! `package.list` and `package.load`.
 
 use super::{Builtin, Spec, object};
+use crate::packages::oci::{self, Reference};
 use crate::packages::{PackageSource, package_dirs};
 use crate::registry::{Caller, ErrorCode, Failure, Registry};
 use serde_json::{Value, json};
@@ -34,10 +35,10 @@ pub(super) fn specs() -> Vec<Spec> {
         Spec {
             builtin: Builtin::PackageLoad,
             name: "package.load",
-            description: "Load (or upgrade) an installed package by reference, a name or name@range, for an agent under a profile, through package admission that requires the profile to grant its declared capabilities.",
+            description: "Load (or upgrade) a package by reference — an installed one by name or name@range, or one from an OCI registry by oci://HOST/REPO@sha256:DIGEST (or :TAG unless the host demands digests) — for an agent under a profile, through package admission that requires the profile to grant its declared capabilities.",
             input: object(
                 json!({
-                    "ref": {"type": "string", "description": "The package: its name (highest installed version) or name@semver-range."},
+                    "ref": {"type": "string", "description": "The package: its name (highest installed version), name@semver-range, or oci://HOST/REPO@sha256:DIGEST."},
                     "agentId": {"type": "string", "description": "The agent the package is loaded for."},
                     "sessionId": {"type": "string", "description": "The session the load is recorded under."},
                     "profile": {"type": "string", "description": "The permission profile that grants the package its capabilities."}
@@ -106,7 +107,24 @@ pub(super) fn load(
         profile: profile.name.clone(),
         ..caller.clone()
     };
-    let source = resolve(registry, &reference)?;
+    let source = if Reference::is_oci(&reference) {
+        let parsed = Reference::parse(&reference)
+            .map_err(|e| Failure::new(ErrorCode::InvalidInput, format!("`ref`: {e}")))?;
+        match oci::fetch(&parsed, registry.oci()) {
+            Ok(source) => source,
+            // Nothing was loaded: what is loaded keeps serving.
+            Err(e) => {
+                return Ok(json!({
+                    "ok": false, "ref": reference, "agentId": caller.agent_id,
+                    "rule": e.kind.rule(),
+                    "rejectReason": e.kind.rule().rsplit('.').next(),
+                    "reason": e.message, "loadEventId": null,
+                }));
+            }
+        }
+    } else {
+        resolve(registry, &reference)?
+    };
     let events_before = registry.realm().tracer.count();
     let result = registry.load_for(&loader, source, None);
     let load_event = registry
