@@ -205,6 +205,13 @@ pub const MAX_IN_FLIGHT_PER_CONNECTION: usize = 64;
 pub const MAX_WS_MESSAGE_BYTES: usize = 4 << 20;
 /// How long a subscriber may stay behind (its queue full) before it is disconnected.
 pub const MAX_STALL_MS: u64 = 10_000;
+/// How long the engine loop may go without turning before `/healthz` calls it stalled: far
+/// past a turn's longest normal wait (an idle poll, 100 ms; a call on the engine, `ENGINE_CALL_MS`),
+/// short enough that an orchestrator restarts a stuck world within seconds.
+pub const ENGINE_STALL_MS: u64 = 3_000;
+/// How long calls in flight get to finish after a termination signal (`--drain-ms`): inside
+/// Kubernetes' default 30 s grace period, with room for the checkpoint.
+pub const DEFAULT_DRAIN_MS: u64 = 10_000;
 /// Socket messages the engine queues before it wakes the writers (one wake-up of the
 /// listener thread for the lot, `mcp/engine/outbox.rs`), while more messages wait for it: under load
 /// a wake-up per message cost the engine a system call and the listener a sleep each.

@@ -168,6 +168,12 @@ pub struct Cli {
     #[arg(long, value_name = "URL")]
     otlp_endpoint: Option<String>,
 
+    /// After a termination signal, how long calls in flight get to finish before the world is
+    /// checkpointed and the host exits 0 (new calls are refused meanwhile; a second signal
+    /// cuts it short). Keep it inside the orchestrator's grace period.
+    #[arg(long, default_value_t = limina::limits::DEFAULT_DRAIN_MS, value_name = "MS")]
+    drain_ms: u64,
+
     /// Log level on stderr: debug, info, warn or error.
     #[arg(long, default_value = "info")]
     log_level: String,

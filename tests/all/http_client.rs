@@ -10,10 +10,11 @@ use std::time::Duration;
 
 /// A running `limina --mcp-http --port 0 --manual-clock …`.
 pub struct HttpHost {
-    child: Child,
+    /// The host process, when this value started it.
+    child: Option<Child>,
     /// `127.0.0.1:<port>`.
     pub addr: String,
-    _traces: tempfile::TempDir,
+    _traces: Option<tempfile::TempDir>,
 }
 
 impl HttpHost {
@@ -21,15 +22,24 @@ impl HttpHost {
         let (child, url, traces) = crate::support::serving_host(&["--mcp-http"], args, "http://");
         let addr = url["http://".len()..].trim_end_matches("/mcp").to_string();
         HttpHost {
-            child,
+            child: Some(child),
             addr,
-            _traces: traces,
+            _traces: Some(traces),
+        }
+    }
+
+    /// A client of a host started elsewhere, at `addr` (`127.0.0.1:<port>`).
+    pub fn attach(addr: String) -> HttpHost {
+        HttpHost {
+            child: None,
+            addr,
+            _traces: None,
         }
     }
 
     /// The host's process id.
     pub fn pid(&self) -> u32 {
-        self.child.id()
+        self.child.as_ref().expect("a host this value started").id()
     }
 
     pub fn url(&self) -> String {
@@ -89,8 +99,10 @@ impl HttpHost {
 
 impl Drop for HttpHost {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        if let Some(child) = &mut self.child {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
     }
 }
 

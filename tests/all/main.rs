@@ -27,6 +27,7 @@ mod local_http;
 mod local_registry;
 mod modern;
 mod oci_packages;
+mod orchestrator;
 mod otlp;
 mod otlp_collector;
 mod outbound;

@@ -87,7 +87,8 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
         server.watch(super::extras::folders(&cli.packages))?;
         limina::log::info("watching the package folders for changes");
     }
-    let engine = Engine::new(server, cli.mcp_stdio).context("starting the engine")?;
+    let mut engine = Engine::new(server, cli.mcp_stdio).context("starting the engine")?;
+    engine.set_drain_period(std::time::Duration::from_millis(cli.drain_ms));
     phases.end("engine");
     let stopper = engine.handle();
     limina::telemetry::signals::stop_on(move |signal| {
@@ -134,15 +135,15 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
     }
     phases.end("listeners");
     phases.log();
-    let stopped_by = engine.run().context("serving")?;
+    let stopped = engine.run().context("serving")?;
     // The engine (and with it every recorder) is gone: send the last spans and metrics.
     if let Some(exporting) = exporting {
         exporting.finish();
     }
-    Ok(match stopped_by {
-        Some(signal) => std::process::ExitCode::from((128 + signal).clamp(0, 255) as u8),
-        None => std::process::ExitCode::SUCCESS,
-    })
+    // Stopped by a signal, drained or cut short, the world's checkpoint is written: a
+    // clean stop, as an orchestrator asked for it.
+    limina::log::info(&format!("stopped: {stopped:?}"));
+    Ok(std::process::ExitCode::SUCCESS)
 }
 
 /// The registry the flags describe: configuration, sandbox, realm, core and extra packages,

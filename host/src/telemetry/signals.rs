@@ -49,8 +49,9 @@ pub fn exit_after(flush: impl FnOnce() + Send + 'static) -> io::Result<()> {
         .map(drop)
 }
 
-/// Waits on a thread of its own for a held termination signal and calls `stop` with it (the
-/// host then stops cleanly); a second signal exits at once with 128 + its number.
+/// Waits on a thread of its own for held termination signals and calls `stop` with each of
+/// the first two (the host drains, then stops cleanly; the second cuts the drain short); a
+/// third exits at once with 128 + its number.
 pub fn stop_on(stop: impl Fn(libc::c_int) + Send + 'static) -> io::Result<()> {
     std::thread::Builder::new()
         .name("termination".into())
@@ -59,9 +60,13 @@ pub fn stop_on(stop: impl Fn(libc::c_int) + Send + 'static) -> io::Result<()> {
             let mut signal: libc::c_int = 0;
             // SAFETY: waits for one of the signals in an initialized set, held in this thread.
             while unsafe { libc::sigwait(&set, &mut signal) } != 0 {}
-            crate::log::info("stopping: finishing cleanly (a second signal stops at once)");
             stop(signal);
+            // SAFETY: as above.
             while unsafe { libc::sigwait(&set, &mut signal) } != 0 {}
+            stop(signal);
+            // SAFETY: as above.
+            while unsafe { libc::sigwait(&set, &mut signal) } != 0 {}
+            crate::log::warn("a third termination signal: exiting at once, without a checkpoint");
             std::process::exit(128 + signal);
         })
         .map(drop)

@@ -164,7 +164,13 @@ fn a_locked_trace_folder_is_refused_naming_it_the_holder_and_the_flags_to_change
         "{err}"
     );
     assert!(
-        err.contains(&format!("process {}", std::process::id())),
+        err.contains(&format!(
+            "process {} on host {}",
+            std::process::id(),
+            std::fs::read_to_string("/proc/sys/kernel/hostname")
+                .unwrap()
+                .trim()
+        )),
         "{err}"
     );
     assert!(

@@ -654,16 +654,20 @@ fn lock(dir: &Path) -> Result<File> {
         Ok(()) => {
             // Who holds it, for the message a second host gives.
             file.set_len(0)?;
-            file.write_all_at(std::process::id().to_string().as_bytes(), 0)?;
+            let holder = format!("{} {}", std::process::id(), hostname());
+            file.write_all_at(holder.as_bytes(), 0)?;
             Ok(file)
         }
         Err(TryLockError::WouldBlock) => {
             let mut holder = String::new();
             let _ = file.read_to_string(&mut holder);
-            let holder = match holder.trim() {
-                pid if !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()) => {
-                    format!("process {pid}")
-                }
+            // `PID HOST` (a container's pid alone says little: it is 1 in every one).
+            let mut parts = holder.split_whitespace();
+            let holder = match (parts.next(), parts.next()) {
+                (Some(pid), host) if pid.bytes().all(|b| b.is_ascii_digit()) => match host {
+                    Some(host) => format!("process {pid} on host {host}"),
+                    None => format!("process {pid}"),
+                },
                 _ => "another process".to_string(),
             };
             bail!(
@@ -678,6 +682,15 @@ fn lock(dir: &Path) -> Result<File> {
             Err(e).with_context(|| format!("cannot lock the trace folder {}", dir.display()))
         }
     }
+}
+
+/// This machine's (or container's) host name, for the lock's holder; `?` when unknown.
+fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .map(|h| h.trim().to_string())
+        .filter(|h| !h.is_empty() && !h.contains(char::is_whitespace))
+        .unwrap_or_else(|| "?".into())
 }
 
 /// Moves the single `trace.jsonl` of earlier versions, beside the segments folder, in as the

@@ -54,7 +54,7 @@ pub enum Inbound {
     },
     /// A task's call finished on a worker.
     TaskDone { task: String, ran: RanCall },
-    /// The host was told to stop (a termination signal): finish cleanly.
+    /// A termination signal: the first drains and stops cleanly, the next cuts the drain short.
     Stop { signal: i32 },
 }
 
@@ -65,6 +65,8 @@ pub struct EngineHandle {
     pub(super) wake: Arc<Wake>,
     /// Why the trace cannot be written, while it cannot (`/readyz`).
     pub(super) trace_health: crate::trace::Health,
+    /// The loop's pulse and whether it drains (`/healthz`, `/readyz`).
+    pub(super) vitals: std::sync::Arc<super::vitals::Vitals>,
 }
 
 impl EngineHandle {
@@ -75,12 +77,20 @@ impl EngineHandle {
         sent
     }
 
-    /// Why the host should not be sent traffic now (the trace cannot be written), if so.
+    /// Why the host should not be sent traffic now, if so: the engine has not begun serving,
+    /// drains, or is stalled, or the trace cannot be written.
     pub fn not_ready(&self) -> Option<String> {
-        self.trace_health
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        self.vitals.not_ready().or_else(|| {
+            self.trace_health
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone()
+        })
+    }
+
+    /// Why the host is not healthy, if it is not: its engine loop has stopped turning.
+    pub fn unhealthy(&self) -> Option<String> {
+        self.vitals.stalled()
     }
 }
 

@@ -36,19 +36,26 @@
 //!   and the loop — the messages a transport hands over ([`Inbound`]) through an
 //!   [`EngineHandle`], a connection's way out, its cancellation flags, the world clock.
 //!   Transports and the dispatcher use these and nothing else of the engine.
+//! - `vitals` (the loop's pulse and whether it drains, read by `/healthz` and `/readyz`)
+//!   and `drain` (stopping for an orchestrator: admit nothing new, let calls in flight end,
+//!   checkpoint): kept by the loop.
 //! - `thread` (the loop), `workers` (threads for detached calls), `spin` (how long to look
 //!   for the next message before sleeping): above the dispatcher and the transports; the loop
 //!   reads stdin itself (`transport/stdio.rs`) and calls the dispatcher (`dispatch/`).
 
 pub(crate) mod cancel;
 pub(crate) mod clock;
+mod drain;
 pub(crate) mod inbox;
 pub(crate) mod outbox;
 mod spin;
 mod thread;
 #[cfg(test)]
 mod unsynced_tests;
+pub(crate) mod vitals;
 mod workers;
 
+pub use drain::Stopped;
 pub use inbox::{EngineHandle, Inbound, Notify, PeerId, next_peer_id};
 pub use thread::Engine;
+pub use vitals::Vitals;

@@ -3,9 +3,11 @@
 //! (the room's doc, `engine/mod.rs`, says how a message travels).
 
 use super::cancel::CancelBoard;
+use super::drain::{self, Drain, Stopped};
 use super::inbox::{EngineHandle, Inbound, Notify, PeerId, Wake};
 use super::outbox::{Lane, Outbox, Sent, frame};
 use super::spin::Spin;
+use super::vitals::Vitals;
 use super::workers::Workers;
 use crate::limits::{
     DETACHED_WORKERS_MIN, MAX_PARALLEL_CALLS, MAX_STALL_MS, MAX_STDOUT_BACKLOG_BYTES,
@@ -92,8 +94,14 @@ pub struct Engine {
     held: Vec<Held>,
     /// The bytes of the read replies held, for [`Engine::stdio_flush_due`].
     held_bytes: usize,
-    /// The termination signal that asked the engine to stop, once one did.
-    stopped_by: Option<i32>,
+    /// The drain a termination signal started, while it runs (`drain.rs`).
+    draining: Option<Drain>,
+    /// How long a drain lets calls in flight finish (`--drain-ms`).
+    drain_period: Duration,
+    /// Tasks handed to workers whose calls have not come back.
+    tasks_running: usize,
+    /// Why the loop ends, once it does.
+    stopped: Option<Stopped>,
     /// The socket listeners' lanes, rung once a batch of messages is queued (`outbox.rs`).
     lanes: Vec<Arc<Lane>>,
     /// Socket messages queued since the last ring: how many, and since when.
@@ -138,6 +146,7 @@ impl Engine {
             tx,
             wake: Arc::new(Wake::new()?),
             trace_health: server.registry().realm().tracer.health(),
+            vitals: Arc::new(Vitals::new()),
         };
         let cores = cores();
         let workers = Workers::start(detached_workers(cores), handle.clone())?;
@@ -154,7 +163,10 @@ impl Engine {
             holding,
             held: Vec::new(),
             held_bytes: 0,
-            stopped_by: None,
+            draining: None,
+            drain_period: Duration::from_millis(crate::limits::DEFAULT_DRAIN_MS),
+            tasks_running: 0,
+            stopped: None,
             lanes: Vec::new(),
             unrung: 0,
             unrung_since: None,
@@ -200,9 +212,19 @@ impl Engine {
     /// Serves until stdin ends (with stdio), a [`Inbound::Stop`] arrives, or forever
     /// (sockets only); then the server shuts down (the world's last checkpoint). Returns the
     /// termination signal that stopped it, if one did.
-    pub fn run(mut self) -> io::Result<Option<i32>> {
+    pub fn run(mut self) -> io::Result<Stopped> {
         loop {
-            if self.stopped_by.is_some() || (!self.serve_stdio_input()? && !self.serves_sockets()) {
+            self.handle.vitals.beat();
+            if let Some(drain) = &self.draining
+                && self.stopped.is_none()
+            {
+                self.stopped = drain.check(self.in_flight(), Instant::now());
+            }
+            if self.stopped.is_some() {
+                break;
+            }
+            if !self.serve_stdio_input()? && !self.serves_sockets() {
+                self.stopped = Some(Stopped::Finished);
                 break;
             }
             self.flush()?;
@@ -264,7 +286,7 @@ impl Engine {
             }
         }
         self.server.shutdown();
-        Ok(self.stopped_by)
+        Ok(self.stopped.unwrap_or(Stopped::Finished))
     }
 
     /// Waits for input or a wake-up, looking without sleeping first for as long as
@@ -435,8 +457,11 @@ impl Engine {
                 None => {}
             },
             Inbound::Completed { id, ticket, ran } => self.on_completed(id, ticket, ran),
-            Inbound::TaskDone { task, ran } => self.on_task_done(&task, ran),
-            Inbound::Stop { signal } => self.stopped_by = Some(signal),
+            Inbound::TaskDone { task, ran } => {
+                self.tasks_running = self.tasks_running.saturating_sub(1);
+                self.on_task_done(&task, ran)
+            }
+            Inbound::Stop { signal } => self.on_stop(signal),
         }
     }
 
@@ -515,6 +540,12 @@ impl Engine {
     /// One message from `id`: world time first, then the message, its notifications and
     /// reply, then the deltas it caused.
     fn on_message(&mut self, id: PeerId, text: &str) {
+        if self.draining.is_some()
+            && let Some(refusal) = drain::refusal(text)
+        {
+            self.send(id, refusal, Kind::Reply);
+            return;
+        }
         self.step_clock();
         let Some(peer) = self.peers.get_mut(&id) else {
             return;
@@ -530,6 +561,7 @@ impl Engine {
             return;
         };
         for (task, call) in peer.conn.task_jobs.drain(..) {
+            self.tasks_running += 1;
             self.workers.submit_task(task, call);
         }
         let reply = match handled {
@@ -832,13 +864,50 @@ impl Engine {
             Some(next) if watched => next.min(IDLE_POLL),
             _ => IDLE_POLL,
         };
-        // A call waiting for a person is refused as soon as its deadline passes.
+        // A call waiting for a person is refused as soon as its deadline passes, and a drain
+        // ends at its deadline.
         let now = Instant::now();
+        let timeout = self.draining.map_or(timeout, |d| {
+            timeout.min(d.deadline.saturating_duration_since(now))
+        });
         self.peers
             .values()
             .filter_map(|p| Server::asking_deadline(&p.conn))
             .map(|d| d.saturating_duration_since(now))
             .fold(timeout, Duration::min)
+    }
+
+    /// How long a drain lets calls in flight finish (`--drain-ms`).
+    pub fn set_drain_period(&mut self, period: Duration) {
+        self.drain_period = period;
+    }
+
+    /// A termination signal: the first starts a drain, the next cuts it short.
+    fn on_stop(&mut self, signal: i32) {
+        let in_flight = self.in_flight();
+        match &self.draining {
+            None => {
+                crate::log::info(&format!(
+                    "stopping: admitting no new calls; {in_flight} calls in flight get up to {} ms \
+                     (--drain-ms; a second signal cuts this short)",
+                    self.drain_period.as_millis()
+                ));
+                self.handle.vitals.drain();
+                self.draining = Some(Drain::new(signal, self.drain_period));
+            }
+            Some(drain) if self.stopped.is_none() => self.stopped = Some(drain.cut(in_flight)),
+            Some(_) => {}
+        }
+    }
+
+    /// Calls still in flight: off the engine, as tasks, or waiting for a person's answer.
+    fn in_flight(&self) -> usize {
+        let peers: usize = self
+            .peers
+            .values()
+            .map(|p| p.running.len() + usize::from(p.conn.asking.is_some()))
+            .sum();
+        peers + self.tasks_running
     }
 
     /// Registers a socket transport (so the engine keeps running after stdin ends).

@@ -242,7 +242,15 @@ async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Response<Bod
         Err(refusal) => return text(StatusCode::BAD_REQUEST, &refusal.to_string()),
     };
     match path.as_str() {
-        "/healthz" => return text(StatusCode::OK, "ok"),
+        "/healthz" => {
+            return match shared.engine.unhealthy() {
+                None => text(StatusCode::OK, "ok"),
+                Some(why) => text(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    &format!("unhealthy: {why}"),
+                ),
+            };
+        }
         "/readyz" => {
             return match shared.engine.not_ready() {
                 None => text(StatusCode::OK, "ready"),
