@@ -41,7 +41,7 @@ fn info(grants: Permissions, limits: &PackageLimits) -> CallInfo {
         fuel: limits.fuel_per_call,
         memory_limit_bytes: limits.memory_bytes,
         timeout_ms: limits.timeout_ms,
-        clock: limina::sandbox::Clock::Wall,
+        clock: limina::call::Clock::Wall,
         tick: 0,
         cancel: Default::default(),
         progress: None,

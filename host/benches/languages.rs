@@ -71,7 +71,7 @@ fn main() {
                 fuel: limits.fuel_per_call,
                 memory_limit_bytes: limits.memory_bytes,
                 timeout_ms: limits.timeout_ms,
-                clock: limina::sandbox::Clock::Wall,
+                clock: limina::call::Clock::Wall,
                 tick: 0,
                 cancel: Default::default(),
                 progress: None,

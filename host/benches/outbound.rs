@@ -6,10 +6,11 @@
 //! the overhead per request; needs `target/components/rustfetch.wasm` and
 //! `packages/weather/weather.wasm` from `cargo xtask build-guests`.
 
+use limina::call::CallControl;
 use limina::config::Config;
 use limina::packages::PackageSource;
 use limina::policy::Permissions;
-use limina::registry::{CallControl, Caller, Invocation, Registry, Response};
+use limina::registry::{Caller, Invocation, Registry, Response};
 use limina::sandbox::{CompileCache, Sandbox};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};

@@ -5,6 +5,7 @@
 //! (OpenTelemetry export) sits beside `mcp`, which feeds it; `upstream` (other MCP servers
 //! whose tools the registry mounts) sits beside `sandbox`, below `registry`.
 
+pub mod call;
 pub mod ceilings;
 pub mod config;
 pub mod files;

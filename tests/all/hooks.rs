@@ -4,9 +4,10 @@
 //! call without changing the world. Hooks run only for the skills their patterns match.
 
 use crate::support::{Client, error_of, guest_packages};
+use limina::call::ErrorCode;
 use limina::packages::PackageSource;
 use limina::policy::Profiles;
-use limina::registry::{Caller, ErrorCode, HookPhase, HostHook, Registry};
+use limina::registry::{Caller, HookPhase, HostHook, Registry};
 use serde_json::{Value, json};
 use std::sync::{Arc, Mutex};
 use tempfile::TempDir;

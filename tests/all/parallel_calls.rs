@@ -12,7 +12,8 @@ use crate::support::{
     Client, admitted_builder, empty_registry, error_of, guest_packages, package_dir, repo,
 };
 use crate::ws_client::WsHost;
-use limina::registry::{CallControl, Invocation};
+use limina::call::CallControl;
+use limina::registry::Invocation;
 use serde_json::{Value, json};
 use std::sync::Mutex;
 use std::time::Duration;
@@ -268,6 +269,6 @@ fn a_tail_page_the_window_holds_is_answered_on_the_engine_and_others_leave_it() 
         panic!("a bad input with a recent cursor left the engine");
     };
     let failure = refused.error.unwrap();
-    assert_eq!(failure.code, limina::registry::ErrorCode::InvalidInput);
+    assert_eq!(failure.code, limina::call::ErrorCode::InvalidInput);
     assert!(failure.message.contains("limit"), "{}", failure.message);
 }

@@ -5,8 +5,9 @@
 //! and changed on disk is refused at its call. The state store opens only when needed.
 
 use crate::support::{Client, admitted_builder, empty_registry, repo};
+use limina::call::ErrorCode;
 use limina::packages::PackageSource;
-use limina::registry::{Caller, ErrorCode, Registry};
+use limina::registry::{Caller, Registry};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 

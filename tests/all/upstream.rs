@@ -317,7 +317,7 @@ fn revoking_an_upstream_refuses_its_tools() {
     registry.revoke_package("py");
     let refused = registry.invoke(&caller, "py.echo", json!({"text": "after"}));
     let failure = refused.error.expect("refused");
-    assert_eq!(failure.code, limina::registry::ErrorCode::Forbidden);
+    assert_eq!(failure.code, limina::call::ErrorCode::Forbidden);
     assert!(
         failure.message.contains("`py` was revoked"),
         "{}",

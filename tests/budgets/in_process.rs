@@ -1,8 +1,9 @@
 //! Revocation, driven through the registry's API in-process (there is no wire method to
 //! revoke; an operator's tooling or configuration does it).
 
+use limina::call::ErrorCode;
 use limina::policy::Profiles;
-use limina::registry::{Caller, ErrorCode, Registry};
+use limina::registry::{Caller, Registry};
 use serde_json::json;
 
 fn registry() -> Registry {

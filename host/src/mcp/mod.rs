@@ -24,5 +24,3 @@ pub use dispatch::session::Session;
 pub use engine::clock::Clock;
 pub use engine::{Engine, EngineHandle, Inbound};
 pub use transport::{Guard, Listen};
-/// The 2026-07-28 wire names, shared with the client side (`crate::upstream`).
-pub use wire::modern::{CAPABILITIES_KEY, SERVER_INFO_KEY, VERSION as MODERN_VERSION, VERSION_KEY};

@@ -4,7 +4,7 @@
 //! bytes cannot hold a call past its deadline).
 
 use super::ledger::Record;
-use crate::sandbox::Interrupt;
+use crate::call::Interrupt;
 use bytes::Bytes;
 use hyper::body::{Body, Frame, SizeHint};
 use std::pin::Pin;

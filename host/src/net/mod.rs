@@ -23,10 +23,12 @@ mod body;
 pub(crate) mod connect;
 pub mod ledger;
 pub mod outgoing;
+mod reach;
 pub mod resolve;
 pub mod tls;
 
 pub use ledger::{NetUsage, Record};
 pub use outgoing::{NetCall, NetHooks};
+pub use reach::Reach;
 pub use resolve::{HostResolver, Resolver};
 pub use tls::TlsRoots;

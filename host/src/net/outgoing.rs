@@ -8,13 +8,14 @@ use super::address;
 use super::body::{Flow, Watched};
 use super::connect;
 use super::ledger::Record;
+use crate::call::Interrupt;
 use crate::grants::path::{self, PathRefusal};
 use crate::grants::{Host, Scheme, UrlPattern};
 use crate::limits::{
     MAX_NET_REQUEST_BODY_BYTES, MAX_NET_REQUESTS_PER_CALL, MAX_NET_RESPONSE_BODY_BYTES,
     NET_CONNECT_TIMEOUT_MS,
 };
-use crate::sandbox::{Interrupt, Reach};
+use crate::net::Reach;
 use http_body_util::BodyExt;
 use std::future::Future;
 use std::net::{IpAddr, SocketAddr};

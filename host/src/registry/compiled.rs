@@ -7,7 +7,8 @@
 //! from its folder — only if the file still hashes to what was loaded, so a call never runs a
 //! component other than the one whose description was registered.
 
-use super::{ErrorCode, Failure, Registry};
+use super::Registry;
+use crate::call::{ErrorCode, Failure};
 use crate::sandbox::CompiledPackage;
 use anyhow::{Result, bail};
 

@@ -12,7 +12,8 @@
 //! call's mark is never put back over a change that was kept.
 
 use super::durable::refusal;
-use super::{Failure, Handler, Registry};
+use super::{Handler, Registry};
+use crate::call::Failure;
 use crate::policy::PolicyMark;
 
 /// The calls whose events wait for a write.

@@ -24,7 +24,8 @@ use super::builtins::Job;
 use super::guest_call::GuestPrep;
 use super::hooks::covers;
 use super::pipeline::{Authority, Decided, parse_output};
-use super::{CallControl, CallStages, Caller, Failure, Handler, Registry, Response, Stage};
+use super::{Caller, Handler, Registry, Response};
+use crate::call::{CallControl, CallStages, Failure, Stage};
 use crate::limits::TRACE_WINDOW;
 use crate::policy::Reservation;
 use crate::realm::{Realm, Rng};
@@ -120,7 +121,7 @@ impl DetachedCall {
                 let result = job.take().map_or_else(
                     || {
                         Err(Failure::new(
-                            super::ErrorCode::HandlerError,
+                            crate::call::ErrorCode::HandlerError,
                             "the job ran already",
                         ))
                     },
@@ -159,7 +160,7 @@ impl DetachedCall {
                 Outcome::Upstream(result, started.elapsed().as_secs_f64() * 1000.0)
             }
             _ => Outcome::History(Err(Failure::new(
-                super::ErrorCode::HandlerError,
+                crate::call::ErrorCode::HandlerError,
                 "not an upstream call",
             ))),
         };
@@ -425,7 +426,7 @@ impl Registry {
                 let mut prep = self.prepare_guest(caller, package, name, &decided.decision_id)?;
                 // Off the engine nobody waits for it: its package's own deadline holds.
                 prep.info.timeout_ms = self.packages[package].limits.timeout_ms;
-                prep.info.clock = crate::sandbox::Clock::Wall;
+                prep.info.clock = crate::call::Clock::Wall;
                 prep.slot.deadline_by_engine = false;
                 Work::Guest {
                     prep,

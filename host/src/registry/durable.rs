@@ -10,7 +10,8 @@
 //! (`deferral.rs`), answered and, on a failure, refused then.
 
 use super::builtins::Builtin;
-use super::{Caller, ErrorCode, Failure, Handler, Registry, Response};
+use super::{Caller, Handler, Registry, Response};
+use crate::call::{ErrorCode, Failure};
 use crate::policy::PolicyMark;
 use serde_json::Value;
 use std::time::Instant;

@@ -3,7 +3,8 @@
 //! budget, and the measured cost charged afterwards.
 
 use super::load::HOST_SESSION;
-use super::{Caller, ErrorCode, Failure, Registry};
+use super::{Caller, Registry};
+use crate::call::{ErrorCode, Failure};
 use crate::files::{FileAccess, WriteQuota};
 use crate::limits::FUEL_PER_MS;
 use crate::policy::Budget;
@@ -119,7 +120,7 @@ impl Registry {
             // Calls on the engine hold everyone: the engine's short deadline (a detached call
             // gets its package's own back, see `detach`).
             timeout_ms: self.engine_deadline(package),
-            clock: crate::sandbox::Clock::Running,
+            clock: crate::call::Clock::Running,
             tick: self.realm().world.tick(),
             cancel: self.control.cancel.clone(),
             progress: self.control.progress.clone(),
@@ -263,13 +264,13 @@ impl Registry {
     /// What a call to `package` may reach outside the world, when its manifest declares
     /// grants: the grants, what the host gives now, the resolver, the session's network
     /// budget left and the secret values to keep out of what the guest says.
-    fn reach(&self, package: usize, budget: &Budget) -> Option<Arc<crate::sandbox::Reach>> {
+    fn reach(&self, package: usize, budget: &Budget) -> Option<Arc<crate::net::Reach>> {
         let p = &self.packages[package];
         let declared = &p.manifest.grants;
         if declared.is_empty() {
             return None;
         }
-        Some(Arc::new(crate::sandbox::Reach {
+        Some(Arc::new(crate::net::Reach {
             package: p.manifest.name.as_str().into(),
             declared: Arc::new(declared.clone()),
             host: self.host_grants.clone(),

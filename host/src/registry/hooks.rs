@@ -1,7 +1,8 @@
 //! Hooks run around handlers: before-hooks see (and may rewrite or refuse) the validated
 //! input, after-hooks the output. Host hooks run first, then guest hooks in load order.
 
-use super::{Caller, Failure};
+use super::Caller;
+use crate::call::Failure;
 use crate::policy::glob;
 use serde_json::Value;
 

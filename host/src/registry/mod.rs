@@ -32,10 +32,10 @@ pub use detached::{DetachedCall, Invocation, RanCall};
 pub use hooks::{HookPhase, HostHook};
 pub use latency::{LatencyReport, LatencySource, LatencyWindow};
 pub use load::HOST_SESSION;
-pub use response::{ErrorCode, Failure, Metadata, Response};
+pub use response::{Metadata, Response};
 pub use schema::Schema;
-pub use stages::{CallStages, GuestStage, PolicyStage, Stage};
 
+use crate::call::CallControl;
 use crate::limits::PackageLimits;
 use crate::packages::Manifest;
 use crate::policy::{LatencyTier, Permissions, PolicyConfig, PolicyEngine, Profiles};
@@ -196,25 +196,6 @@ pub struct Registry {
     upstreams: Vec<Arc<crate::upstream::Upstream>>,
     /// Calls whose events wait for the batch's write (`deferral.rs`).
     deferral: deferral::Deferral,
-}
-
-/// What the caller's transport attaches to a call: a way to cancel it, and where its progress
-/// goes when the client asked for progress.
-#[derive(Clone, Default)]
-pub struct CallControl {
-    pub cancel: crate::sandbox::Cancel,
-    pub progress: Option<crate::sandbox::ProgressSink>,
-    /// A person's answer, for a call an `[[approve]]` rule holds (see `approval.rs`).
-    pub approval: Option<crate::policy::Approval>,
-}
-
-impl CallControl {
-    /// Reports progress to the caller, if it asked for it (host built-ins use this).
-    pub fn report(&self, done: f64, total: Option<f64>, message: &str) {
-        if let Some(sink) = &self.progress {
-            sink(done, total, Some(message.to_string()));
-        }
-    }
 }
 
 impl Registry {

@@ -4,7 +4,8 @@
 use super::decision::{self, Crossing};
 use super::hooks::{HookPhase, covers};
 use super::schema::normalize_input;
-use super::{CallControl, Caller, ErrorCode, Failure, Handler, Registry, Response, Stage};
+use super::{Caller, Handler, Registry, Response};
+use crate::call::{CallControl, ErrorCode, Failure, Stage};
 use crate::limits::MAX_OUTPUT_BYTES;
 use crate::policy::{CallRequest, Verdict};
 use crate::trace::NewEvent;

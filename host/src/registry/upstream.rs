@@ -4,7 +4,8 @@
 //! wraps the skill); otherwise the call is detached (`detached.rs`) and waits on a thread of
 //! its own.
 
-use super::{Annotations, Failure, Handler, Registry, Schema, Skill};
+use super::{Annotations, Handler, Registry, Schema, Skill};
+use crate::call::Failure;
 use crate::policy::{LatencyTier, Permissions};
 use crate::upstream::{ToolSpec, Upstream, tools::content_schema};
 use serde_json::Value;

@@ -4,10 +4,10 @@ use super::bindings::{
     CallContext, PackageDescription, SkillError, SkillPackage as Package,
     SkillPackagePre as PackagePre,
 };
-use super::interrupt::{Cancel, Clock, Cut, Interrupt};
 use super::limiter::{MemoryLimiter, Refused};
 use super::wasi::GuestWasi;
 use super::wasi_files::FileGuard;
+use crate::call::{Cancel, Clock, Cut, Interrupt, ProgressSink};
 use crate::files::FileAccess;
 use crate::limits::PackageLimits;
 use crate::policy::Permissions;
@@ -47,9 +47,6 @@ pub(super) struct ActiveCall {
     pub secrets_refused: bool,
 }
 
-/// Where a call's progress goes: `(done, total, message)` to the client that asked.
-pub type ProgressSink = Arc<dyn Fn(f64, Option<f64>, Option<String>) + Send + Sync>;
-
 /// Who is calling, with what, and within which limits.
 #[derive(Clone)]
 pub struct CallInfo {
@@ -74,7 +71,7 @@ pub struct CallInfo {
     /// The package's state quota, when it holds a `state` grant.
     pub state_quota: Option<crate::state::Usage>,
     /// What the package may reach outside the world (`None`: it declares no grants).
-    pub reach: Option<Arc<super::Reach>>,
+    pub reach: Option<Arc<crate::net::Reach>>,
 }
 
 /// Why a call was cut short by the sandbox. The instance is discarded after any of them.

@@ -9,11 +9,9 @@ mod described;
 mod engine;
 mod imports;
 mod instance;
-mod interrupt;
 mod limiter;
 mod outside;
 mod precheck;
-mod reach;
 mod wasi;
 mod wasi_env;
 mod wasi_files;
@@ -21,9 +19,5 @@ mod wasi_sleep;
 
 pub use cache::{CompileCache, content_hash};
 pub use engine::Sandbox;
-pub use instance::{
-    CallFailure, CallInfo, CallOutcome, CompiledPackage, GuestInstance, ProgressSink,
-};
-pub use interrupt::{Cancel, Clock, Cut, Interrupt};
+pub use instance::{CallFailure, CallInfo, CallOutcome, CompiledPackage, GuestInstance};
 pub use limiter::MemoryLimiter;
-pub use reach::Reach;

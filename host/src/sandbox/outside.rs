@@ -3,9 +3,9 @@
 //! call) and totalled for the session's `budget.net`; and any secret value the guest echoed is
 //! taken out of what it says back — log lines, error messages, trace events, output.
 
-use super::Reach;
 use super::bindings::SkillError;
 use super::instance::{ActiveCall, CallFailure, CallOutcome, GuestState};
+use crate::net::Reach;
 use crate::net::{NetCall, NetUsage};
 use crate::trace::NewEvent;
 use serde_json::json;

@@ -6,7 +6,7 @@
 //! granted nothing (no files, sockets or stdin), so clocks are the one wait to bound.
 
 use super::instance::GuestState;
-use super::interrupt::Interrupt;
+use crate::call::Interrupt;
 use crate::limits::EPOCH_TICK_MS;
 use anyhow::Result;
 use std::time::{Duration, Instant};

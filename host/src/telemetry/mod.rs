@@ -6,7 +6,7 @@
 //!
 //! The MCP layer hands plain [`RequestRecord`]s to a [`Recorder`] (a bounded queue, never
 //! waited on); spans are built and sent on the export thread. The registry only says what
-//! happened ([`crate::registry::CallStages`]) and knows nothing of this module.
+//! happened ([`crate::call::CallStages`]) and knows nothing of this module.
 
 mod config;
 mod export;

@@ -1,7 +1,7 @@
 //! What the MCP layer tells telemetry about one JSON-RPC request: plain data, made on the
 //! engine thread and turned into spans on the export thread.
 
-use crate::registry::CallStages;
+use crate::call::CallStages;
 use std::time::{Instant, SystemTime};
 
 /// The transport a request came over (`network.transport`).

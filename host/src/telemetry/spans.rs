@@ -4,7 +4,7 @@
 //! `mcp.server.operation.duration` measurement. Runs on the export thread, never the engine.
 
 use super::record::{Outcome, RequestRecord};
-use crate::registry::Stage;
+use crate::call::Stage;
 use opentelemetry::propagation::{Extractor, TextMapPropagator};
 use opentelemetry::trace::{SpanKind, Status, TraceContextExt, Tracer};
 use opentelemetry::{Context, KeyValue};
@@ -189,7 +189,7 @@ impl Extractor for CallerContext<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::registry::{CallStages, GuestStage, PolicyStage};
+    use crate::call::{CallStages, GuestStage, PolicyStage};
     use crate::telemetry::export::Finished;
     use crate::telemetry::record::tests::sample;
     use opentelemetry::metrics::MeterProvider as _;

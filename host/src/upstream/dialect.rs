@@ -1,10 +1,10 @@
 //! Which MCP revision the host speaks to an upstream server. It asks `server/discover`
 //! (2026-07-28) first and falls back to `initialize` (2025-11-25) when the server does not
 //! know it; what differs afterwards is only how a request says which revision it speaks.
-//! The wire names are the server side's (`crate::mcp::modern`), so both sides share them.
+//! The wire names are the server side's (`crate::mcp::wire::modern`), so both sides share them.
 
 use super::link::{Conversation, RequestError};
-use crate::mcp::{CAPABILITIES_KEY, MODERN_VERSION as VERSION, VERSION_KEY};
+use crate::mcp::wire::modern::{CAPABILITIES_KEY, SERVER_INFO_KEY, VERSION, VERSION_KEY};
 use serde_json::{Value, json};
 use std::time::Duration;
 
@@ -106,7 +106,7 @@ fn server_name(result: &Value) -> String {
         .or_else(|| {
             result
                 .get("_meta")
-                .and_then(|m| m.get(crate::mcp::SERVER_INFO_KEY))
+                .and_then(|m| m.get(SERVER_INFO_KEY))
                 .and_then(|i| i.get("name"))
         })
         .and_then(Value::as_str)

@@ -12,9 +12,9 @@
 use super::dialect::{CLASSIC_VERSION, Dialect};
 use super::link::{Conversation, Events, RequestError, reply_of};
 use super::oauth::Credentials;
+use crate::call::{Cancel, ProgressSink};
 use crate::limits::UPSTREAM_MESSAGE_BYTES;
-use crate::mcp::{MODERN_VERSION, VERSION_KEY};
-use crate::sandbox::{Cancel, ProgressSink};
+use crate::mcp::wire::modern::{VERSION as MODERN_VERSION, VERSION_KEY};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::Request;

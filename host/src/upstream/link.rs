@@ -4,8 +4,8 @@
 //! its own channel, so any number of callers share the link without holding a lock across
 //! the wait. Over stdio the server's stderr goes to our log with its name.
 
+use crate::call::{Cancel, ProgressSink};
 use crate::limits::{UPSTREAM_MAX_IN_FLIGHT, UPSTREAM_MESSAGE_BYTES};
-use crate::sandbox::{Cancel, ProgressSink};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};

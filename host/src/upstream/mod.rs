@@ -27,8 +27,8 @@ pub use config::{Auth, Transport, UpstreamConfig};
 pub use dialect::Dialect;
 pub use tools::ToolSpec;
 
+use crate::call::{CallControl, ErrorCode, Failure};
 use crate::limits::UPSTREAM_RESULT_BYTES;
-use crate::registry::{CallControl, ErrorCode, Failure};
 use link::{Conversation, RequestError};
 use serde_json::{Value, json};
 use std::collections::HashSet;

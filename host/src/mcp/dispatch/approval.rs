@@ -47,7 +47,7 @@ pub(in crate::mcp) struct Asking {
     pub(in crate::mcp) arguments: Value,
     pub(in crate::mcp) progress: Option<Value>,
     /// The `tools/call`'s cancel, raised by a `notifications/cancelled` for it.
-    pub(in crate::mcp) cancel: crate::sandbox::Cancel,
+    pub(in crate::mcp) cancel: crate::call::Cancel,
     pub(in crate::mcp) deadline: Instant,
     pub(in crate::mcp) timeout_ms: u64,
     /// The request as telemetry watches it (export on).

@@ -6,9 +6,10 @@
 //! its frame, with the answer's text used for both copies; the `Value` form remains for the
 //! replies that are reshaped on their way (2026-07-28 envelopes, tasks, telemetry).
 
+use crate::call::ErrorCode;
 use crate::json::object;
 use crate::mcp::engine::outbox::Frame;
-use crate::registry::{ErrorCode, Response};
+use crate::registry::Response;
 use serde_json::Value;
 use std::io::Write;
 
@@ -131,8 +132,8 @@ const RESULT_START_BYTES: usize = 192;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::call::Failure;
     use crate::mcp::wire::jsonrpc;
-    use crate::registry::Failure;
     use serde_json::json;
     use std::time::Instant;
 

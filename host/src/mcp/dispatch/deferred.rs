@@ -6,8 +6,9 @@
 //! outcome as it ends.
 
 use super::server::{CallShape, Server, limina_result, mcp_result};
+use crate::call::Failure;
 use crate::mcp::wire::jsonrpc::reply;
-use crate::registry::{Failure, Response};
+use crate::registry::Response;
 use serde_json::Value;
 
 /// Whether and what the server defers.

@@ -3,7 +3,7 @@
 //! Only when export is on; otherwise nothing here runs.
 
 use super::server::Connection;
-use crate::registry::CallStages;
+use crate::call::CallStages;
 use crate::telemetry::{Outcome, RequestRecord};
 use serde_json::Value;
 use std::time::{Instant, SystemTime};

@@ -6,13 +6,14 @@ use super::observe::Watch;
 use super::session::Session;
 use super::sync::{Subscription, SyncWatch};
 use super::tools::ToolListing;
+use crate::call::{CallControl, ErrorCode};
 use crate::limits::TOOLS_PAGE_SIZE;
 use crate::mcp::engine::cancel::CancelBoard;
 use crate::mcp::engine::clock::Clock;
 use crate::mcp::engine::inbox::Notify;
 use crate::mcp::wire::jsonrpc::{self, Incoming, RpcError, reply};
 use crate::mcp::wire::modern::{self, Envelope};
-use crate::registry::{CallControl, DetachedCall, ErrorCode, Invocation, Registry, Response};
+use crate::registry::{DetachedCall, Invocation, Registry, Response};
 use serde_json::{Value, json};
 
 /// Server-wide settings.
@@ -62,7 +63,7 @@ pub struct Connection {
     /// The trace events of its last call: what a delta it caused names in `causedBy`.
     pub last_events: Vec<String>,
     /// The cancel of the request being handled.
-    pub(in crate::mcp) current: Option<crate::sandbox::Cancel>,
+    pub(in crate::mcp) current: Option<crate::call::Cancel>,
     /// The id of the request being handled.
     pub(in crate::mcp) request_id: Option<Value>,
     /// The 2026-07-28 envelope of the request being handled (`None`: a session's request).
@@ -143,7 +144,7 @@ impl Connection {
     }
 
     /// A sink turning a guest's (or a built-in's) reports into `notifications/progress`.
-    fn progress_sink(&self, token: Value) -> Option<crate::sandbox::ProgressSink> {
+    fn progress_sink(&self, token: Value) -> Option<crate::call::ProgressSink> {
         let notify = self.notify.clone()?;
         Some(std::sync::Arc::new(move |done, total, message| {
             let mut params = json!({"progressToken": token, "progress": done});

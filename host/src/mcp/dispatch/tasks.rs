@@ -20,11 +20,12 @@
 //! `MAX_TASKS_PER_IDENTITY` at once, and expire `TASK_TTL_MS` after creation.
 
 use super::server::{Connection, Server};
+use crate::call::ErrorCode;
 use crate::limits::{MAX_TASKS_PER_IDENTITY, TASK_POLL_INTERVAL_MS, TASK_TTL_MS};
 use crate::mcp::wire::jsonrpc;
 use crate::mcp::wire::jsonrpc::RpcError;
 use crate::mcp::wire::modern::TASKS_EXTENSION;
-use crate::registry::{DetachedCall, ErrorCode, Invocation, Response};
+use crate::registry::{DetachedCall, Invocation, Response};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -75,7 +76,7 @@ pub struct Task {
     status: Status,
     created: SystemTime,
     updated: SystemTime,
-    cancel: crate::sandbox::Cancel,
+    cancel: crate::call::Cancel,
     /// The `tools/call` result, once it ended with one.
     result: Option<Value>,
     /// A protocol-level failure, once it ended with one.
@@ -105,7 +106,7 @@ impl Tasks {
         &mut self,
         owner: &str,
         skill: &str,
-        cancel: crate::sandbox::Cancel,
+        cancel: crate::call::Cancel,
         dialect: Dialect,
     ) -> Result<String, String> {
         self.expire();
@@ -299,12 +300,12 @@ impl Server {
             .expect("checked by the caller")
             .caller
             .clone();
-        let cancel = crate::sandbox::Cancel::default();
+        let cancel = crate::call::Cancel::default();
         let id = self
             .tasks
             .create(&caller.session_id, name, cancel.clone(), dialect)
             .map_err(|m| RpcError::new(-32002, m))?;
-        let control = crate::registry::CallControl {
+        let control = crate::call::CallControl {
             cancel,
             progress: None,
             approval,

@@ -2,8 +2,8 @@
 //! raises a flag the moment `notifications/cancelled` arrives — before the engine reaches it
 //! in order — so a running guest stops at once and a queued request never starts.
 
+use crate::call::Cancel;
 use crate::limits::MAX_PENDING_CANCELS;
-use crate::sandbox::Cancel;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};

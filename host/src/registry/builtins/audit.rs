@@ -2,7 +2,8 @@
 //! and the engine's tallies.
 
 use super::{Builtin, Spec, object};
-use crate::registry::{ErrorCode, Failure, Registry};
+use crate::call::{ErrorCode, Failure};
+use crate::registry::Registry;
 use crate::trace::{DECISION_KINDS, DecisionQuery, Event, History};
 use serde_json::{Value, json};
 use std::collections::{BTreeSet, HashMap, VecDeque};

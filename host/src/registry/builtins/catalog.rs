@@ -1,8 +1,9 @@
 //! `skills.list` and `skills.describe`.
 
 use super::{Builtin, Spec, not_found, object};
+use crate::call::{ErrorCode, Failure};
 use crate::registry::search::{SearchCatalog, SearchDoc, SearchIndex};
-use crate::registry::{Caller, ErrorCode, Failure, Registry, Skill};
+use crate::registry::{Caller, Registry, Skill};
 use serde_json::{Value, json};
 
 pub(super) fn specs() -> Vec<Spec> {

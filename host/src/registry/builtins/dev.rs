@@ -1,7 +1,8 @@
 //! `dev.reload`: the hot-reload path on demand.
 
 use super::{Builtin, Spec, object};
-use crate::registry::{Caller, ErrorCode, Failure, Registry};
+use crate::call::{ErrorCode, Failure};
+use crate::registry::{Caller, Registry};
 use serde_json::{Value, json};
 
 /// The catalog's targets (`skill`, `scene`, `data`) plus `package`, which DESIGN.md and the

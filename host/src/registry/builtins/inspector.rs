@@ -1,7 +1,8 @@
 //! `inspector.snapshot`: the whole host at a glance, entities paged.
 
 use super::{Builtin, Spec, object};
-use crate::registry::{Caller, ErrorCode, Failure, Registry};
+use crate::call::{ErrorCode, Failure};
+use crate::registry::{Caller, Registry};
 use crate::world::EntityFilter;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;

@@ -10,7 +10,8 @@ mod tiers;
 mod trace;
 mod world;
 
-use super::{Annotations, Caller, ErrorCode, Failure, Handler, Registry, Schema, Skill};
+use super::{Annotations, Caller, Handler, Registry, Schema, Skill};
+use crate::call::{ErrorCode, Failure};
 use crate::policy::Permission;
 use crate::trace::History;
 use serde_json::Value;

@@ -1,9 +1,10 @@
 //! `package.list` and `package.load`.
 
 use super::{Builtin, Spec, object};
+use crate::call::{ErrorCode, Failure};
 use crate::packages::oci::{self, Reference};
 use crate::packages::{PackageSource, package_dirs};
-use crate::registry::{Caller, ErrorCode, Failure, Registry};
+use crate::registry::{Caller, Registry};
 use serde_json::{Value, json};
 
 pub(super) fn specs() -> Vec<Spec> {

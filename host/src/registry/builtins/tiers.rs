@@ -4,8 +4,9 @@
 //! `skills.calibrate`: measure every guest skill on a scratch world so tiers are known early.
 
 use super::{Builtin, Spec, object};
+use crate::call::{ErrorCode, Failure};
 use crate::policy::LatencyTier;
-use crate::registry::{Caller, ErrorCode, Failure, Registry};
+use crate::registry::{Caller, Registry};
 use serde_json::{Value, json};
 
 pub(super) fn specs() -> Vec<Spec> {

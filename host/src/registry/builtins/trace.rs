@@ -1,7 +1,8 @@
 //! `trace.tail`, `trace.explainEvent`, `trace.export`: the durable trace read back.
 
 use super::{Builtin, Job, Spec, not_found, object};
-use crate::registry::{ErrorCode, Failure, Registry};
+use crate::call::{ErrorCode, Failure};
+use crate::registry::Registry;
 use crate::trace::{ExportRange, History, Tracer, check_export_name};
 use serde_json::{Value, json};
 

@@ -3,7 +3,8 @@
 //! clock it adds steps on top of the ones wall time brings.
 
 use super::{Builtin, Spec, object};
-use crate::registry::{ErrorCode, Failure, Registry};
+use crate::call::{ErrorCode, Failure};
+use crate::registry::Registry;
 use serde_json::{Value, json};
 
 /// Most ticks one call may take, so a single call cannot stall the host.

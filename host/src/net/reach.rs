@@ -3,8 +3,8 @@
 //! network budget has left, and the secret values to take out of whatever the guest says.
 //! Built per call (cheaply: shared parts are `Arc`s) only for packages that declare grants.
 
+use super::Resolver;
 use crate::grants::{Grants, HostGrants};
-use crate::net::Resolver;
 use std::sync::Arc;
 
 /// A call's reach outside the world.
@@ -17,7 +17,7 @@ pub struct Reach {
     pub host: Arc<HostGrants>,
     pub resolver: Arc<dyn Resolver>,
     /// The roots `https` requests trust.
-    pub tls: crate::net::TlsRoots,
+    pub tls: super::TlsRoots,
     /// Requests and bytes the session may still send (`None`: unbounded).
     pub net_left: (Option<u64>, Option<u64>),
     /// Secret values never to pass on (see [`crate::grants::secrets::redact`]).
