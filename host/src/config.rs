@@ -138,6 +138,21 @@ fn yes() -> bool {
 }
 
 impl Config {
+    /// A loader that re-reads the file at `path` for the registry's `data` reloads.
+    pub fn loader(path: std::path::PathBuf) -> crate::registry::ConfigLoader {
+        Box::new(move || {
+            let config = Config::load(&path)?;
+            Ok(crate::registry::Reconfiguration {
+                policy: config.policy,
+                package_limits: config.package_limits,
+                grants: config.grants,
+                ceilings: config.ceilings,
+                files: config.files,
+                outbound: config.outbound,
+            })
+        })
+    }
+
     /// Reads and parses a file; errors start with `path:line:`.
     pub fn load(path: &Path) -> Result<Config, String> {
         let text = std::fs::read_to_string(path)

@@ -300,7 +300,7 @@ fn build_registry_from(
         .map_err(anyhow::Error::msg)
         .context("[[upstream]]")?;
     if let Some(path) = &cli.config {
-        registry.set_config_path(path.clone());
+        registry.set_config_loader(limina::config::Config::loader(path.clone()));
     }
     let replay_scene = cli.scene.is_some() && !kept;
     if let (Some(scene), false) = (&cli.scene, replay_scene) {

@@ -32,6 +32,7 @@ pub use detached::{DetachedCall, Invocation, RanCall};
 pub use hooks::{HookPhase, HostHook};
 pub use latency::{LatencyReport, LatencySource, LatencyWindow};
 pub use load::HOST_SESSION;
+pub use reload::{ConfigLoader, Reconfiguration};
 pub use response::{Metadata, Response};
 pub use schema::Schema;
 
@@ -160,8 +161,8 @@ pub struct Registry {
     tls_roots: crate::net::TlsRoots,
     /// Where `trace.export` may write.
     traces_dir: Option<std::path::PathBuf>,
-    /// What `dev.reload data` re-reads.
-    config_path: Option<std::path::PathBuf>,
+    /// What `dev.reload data` re-reads (`None`: the host was started without a configuration).
+    config_loader: Option<reload::ConfigLoader>,
     /// What `dev.reload scene` replays.
     scene_file: Option<std::path::PathBuf>,
     /// Folders holding installed packages, where `package.load` resolves references.
@@ -228,7 +229,7 @@ impl Registry {
             resolver: crate::net::HostResolver::default().into_shared(),
             tls_roots: crate::net::TlsRoots::default(),
             traces_dir: None,
-            config_path: None,
+            config_loader: None,
             scene_file: None,
             package_roots: Vec::new(),
             oci: Default::default(),

@@ -5,7 +5,6 @@
 use super::load::host_caller;
 use super::pipeline::Authority;
 use super::{Caller, Registry};
-use crate::config::Config;
 use crate::packages::PackageSource;
 use crate::packages::watch::Reload;
 use crate::trace::NewEvent;
@@ -13,10 +12,30 @@ use anyhow::{Context, Result, anyhow, bail};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
+/// The parts of the configuration a `data` reload applies.
+pub struct Reconfiguration {
+    /// Profiles, quotas, budgets, approvals and tiers.
+    pub policy: crate::policy::PolicyConfig,
+    /// Per-package limits, by package name.
+    pub package_limits: std::collections::BTreeMap<String, crate::limits::PackageLimits>,
+    /// What the host gives each package beyond its manifest.
+    pub grants: crate::grants::HostGrants,
+    /// The host-wide ceilings no package exceeds.
+    pub ceilings: crate::ceilings::Ceilings,
+    /// How much each package may write into its volumes.
+    pub files: crate::files::FilesConfig,
+    /// The roots outbound `https` trusts.
+    pub outbound: crate::net::TlsRoots,
+}
+
+/// Reads the configuration again for a `data` reload (the CLI's reads `--config`); the error
+/// says what is wrong with it.
+pub type ConfigLoader = Box<dyn Fn() -> Result<Reconfiguration, String> + Send>;
+
 impl Registry {
-    /// The configuration file `data` reloads re-read.
-    pub fn set_config_path(&mut self, path: PathBuf) {
-        self.config_path = Some(path);
+    /// How `data` reloads re-read the configuration.
+    pub fn set_config_loader(&mut self, loader: ConfigLoader) {
+        self.config_loader = Some(loader);
     }
 
     /// The scene file `scene` reloads replay (also replayed at start-up with `--scene`).
@@ -73,10 +92,10 @@ impl Registry {
 
     /// Re-reads the configuration file and applies it: profiles, quotas, budgets, limits.
     pub fn reload_data(&mut self) -> Result<Vec<String>> {
-        let path = self.config_path.clone().ok_or_else(|| {
+        let load = self.config_loader.as_ref().ok_or_else(|| {
             anyhow!("this host was started without --config; there is no configuration to reload")
         })?;
-        let config = Config::load(&path).map_err(anyhow::Error::msg)?;
+        let config = load().map_err(anyhow::Error::msg)?;
         let profiles = config
             .policy
             .profiles
