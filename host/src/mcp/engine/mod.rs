@@ -32,12 +32,12 @@
 //! client whose replies cannot be queued is disconnected with a close reason.
 //!
 //! The room's files, and who may use them:
-//! - `inbox`, `outbox`, `cancel`, `clock`: what crosses between a transport, the dispatcher
-//!   and the loop — the messages a transport hands over ([`Inbound`]) through an
-//!   [`EngineHandle`], a connection's way out, its cancellation flags, the world clock.
-//!   Transports and the dispatcher use these and nothing else of the engine.
-//! - `vitals` (the loop's pulse and whether it drains, read by `/healthz` and `/readyz`)
-//!   and `drain` (stopping for an orchestrator: admit nothing new, let calls in flight end,
+//! - `inbox`, `outbox`, `cancel`, `clock`, `vitals`: what crosses between a transport, the
+//!   dispatcher and the loop — the messages a transport hands over ([`Inbound`]) through an
+//!   [`EngineHandle`], a connection's way out, its cancellation flags, the world clock, and
+//!   the loop's pulse and whether it drains (read by `/healthz` and `/readyz` through the
+//!   handle). Transports and the dispatcher use these and nothing else of the engine.
+//! - `drain` (stopping for an orchestrator: admit nothing new, let calls in flight end,
 //!   checkpoint): kept by the loop.
 //! - `thread` (the loop), `workers` (threads for detached calls), `spin` (how long to look
 //!   for the next message before sleeping): above the dispatcher and the transports; the loop
