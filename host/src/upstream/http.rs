@@ -9,12 +9,13 @@
 //! every address checked (plain `http` reaches loopback only, a cloud metadata address never),
 //! then TCP and, for `https`, TLS with the Mozilla roots (`crate::net::connect`).
 
-use super::dialect::{CLASSIC_VERSION, Dialect};
+use super::handshake;
 use super::link::{Conversation, Events, RequestError, reply_of};
 use super::oauth::Credentials;
 use crate::call::{Cancel, ProgressSink};
 use crate::limits::UPSTREAM_MESSAGE_BYTES;
-use crate::mcp::wire::modern::{VERSION as MODERN_VERSION, VERSION_KEY};
+use crate::mcp::wire::Revision;
+use crate::mcp::wire::modern::VERSION_KEY;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::Request;
@@ -237,13 +238,19 @@ impl HttpLink {
             .and_then(|m| m.get(VERSION_KEY))
             .is_some();
         if modern {
-            headers.push(("mcp-protocol-version", MODERN_VERSION.to_string()));
+            headers.push((
+                "mcp-protocol-version",
+                Revision::Modern.version().to_string(),
+            ));
             headers.push(("mcp-method", method.to_string()));
             if let Some(name) = message.pointer("/params/name").and_then(Value::as_str) {
                 headers.push(("mcp-name", name.to_string()));
             }
         } else if method != "initialize" {
-            headers.push(("mcp-protocol-version", CLASSIC_VERSION.to_string()));
+            headers.push((
+                "mcp-protocol-version",
+                Revision::Classic.version().to_string(),
+            ));
             self.push_session(&mut headers);
         }
         self.push_bearer(&mut headers).await?;
@@ -426,7 +433,7 @@ impl Conversation for HttpLink {
                     .and_then(|m| m.get(VERSION_KEY))
                     .is_some()
                 {
-                    params = Dialect::Modern.params(params);
+                    params = handshake::stamped(Revision::Modern, params);
                 }
                 self.notify("notifications/cancelled", params);
                 Err(given_up)
@@ -443,15 +450,15 @@ impl Conversation for HttpLink {
         });
     }
 
-    fn listen_for_changes(&self, dialect: Dialect) {
+    fn listen_for_changes(&self, revision: Revision) {
         let Some(link) = self.me() else { return };
         let spawned = std::thread::Builder::new()
             .name(format!("upstream-{}-listen", self.name))
             .spawn(move || {
                 while !link.is_closed() {
-                    let ended = match dialect {
-                        Dialect::Modern => link.listen_modern(),
-                        Dialect::Classic => link.block_on(link.listen_classic()),
+                    let ended = match revision {
+                        Revision::Modern => link.listen_modern(),
+                        Revision::Classic => link.block_on(link.listen_classic()),
                     };
                     match ended {
                         // The stream broke: open it again.
@@ -485,7 +492,7 @@ impl HttpLink {
     /// A `subscriptions/listen` POST, read for as long as it lasts (its reply never comes).
     fn listen_modern(&self) -> Result<Value, RequestError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let message = super::dialect::listen_request(id);
+        let message = handshake::listen_request(id);
         self.block_on(self.exchange(&message, Some(id), None))
     }
 
@@ -520,7 +527,10 @@ impl HttpLink {
     async fn listen_classic(&self) -> Result<Value, RequestError> {
         let mut headers = vec![
             ("accept", "text/event-stream".to_string()),
-            ("mcp-protocol-version", CLASSIC_VERSION.to_string()),
+            (
+                "mcp-protocol-version",
+                Revision::Classic.version().to_string(),
+            ),
         ];
         self.push_session(&mut headers);
         self.push_bearer(&mut headers).await?;

@@ -6,6 +6,7 @@
 
 use crate::call::{Cancel, ProgressSink};
 use crate::limits::{UPSTREAM_MAX_IN_FLIGHT, UPSTREAM_MESSAGE_BYTES};
+use crate::mcp::wire::Revision;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -51,9 +52,9 @@ pub trait Conversation: Send + Sync {
     ) -> Result<Value, RequestError>;
     /// Sends a notification.
     fn notify(&self, method: &str, params: Value);
-    /// Opens what carries the server's tool list changes in `dialect`, kept for the
-    /// conversation's life (see [`super::dialect::listen_for_changes`]).
-    fn listen_for_changes(&self, dialect: super::Dialect);
+    /// Opens what carries the server's tool list changes in `revision`, kept for the
+    /// conversation's life (see [`super::handshake::listen_for_changes`]).
+    fn listen_for_changes(&self, revision: Revision);
     /// Whether the conversation is over.
     fn is_closed(&self) -> bool;
     /// Ends it (stops a stdio server).
@@ -365,11 +366,11 @@ impl Conversation for Link {
         let _ = self.write(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
     }
 
-    fn listen_for_changes(&self, dialect: super::Dialect) {
+    fn listen_for_changes(&self, revision: Revision) {
         // Over stdio a 2025-11-25 server's notifications arrive on its output anyway.
-        if dialect == super::Dialect::Modern {
+        if revision == Revision::Modern {
             let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-            let _ = self.write(&super::dialect::listen_request(id));
+            let _ = self.write(&super::handshake::listen_request(id));
         }
     }
 

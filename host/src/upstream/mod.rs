@@ -16,7 +16,7 @@
 //! An upstream is sent nothing of the caller's identity: only the tool's name and arguments.
 
 pub mod config;
-mod dialect;
+mod handshake;
 mod http;
 mod link;
 mod oauth;
@@ -24,11 +24,11 @@ mod supervisor;
 pub mod tools;
 
 pub use config::{Auth, Transport, UpstreamConfig};
-pub use dialect::Dialect;
 pub use tools::ToolSpec;
 
 use crate::call::{CallControl, ErrorCode, Failure};
 use crate::limits::UPSTREAM_RESULT_BYTES;
+use crate::mcp::wire::Revision;
 use link::{Conversation, RequestError};
 use serde_json::{Value, json};
 use std::collections::HashSet;
@@ -52,7 +52,7 @@ pub struct Upstream {
 /// The connection as it stands.
 struct Live {
     link: Option<Arc<dyn Conversation>>,
-    dialect: Dialect,
+    revision: Revision,
     /// Why it is down, while it is.
     down: String,
 }
@@ -62,7 +62,7 @@ impl Upstream {
         Upstream {
             live: Mutex::new(Live {
                 link: None,
-                dialect: Dialect::Classic,
+                revision: Revision::Classic,
                 down: format!("upstream `{}` has not started yet", config.name),
             }),
             config,
@@ -110,9 +110,9 @@ impl Upstream {
     }
 
     /// The revision it speaks now (`None` while it is down).
-    pub fn dialect(&self) -> Option<Dialect> {
+    pub fn revision(&self) -> Option<Revision> {
         let live = self.live.lock().unwrap_or_else(|e| e.into_inner());
-        live.link.as_ref().map(|_| live.dialect)
+        live.link.as_ref().map(|_| live.revision)
     }
 
     /// Stops its server and keeps it stopped (host shutdown).
@@ -139,10 +139,10 @@ impl Upstream {
         control: &CallControl,
     ) -> Result<Value, Failure> {
         let name = &self.config.name;
-        let (link, dialect) = {
+        let (link, revision) = {
             let live = self.live.lock().unwrap_or_else(|e| e.into_inner());
             match &live.link {
-                Some(link) if !link.is_closed() => (link.clone(), live.dialect),
+                Some(link) if !link.is_closed() => (link.clone(), live.revision),
                 // Closed a moment ago; the supervisor has not marked it down yet.
                 Some(_) => {
                     return Err(Failure::new(
@@ -155,7 +155,7 @@ impl Upstream {
                 None => return Err(Failure::new(ErrorCode::HandlerError, live.down.clone())),
             }
         };
-        let params = dialect.params(json!({"name": tool, "arguments": arguments}));
+        let params = handshake::stamped(revision, json!({"name": tool, "arguments": arguments}));
         let timeout = Duration::from_millis(self.config.timeout_ms);
         match link.request(
             "tools/call",

@@ -2,13 +2,14 @@
 //! exits, mark its tools down (they answer `handler_error` naming it, at once) and start it
 //! again after a backoff that doubles with each failure and resets once a start held.
 
-use super::dialect::{self, Dialect};
+use super::handshake;
 use super::http::HttpLink;
 use super::link::{Conversation, Events, Link, RequestError};
 use super::oauth::Credentials;
 use super::tools::{self, ToolSpec};
 use super::{Transport, Upstream};
 use crate::limits::{UPSTREAM_BACKOFF_MAX_MS, UPSTREAM_BACKOFF_MIN_MS, UPSTREAM_START_MS};
+use crate::mcp::wire::Revision;
 use serde_json::{Value, json};
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{Receiver, channel};
@@ -157,11 +158,11 @@ fn connect(
         }
     };
     let timeout = Duration::from_millis(UPSTREAM_START_MS);
-    let opened = dialect::handshake(link.as_ref(), timeout).and_then(|(dialect, server)| {
-        let tools = list_tools(link.as_ref(), dialect, &upstream.config, timeout)?;
-        Ok((dialect, server, tools))
+    let opened = handshake::handshake(link.as_ref(), timeout).and_then(|(revision, server)| {
+        let tools = list_tools(link.as_ref(), revision, &upstream.config, timeout)?;
+        Ok((revision, server, tools))
     });
-    let (dialect, server, tools) = match opened {
+    let (revision, server, tools) = match opened {
         Ok(opened) => opened,
         Err(e) => {
             link.kill();
@@ -171,7 +172,7 @@ fn connect(
     crate::log::info(&format!(
         "upstream `{}` ({server}) speaks {}; {} tools mounted: {}",
         upstream.name(),
-        dialect.version(),
+        revision.version(),
         tools.len(),
         tools
             .iter()
@@ -180,24 +181,24 @@ fn connect(
             .join(", ")
     ));
     upstream.offer_tools(tools);
-    dialect::listen_for_changes(link.as_ref(), dialect);
+    handshake::listen_for_changes(link.as_ref(), revision);
     let mut live = upstream.live.lock().unwrap_or_else(|e| e.into_inner());
     live.link = Some(link.clone());
-    live.dialect = dialect;
+    live.revision = revision;
     Ok((link, exited))
 }
 
 /// Lists the tools again after `notifications/tools/list_changed`.
 fn relist(upstream: &Upstream) {
-    let (link, dialect) = {
+    let (link, revision) = {
         let live = upstream.live.lock().unwrap_or_else(|e| e.into_inner());
         match &live.link {
-            Some(link) => (link.clone(), live.dialect),
+            Some(link) => (link.clone(), live.revision),
             None => return,
         }
     };
     let timeout = Duration::from_millis(upstream.config.timeout_ms);
-    match list_tools(link.as_ref(), dialect, &upstream.config, timeout) {
+    match list_tools(link.as_ref(), revision, &upstream.config, timeout) {
         Ok(tools) => {
             crate::log::info(&format!(
                 "upstream `{}` changed its tools; {} mounted",
@@ -217,7 +218,7 @@ fn relist(upstream: &Upstream) {
 /// Every page of `tools/list`, admitted by the entry's allow-list.
 fn list_tools(
     link: &dyn Conversation,
-    dialect: Dialect,
+    revision: Revision,
     config: &super::UpstreamConfig,
     timeout: Duration,
 ) -> Result<Vec<ToolSpec>, RequestError> {
@@ -228,7 +229,13 @@ fn list_tools(
         if let Some(c) = cursor.take() {
             params["cursor"] = c;
         }
-        let page = link.request("tools/list", dialect.params(params), timeout, None, None)?;
+        let page = link.request(
+            "tools/list",
+            handshake::stamped(revision, params),
+            timeout,
+            None,
+            None,
+        )?;
         if let Some(tools) = page.get("tools").and_then(Value::as_array) {
             listed.extend(tools.iter().cloned());
         }

@@ -296,7 +296,7 @@ impl Server {
             }
             outcome => outcome.map(Answer::into_value),
         };
-        let outcome = self.in_dialect(conn, modern.as_ref(), outcome);
+        let outcome = self.in_revision(conn, modern.as_ref(), outcome);
         Handled::Reply(self.conclude(conn, id, || outcome, watch))
     }
 
@@ -342,7 +342,7 @@ impl Server {
             CallShape::Mcp => Ok(mcp_result(response)),
             CallShape::Limina => limina_result(response),
         };
-        let outcome = self.in_dialect(conn, pending.modern.as_ref(), outcome);
+        let outcome = self.in_revision(conn, pending.modern.as_ref(), outcome);
         self.conclude(conn, pending.id, || outcome, pending.watch)
     }
 
@@ -615,9 +615,9 @@ impl Server {
             super::approval::Gate::Run(approval) => approval,
             super::approval::Gate::Reply(reply) => return Ok(Answer::Value(reply)),
         };
-        if let Some(dialect) = self.wants_task(conn, name, params) {
+        if let Some(revision) = self.wants_task(conn, name, params) {
             return self
-                .start_task(conn, dialect, name, arguments, approval)
+                .start_task(conn, revision, name, arguments, approval)
                 .map(Answer::Value);
         }
         let token = progress_token(params);

@@ -121,7 +121,7 @@ impl Server {
 
     /// A 2026-07-28 request's outcome as it leaves: results typed and stamped, and the log
     /// lines it asked for queued before its reply. Older revisions' outcomes pass unchanged.
-    pub(in crate::mcp) fn in_dialect(
+    pub(in crate::mcp) fn in_revision(
         &mut self,
         conn: &mut Connection,
         envelope: Option<&Envelope>,

@@ -22,6 +22,7 @@
 use super::server::{Connection, Server};
 use crate::call::ErrorCode;
 use crate::limits::{MAX_TASKS_PER_IDENTITY, TASK_POLL_INTERVAL_MS, TASK_TTL_MS};
+use crate::mcp::wire::Revision;
 use crate::mcp::wire::jsonrpc;
 use crate::mcp::wire::jsonrpc::RpcError;
 use crate::mcp::wire::modern::TASKS_EXTENSION;
@@ -60,13 +61,6 @@ impl Status {
     }
 }
 
-/// Which revision made a task (it is shown in that revision's shape).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Dialect {
-    Modern,
-    Session,
-}
-
 /// One task.
 pub struct Task {
     pub id: String,
@@ -81,7 +75,8 @@ pub struct Task {
     result: Option<Value>,
     /// A protocol-level failure, once it ended with one.
     error: Option<Value>,
-    dialect: Dialect,
+    /// The revision that made it: it is shown in that revision's shape.
+    revision: Revision,
 }
 
 /// The tasks of every identity.
@@ -107,7 +102,7 @@ impl Tasks {
         owner: &str,
         skill: &str,
         cancel: crate::call::Cancel,
-        dialect: Dialect,
+        revision: Revision,
     ) -> Result<String, String> {
         self.expire();
         let held = self.by_id.values().filter(|t| t.owner == owner).count();
@@ -137,7 +132,7 @@ impl Tasks {
                 cancel,
                 result: None,
                 error: None,
-                dialect,
+                revision,
             },
         );
         Ok(id)
@@ -192,12 +187,12 @@ impl Task {
             "createdAt": time(self.created),
             "lastUpdatedAt": time(self.updated),
         });
-        match self.dialect {
-            Dialect::Modern => {
+        match self.revision {
+            Revision::Modern => {
                 fields["ttlMs"] = json!(TASK_TTL_MS);
                 fields["pollIntervalMs"] = json!(TASK_POLL_INTERVAL_MS);
             }
-            Dialect::Session => {
+            Revision::Classic => {
                 fields["ttl"] = json!(TASK_TTL_MS);
                 fields["pollInterval"] = json!(TASK_POLL_INTERVAL_MS);
             }
@@ -208,7 +203,7 @@ impl Task {
     /// `tasks/get`: the fields, and in 2026-07-28 the result or error once it ended.
     fn detailed(&self) -> Value {
         let mut fields = self.fields();
-        if self.dialect == Dialect::Modern {
+        if self.revision == Revision::Modern {
             if let Some(result) = &self.result {
                 fields["result"] = result.clone();
             }
@@ -270,18 +265,18 @@ impl Server {
         conn: &Connection,
         name: &str,
         params: &Value,
-    ) -> Option<Dialect> {
-        let dialect = match &conn.envelope {
+    ) -> Option<Revision> {
+        let revision = match &conn.envelope {
             Some(envelope) => {
                 require_extension(&envelope.capabilities).ok()?;
-                Dialect::Modern
+                Revision::Modern
             }
             None => {
                 params.get("task").filter(|t| t.is_object())?;
-                Dialect::Session
+                Revision::Classic
             }
         };
-        (task_support(self.registry(), name) == "optional").then_some(dialect)
+        (task_support(self.registry(), name) == "optional").then_some(revision)
     }
 
     /// Starts `name` as a task of the connection's caller; the handle to answer with. A call
@@ -289,7 +284,7 @@ impl Server {
     pub(in crate::mcp) fn start_task(
         &mut self,
         conn: &mut Connection,
-        dialect: Dialect,
+        revision: Revision,
         name: &str,
         arguments: Value,
         approval: Option<crate::policy::Approval>,
@@ -303,7 +298,7 @@ impl Server {
         let cancel = crate::call::Cancel::default();
         let id = self
             .tasks
-            .create(&caller.session_id, name, cancel.clone(), dialect)
+            .create(&caller.session_id, name, cancel.clone(), revision)
             .map_err(|m| RpcError::new(-32002, m))?;
         let control = crate::call::CallControl {
             cancel,
@@ -321,13 +316,13 @@ impl Server {
             Invocation::Detached(call) => conn.task_jobs.push((id.clone(), call)),
         }
         let task = &self.tasks.by_id[&id];
-        Ok(match dialect {
-            Dialect::Modern => {
+        Ok(match revision {
+            Revision::Modern => {
                 let mut handle = task.fields();
                 handle["resultType"] = json!("task");
                 handle
             }
-            Dialect::Session => json!({"task": task.fields()}),
+            Revision::Classic => json!({"task": task.fields()}),
         })
     }
 

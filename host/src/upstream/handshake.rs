@@ -1,42 +1,23 @@
-//! Which MCP revision the host speaks to an upstream server. It asks `server/discover`
+//! Which MCP [`Revision`] the host speaks to an upstream server. It asks `server/discover`
 //! (2026-07-28) first and falls back to `initialize` (2025-11-25) when the server does not
-//! know it; what differs afterwards is only how a request says which revision it speaks.
-//! The wire names are the server side's (`crate::mcp::wire::modern`), so both sides share them.
+//! know it; what differs afterwards is only how a request says which revision it speaks
+//! ([`stamped`]). The wire names are the server side's (`crate::mcp::wire`), so both sides
+//! share them.
 
 use super::link::{Conversation, RequestError};
+use crate::mcp::wire::Revision;
 use crate::mcp::wire::modern::{CAPABILITIES_KEY, SERVER_INFO_KEY, VERSION, VERSION_KEY};
 use serde_json::{Value, json};
 use std::time::Duration;
 
-/// The revision 2025-11-25 (sessions opened by `initialize`).
-pub const CLASSIC_VERSION: &str = "2025-11-25";
-
-/// The revision an upstream speaks with us.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Dialect {
-    /// 2026-07-28: every request carries its revision and our capabilities in `_meta`.
-    Modern,
-    /// 2025-11-25: one `initialize`, then plain requests.
-    Classic,
-}
-
-impl Dialect {
-    /// The revision's date.
-    pub fn version(self) -> &'static str {
-        match self {
-            Dialect::Modern => VERSION,
-            Dialect::Classic => CLASSIC_VERSION,
-        }
+/// `params` as `revision` sends them: in 2026-07-28 they carry the revision and our
+/// capabilities (none) in `_meta`; in 2025-11-25 they go as they are.
+pub fn stamped(revision: Revision, mut params: Value) -> Value {
+    if revision == Revision::Modern {
+        params["_meta"][VERSION_KEY] = json!(VERSION);
+        params["_meta"][CAPABILITIES_KEY] = json!({});
     }
-
-    /// `params` as this revision sends them.
-    pub fn params(self, mut params: Value) -> Value {
-        if self == Dialect::Modern {
-            params["_meta"][VERSION_KEY] = json!(VERSION);
-            params["_meta"][CAPABILITIES_KEY] = json!({});
-        }
-        params
-    }
+    params
 }
 
 /// Opens the conversation: `server/discover`, else `initialize` + `notifications/initialized`.
@@ -44,17 +25,17 @@ impl Dialect {
 pub fn handshake(
     link: &dyn Conversation,
     timeout: Duration,
-) -> Result<(Dialect, String), RequestError> {
+) -> Result<(Revision, String), RequestError> {
     let discover = link.request(
         "server/discover",
-        Dialect::Modern.params(json!({})),
+        stamped(Revision::Modern, json!({})),
         timeout,
         None,
         None,
     );
     match discover {
         Ok(result) if speaks_modern(&result) => {
-            return Ok((Dialect::Modern, server_name(&result)));
+            return Ok((Revision::Modern, server_name(&result)));
         }
         // Unknown method, or an answer without our revision: the older handshake.
         Ok(_) | Err(RequestError::Rpc { .. }) => {}
@@ -63,7 +44,7 @@ pub fn handshake(
     let result = link.request(
         "initialize",
         json!({
-            "protocolVersion": CLASSIC_VERSION,
+            "protocolVersion": Revision::Classic.version(),
             "capabilities": {},
             "clientInfo": {"name": "limina", "version": env!("CARGO_PKG_VERSION")},
         }),
@@ -72,14 +53,14 @@ pub fn handshake(
         None,
     )?;
     link.notify("notifications/initialized", json!({}));
-    Ok((Dialect::Classic, server_name(&result)))
+    Ok((Revision::Classic, server_name(&result)))
 }
 
 /// Asks to hear when the server's tools change. In 2025-11-25 the server sends
 /// `notifications/tools/list_changed` on its own (over HTTP, on the stream a GET opens); in
 /// 2026-07-28 only on a `subscriptions/listen` stream. Either is kept for the connection's life.
-pub fn listen_for_changes(link: &dyn Conversation, dialect: Dialect) {
-    link.listen_for_changes(dialect);
+pub fn listen_for_changes(link: &dyn Conversation, revision: Revision) {
+    link.listen_for_changes(revision);
 }
 
 /// The `subscriptions/listen` request that asks for tool list changes (2026-07-28).
@@ -88,7 +69,7 @@ pub fn listen_request(id: u64) -> Value {
         "jsonrpc": "2.0",
         "id": id,
         "method": "subscriptions/listen",
-        "params": Dialect::Modern.params(json!({"notifications": {"toolsListChanged": true}})),
+        "params": stamped(Revision::Modern, json!({"notifications": {"toolsListChanged": true}})),
     })
 }
 
@@ -122,11 +103,11 @@ mod tests {
 
     #[test]
     fn modern_requests_carry_the_revision_and_classic_ones_do_not() {
-        let p = Dialect::Modern.params(json!({"name": "x"}));
+        let p = stamped(Revision::Modern, json!({"name": "x"}));
         assert_eq!(p["_meta"][VERSION_KEY], VERSION);
         assert_eq!(p["name"], "x");
         assert_eq!(
-            Dialect::Classic.params(json!({"name": "x"})),
+            stamped(Revision::Classic, json!({"name": "x"})),
             json!({"name": "x"})
         );
     }
