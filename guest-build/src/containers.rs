@@ -17,6 +17,8 @@ const PACKAGES: &[(&str, &str)] = &[
     ("buildah", "1.28.2+ds1-3+deb12u1+b3"),
     ("runc", "1.1.5+ds1-1+deb12u1"),
     ("containernetworking-plugins", "1.1.1+ds1-3+b5"),
+    // The pause process of a pod's infra container (`podman kube play`).
+    ("catatonit", "0.1.7-1+b2"),
     ("docker-registry", "2.8.2+ds1-1"),
 ];
 

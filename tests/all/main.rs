@@ -14,6 +14,7 @@ mod edge;
 mod engine_stall;
 mod example_packages;
 mod files_and_state;
+mod fleet;
 mod grants;
 mod guest_errors;
 mod hooks;
