@@ -215,6 +215,30 @@ enum Command {
         #[command(subcommand)]
         action: cli::pkg::PkgAction,
     },
+    /// Review and approve upstream tools whose definitions changed since they were pinned
+    /// (kept in --trace-dir; a running host picks an approval up at once).
+    Upstream {
+        #[command(subcommand)]
+        action: UpstreamAction,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum UpstreamAction {
+    /// Show each held change of the upstream NAME: the approved definition beside the one
+    /// it lists now, field by field, with both digests (for `pin` in its [[upstream]] entry).
+    Diff {
+        /// The `name` of its [[upstream]] entry.
+        name: String,
+    },
+    /// Accept the held changes of the upstream NAME: the listed definitions of TOOLs (all
+    /// held ones when none is named) become their pins, removed tools lose theirs.
+    Approve {
+        /// The `name` of its [[upstream]] entry.
+        name: String,
+        /// The tools to accept (by their name at the server).
+        tools: Vec<String>,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -263,6 +287,10 @@ fn main() -> ExitCode {
                 },
         }) => cli::trace::verify(&path, from_seq, to_seq),
         Some(Command::Pkg { action }) => cli::pkg::run(action),
+        Some(Command::Upstream { action }) => match action {
+            UpstreamAction::Diff { name } => cli::upstream::diff(&cli, &name),
+            UpstreamAction::Approve { name, tools } => cli::upstream::approve(&cli, &name, &tools),
+        },
         Some(Command::World {
             action: WorldAction::Export { output },
         }) => cli::world::export(&cli, output.as_deref()),

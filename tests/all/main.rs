@@ -55,6 +55,7 @@ mod trace_store;
 mod ui_skills;
 mod upstream;
 mod upstream_http;
+mod upstream_pins;
 mod upstream_rmcp;
 mod viewer;
 mod world_restart;

@@ -462,7 +462,9 @@ fn a_cancelled_call_is_cancelled_at_the_upstream_and_progress_is_relayed() {
 
 #[test]
 fn an_upstreams_list_changed_remounts_its_tools_and_is_passed_on() {
-    let mut m = mounted("agent", "", "");
+    // Under `warn` a tool added later is mounted at once and reported (`hold`, the default,
+    // holds it: `upstream_pins.rs`).
+    let mut m = mounted("agent", "pinning = \"warn\"", "");
     let c = &mut m.client;
     assert!(!tool_names(c).contains(&"py.grown".to_string()));
     c.call_ok("py.grow", json!({}));
@@ -474,6 +476,16 @@ fn an_upstreams_list_changed_remounts_its_tools_and_is_passed_on() {
         c.call_ok("py.grown", json!({"text": "up"})),
         json!({"result": "UP"})
     );
+    let changed = c.call_ok(
+        "trace.tail",
+        json!({"type": "upstream.tool.changed", "limit": 10}),
+    );
+    let p = &changed["events"][0]["payload"];
+    assert_eq!(
+        (&p["tool"], &p["from"], &p["held"]),
+        (&json!("grown"), &Value::Null, &json!(false)),
+        "{p}"
+    );
 }
 
 #[test]
@@ -484,7 +496,7 @@ fn a_server_that_only_speaks_2025_11_25_is_initialized_after_discover_fails() {
         .ensure()
         .expect("installing the Python MCP SDK 1.x");
     let python = venv_python(&sdk).display().to_string();
-    let mut m = mounted_with(&python, "agent", "", "");
+    let mut m = mounted_with(&python, "agent", "pinning = \"warn\"", "");
     let c = &mut m.client;
     assert!(tool_names(c).contains(&"py.echo".to_string()));
     assert_eq!(

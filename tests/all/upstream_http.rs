@@ -280,7 +280,8 @@ fn oauth_client_credentials_are_fetched_cached_and_refreshed_before_expiry() {
 fn over_http_progress_is_relayed_cancellation_reaches_the_server_and_list_changed_passes() {
     let dir = tempfile::tempdir().unwrap();
     let server = HttpServer::start(dir.path(), None);
-    let mut c = host(dir.path(), &server, "", "");
+    // Under `warn` the added tool is mounted at once (`hold` is `upstream_pins.rs`).
+    let mut c = host(dir.path(), &server, "", "pinning = \"warn\"");
     c.send_line(
         &json!({"jsonrpc": "2.0", "id": 700, "method": "tools/call", "params": {
             "name": "web.slow", "arguments": {"ms": 20000}, "_meta": {"progressToken": 5}
@@ -319,7 +320,12 @@ fn a_2025_11_25_server_over_http_keeps_its_session_and_its_changes_are_heard() {
         .expect("installing the Python MCP SDK 1.x");
     let dir = tempfile::tempdir().unwrap();
     let server = HttpServer::start_with(&sdk, dir.path(), Some("static-"));
-    let mut c = host(dir.path(), &server, "{ token = \"static-2\" }", "");
+    let mut c = host(
+        dir.path(),
+        &server,
+        "{ token = \"static-2\" }",
+        "pinning = \"warn\"",
+    );
     assert!(tool_names(&mut c).contains(&"web.add".to_string()));
     assert_eq!(
         c.call_ok("web.add", json!({"a": 1, "b": 2})),

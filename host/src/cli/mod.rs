@@ -7,5 +7,6 @@ pub mod pkg;
 pub mod precompile;
 pub mod serve;
 pub mod trace;
+pub mod upstream;
 pub mod version;
 pub mod world;

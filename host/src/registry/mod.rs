@@ -195,6 +195,8 @@ pub struct Registry {
     journal_pending: bool,
     /// MCP servers whose tools are mounted (`[[upstream]]`, `upstream.rs`).
     upstreams: Vec<Arc<crate::upstream::Upstream>>,
+    /// Upstream tools held by their pins, and when approvals were last looked for.
+    held: upstream::Held,
     /// Calls whose events wait for the batch's write (`deferral.rs`).
     deferral: deferral::Deferral,
 }
@@ -246,6 +248,7 @@ impl Registry {
             journal_pending: false,
             deferral: Default::default(),
             upstreams: Vec::new(),
+            held: Default::default(),
         };
         builtins::register(&mut registry, builtins);
         registry

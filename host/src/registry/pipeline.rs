@@ -146,6 +146,9 @@ impl Registry {
     ) -> Result<Decided, Failure> {
         // 1. resolve
         let Some(skill) = self.skills.get(name) else {
+            if let Some(why) = self.held_tool(name) {
+                return Err(self.refuse_held(caller, name, why.to_string(), events));
+            }
             return Err(Failure::new(
                 ErrorCode::NotFound,
                 format!(

@@ -5,15 +5,31 @@
 //! its own.
 
 use super::{Annotations, Handler, Registry, Schema, Skill};
-use crate::call::Failure;
+use crate::call::{ErrorCode, Failure};
 use crate::policy::{LatencyTier, Permissions};
+use crate::trace::NewEvent;
+use crate::upstream::pins::Review;
 use crate::upstream::{ToolSpec, Upstream, tools::content_schema};
 use serde_json::Value;
+use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// The version every upstream skill shows: the server's own tools are not versioned.
 const UPSTREAM_VERSION: &str = "upstream";
+
+/// How often, while a tool is held, the pins files are looked at for an approval.
+const APPROVAL_POLL: Duration = Duration::from_millis(200);
+
+/// Upstream tools their pins hold (`crate::upstream::pins`): not listed, and a call to one is
+/// refused naming what changed.
+#[derive(Default)]
+pub(super) struct Held {
+    /// Skill name → why it is held.
+    tools: BTreeMap<String, String>,
+    /// When the pins files were last looked at for an approval.
+    checked: Option<Instant>,
+}
 
 impl Registry {
     /// Mounts `upstreams`' tools. Refused, changing nothing, when an upstream's name is that
@@ -37,9 +53,54 @@ impl Registry {
                 return Err(format!("upstream `{name}` is mounted already"));
             }
         }
+        // Pins are kept beside the trace they belong to (in memory for an in-memory trace).
+        if let Some(dir) = self.realm.as_ref().and_then(|r| r.tracer.dir()) {
+            for upstream in &upstreams {
+                upstream.keep_pins_in(dir);
+            }
+        }
         self.upstreams.extend(upstreams);
         self.refresh_upstreams();
         Ok(())
+    }
+
+    /// Why the upstream tool `skill` is held by its pins, if it is: it is listed nowhere, and
+    /// a call to it is refused naming what changed.
+    pub fn held_tool(&self, skill: &str) -> Option<&str> {
+        self.held.tools.get(skill).map(String::as_str)
+    }
+
+    /// The refusal of a call to a held tool: `forbidden` under the rule `upstream.changed`,
+    /// traced as a denied decision like any policy refusal.
+    pub(super) fn refuse_held(
+        &mut self,
+        caller: &super::Caller,
+        skill: &str,
+        why: String,
+        events: &mut Vec<String>,
+    ) -> Failure {
+        let upstream = skill
+            .split_once('.')
+            .map_or(skill, |(up, _)| up)
+            .to_string();
+        let verdict = crate::policy::Verdict {
+            allow: false,
+            rule: "upstream.changed",
+            reason: why,
+            missing: None,
+            quota: None,
+            budget: None,
+        };
+        let crossing = super::decision::Crossing {
+            boundary: "registry",
+            cap: skill,
+            package: Some(&upstream),
+            required: vec![],
+        };
+        let realm = self.realm_mut();
+        let decision = super::decision::record(realm, caller, crossing, &verdict);
+        events.extend(decision.events);
+        Failure::new(ErrorCode::Forbidden, verdict.reason)
     }
 
     /// The mounted upstream servers.
@@ -52,15 +113,39 @@ impl Registry {
     pub fn refresh_upstreams(&mut self) {
         for index in 0..self.upstreams.len() {
             if let Some(tools) = self.upstreams[index].take_fresh_tools() {
-                self.remount(index, tools);
+                let review = self.upstreams[index].review(tools);
+                self.remount(index, review);
+            }
+        }
+        // An approval (`limina upstream approve`) lands in the pins file: looked for while
+        // something is held, a few times a second at most.
+        let due = self
+            .held
+            .checked
+            .is_none_or(|at| at.elapsed() >= APPROVAL_POLL);
+        if !self.held.tools.is_empty() && due {
+            self.held.checked = Some(Instant::now());
+            for index in 0..self.upstreams.len() {
+                if let Some(review) = self.upstreams[index].review_if_approved() {
+                    self.remount(index, review);
+                }
             }
         }
     }
 
-    fn remount(&mut self, index: usize, tools: Vec<ToolSpec>) {
+    /// Mounts what `review` lets through, holds the rest and traces what changed.
+    fn remount(&mut self, index: usize, review: Review) {
         let name = self.upstreams[index].name().to_string();
+        self.report_changes(&name, &review);
+        let prefix = format!("{name}.");
+        self.held
+            .tools
+            .retain(|skill, _| !skill.starts_with(&prefix));
+        for (tool, why) in review.held {
+            self.held.tools.insert(format!("{name}.{tool}"), why);
+        }
         let mut fresh = Vec::new();
-        for tool in tools {
+        for tool in review.mount {
             match skill_of(&name, index, tool) {
                 Ok(skill) => fresh.push(skill),
                 Err(why) => crate::log::warn(&why),
@@ -104,6 +189,39 @@ impl Registry {
         self.generation += 1;
         self.skill_set += 1;
         self.refresh_tiers();
+    }
+
+    /// `upstream.tool.changed` for each change, and a warning in the host log.
+    fn report_changes(&mut self, upstream: &str, review: &Review) {
+        for change in &review.changes {
+            crate::log::warn(&format!(
+                "upstream `{upstream}`: tool `{}` {} ({} → {}){}",
+                change.tool,
+                match (&change.from, &change.to) {
+                    (None, _) => "was added".to_string(),
+                    (_, None) => "was removed".to_string(),
+                    _ => format!("changed its {}", change.fields.join(", ")),
+                },
+                change.from.as_deref().unwrap_or("none"),
+                change.to.as_deref().unwrap_or("none"),
+                if change.held {
+                    "; held until approved (`limina upstream diff`)"
+                } else {
+                    ""
+                }
+            ));
+            let Some(realm) = self.realm.as_mut() else {
+                continue;
+            };
+            realm.tracer.emit(NewEvent {
+                kind: "upstream.tool.changed",
+                actor_id: super::load::HOST_SESSION,
+                thread_id: super::load::HOST_SESSION,
+                parent_event_id: None,
+                caused_by: vec![],
+                payload: change.payload(upstream),
+            });
+        }
     }
 
     /// Runs an upstream call on this thread (the engine), charging its wall time: only for

@@ -11,6 +11,8 @@
 //! tools = ["query", "fetch*"]     # glob allow-list of its tools (default: all)
 //! timeoutMs = 5000                # one call's deadline
 //! capability = "upstream.search"  # the permission a session's profile must list
+//! pinning = "hold"                # a changed tool waits for approval ("warn", "off")
+//! pin = { query = "sha256:…" }    # digests fixed ahead of time (`limina upstream diff`)
 //! ```
 
 use crate::limits::{UPSTREAM_MAX_TIMEOUT_MS, UPSTREAM_TIMEOUT_MS};
@@ -47,6 +49,8 @@ pub struct RawUpstream {
     tools: Option<Spanned<Vec<String>>>,
     timeout_ms: Option<Spanned<i64>>,
     capability: Option<Spanned<String>>,
+    pinning: Option<Spanned<String>>,
+    pin: Option<Spanned<BTreeMap<String, String>>>,
 }
 
 /// `auth` of an upstream as written: one of a token (inline, from a file, from the
@@ -136,6 +140,10 @@ pub struct UpstreamConfig {
     /// What an `https` upstream's certificate must chain to: the web roots and
     /// `[outbound] extraRoots` (set by the configuration once both are read).
     pub roots: crate::net::TlsRoots,
+    /// What a changed tool definition does (`super::pins`).
+    pub pinning: super::pins::Pinning,
+    /// Digests fixed ahead of time, by tool name.
+    pub pin: BTreeMap<String, String>,
 }
 
 type Refusal = (Range<usize>, String);
@@ -335,6 +343,29 @@ fn parse_one(
         }
     };
 
+    let pinning = match raw.pinning {
+        None => super::pins::Pinning::default(),
+        Some(p) => super::pins::Pinning::parse(p.get_ref())
+            .map_err(|e| (p.span(), format!("{}: {e}", key("pinning"))))?,
+    };
+    let pin = match raw.pin {
+        None => BTreeMap::new(),
+        Some(pin) => {
+            let pin_span = pin.span();
+            let pin = pin.into_inner();
+            if let Some((tool, digest)) = pin.iter().find(|(_, d)| !super::pins::valid_digest(d)) {
+                return Err((
+                    pin_span,
+                    format!(
+                        "{}: `{tool} = \"{digest}\"` is not a digest; write `sha256:` and 64 lowercase hex digits, as `limina upstream diff {name}` shows them",
+                        key("pin")
+                    ),
+                ));
+            }
+            pin
+        }
+    };
+
     Ok(UpstreamConfig {
         name,
         transport,
@@ -343,6 +374,8 @@ fn parse_one(
         timeout_ms,
         capability,
         roots: crate::net::TlsRoots::default(),
+        pinning,
+        pin,
     })
 }
 
@@ -604,6 +637,16 @@ mod tests {
                 "[[upstream]]\nname = \"a\"\ntransport = \"http\"\nurl = \"https://e.example/api/../mcp\"\n",
                 "4:",
                 "write it as `/mcp`",
+            ),
+            (
+                "[[upstream]]\nname = \"a\"\ntransport = \"stdio\"\ncommand = \"x\"\npinning = \"trust\"\n",
+                "5:",
+                "`upstream[0].pinning`: `trust` is not a pinning",
+            ),
+            (
+                "[[upstream]]\nname = \"a\"\ntransport = \"stdio\"\ncommand = \"x\"\npin = { echo = \"md5:00\" }\n",
+                "5:",
+                "`upstream[0].pin`: `echo = \"md5:00\"` is not a digest",
             ),
             (
                 "[[upstream]]\nname = \"a\"\ntransport = \"stdio\"\ncommand = \"x\"\nsecret = 1\n",

@@ -20,6 +20,7 @@ mod handshake;
 mod http;
 mod link;
 mod oauth;
+pub mod pins;
 mod supervisor;
 pub mod tools;
 
@@ -47,6 +48,8 @@ pub struct Upstream {
     structured: Mutex<HashSet<String>>,
     /// The host is stopping: do not restart it.
     stopping: AtomicBool,
+    /// Its tools' pins (the rug-pull defence).
+    pins: Mutex<pins::PinStore>,
 }
 
 /// The connection as it stands.
@@ -65,6 +68,11 @@ impl Upstream {
                 revision: Revision::Classic,
                 down: format!("upstream `{}` has not started yet", config.name),
             }),
+            pins: Mutex::new(pins::PinStore::new(
+                &config.name,
+                config.pinning,
+                config.pin.clone(),
+            )),
             config,
             fresh: Mutex::new(None),
             structured: Mutex::new(HashSet::new()),
@@ -107,6 +115,30 @@ impl Upstream {
     /// The tool list the registry should mount now, if it changed since last taken.
     pub fn take_fresh_tools(&self) -> Option<Vec<ToolSpec>> {
         self.fresh.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+
+    /// Keeps its pins in the trace folder `trace_dir` (else they live in memory).
+    pub fn keep_pins_in(&self, trace_dir: &std::path::Path) {
+        self.pins().keep_in(trace_dir);
+    }
+
+    /// Judges a listing against its pins: what to mount, what is held, what changed.
+    pub fn review(&self, tools: Vec<ToolSpec>) -> pins::Review {
+        self.pins().review(tools)
+    }
+
+    /// The last listing judged again, when an approval changed its pins since.
+    pub fn review_if_approved(&self) -> Option<pins::Review> {
+        let mut pins = self.pins();
+        if !pins.changed_on_disk() {
+            return None;
+        }
+        let listed = pins.listed();
+        Some(pins.review(listed))
+    }
+
+    fn pins(&self) -> std::sync::MutexGuard<'_, pins::PinStore> {
+        self.pins.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The revision it speaks now (`None` while it is down).

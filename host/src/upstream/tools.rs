@@ -19,6 +19,10 @@ pub struct ToolSpec {
     pub read_only: bool,
     pub destructive: bool,
     pub idempotent: bool,
+    /// What an agent reads of it, as pinned ([`super::pins::definition`]).
+    pub definition: Value,
+    /// The digest of `definition` ([`super::pins::digest`]).
+    pub digest: String,
 }
 
 /// The output schema of a tool that gives none: its result's `content` blocks.
@@ -100,9 +104,13 @@ fn check(upstream: &str, name: &str, tool: &Value) -> Result<ToolSpec, String> {
         .to_string();
     let hints = tool.get("annotations");
     let hint = |key: &str| hints.and_then(|h| h.get(key)).and_then(Value::as_bool);
+    let description = cut_description(upstream, description);
+    let definition = super::pins::definition(tool, &description);
     Ok(ToolSpec {
         name: name.to_string(),
-        description: cut_description(upstream, description),
+        digest: super::pins::digest(&definition),
+        definition,
+        description,
         input_schema,
         output_schema,
         read_only: hint("readOnlyHint").unwrap_or(false),

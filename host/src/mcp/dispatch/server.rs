@@ -605,7 +605,9 @@ impl Server {
             .get("name")
             .and_then(Value::as_str)
             .ok_or_else(|| RpcError::new(jsonrpc::INVALID_PARAMS, "`name` (string) is required"))?;
-        if self.registry.skill(name).is_none() {
+        // A held upstream tool is no skill, but the registry answers for it (`forbidden`,
+        // naming what changed), not the protocol.
+        if self.registry.skill(name).is_none() && self.registry.held_tool(name).is_none() {
             return Err(RpcError::new(
                 jsonrpc::INVALID_PARAMS,
                 format!("Unknown tool: {name}"),
