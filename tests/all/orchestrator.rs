@@ -182,7 +182,12 @@ fn healthz_turns_unhealthy_while_a_call_holds_the_engine_and_recovers_after() {
         std::thread::sleep(Duration::from_millis(50));
     }
     let (after, body) = unhealthy.expect("/healthz turned 503 while the engine was held");
-    assert!(after >= Duration::from_millis(ENGINE_STALL_MS), "{after:?}");
+    // The clock starts before the call is sent, after the engine's last turn; that turn may be
+    // a little older than `started`, so the stall shows up to one idle wait early.
+    assert!(
+        after >= Duration::from_millis(ENGINE_STALL_MS - 250),
+        "{after:?}"
+    );
     assert!(
         body.contains("the engine loop has not turned for"),
         "{body}"
