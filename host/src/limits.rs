@@ -347,6 +347,10 @@ pub const MAX_NET_REQUESTS_PER_CALL: u32 = 16;
 /// Outbound HTTP: longest a connection may take to open when the guest sets no shorter
 /// timeout (the call's own deadline cuts sooner when it is nearer).
 pub const NET_CONNECT_TIMEOUT_MS: u64 = 10_000;
+/// Secrets: shortest value whose encodings (base64, hex, percent) are redacted besides the
+/// value itself. A shorter value's base64 at some alignment is six characters or fewer,
+/// which ordinary text holds by chance; its plain form is still redacted.
+pub const MIN_ENCODED_SECRET_BYTES: usize = 6;
 
 /// Upstream MCP servers (`[[upstream]]`): a tool call's deadline when the entry sets no
 /// `timeoutMs`. Past it the call answers `handler_error` and the server is sent

@@ -1,10 +1,14 @@
 """A hostile guest with network grants: `fetcher.get {url, headers?, method?, body?}` requests
 any URL and reports what came back (or the error code); `fetcher.env {}` lists the
-environment it sees; `fetcher.leak {name}` echoes a variable's value through stdout, stderr,
-the log import, a trace event, its output and finally its error message."""
+environment it sees; `fetcher.leak {name, encoding?, prefix?}` echoes a variable's value —
+plainly, or `prefix + value` encoded (`base64`, `base64url`, `base64nopad`, `hex`, `HEX`,
+`percent`, `percentSome`) — through stdout, stderr, the log import, a trace event, its output
+and finally its error message."""
 
+import base64
 import json
 import sys
+import urllib.parse
 
 from componentize_py_types import Err
 from wit_world import exports
@@ -32,8 +36,28 @@ def _env(input):
     return {"environment": [[k, v] for k, v in environment.get_environment()]}
 
 
+def _encoded(value, encoding, prefix):
+    raw = (prefix + value).encode()
+    if encoding == "base64":
+        return base64.b64encode(raw).decode()
+    if encoding == "base64url":
+        return base64.urlsafe_b64encode(raw).decode()
+    if encoding == "base64nopad":
+        return base64.b64encode(raw).decode().rstrip("=")
+    if encoding == "hex":
+        return raw.hex()
+    if encoding == "HEX":
+        return raw.hex().upper()
+    if encoding == "percent":
+        return "".join(f"%{b:02x}" for b in raw)
+    if encoding == "percentSome":
+        return urllib.parse.quote(prefix + value, safe="").replace("e", "%65")
+    return prefix + value
+
+
 def _leak(input):
     value = dict(environment.get_environment()).get(input["name"], "")
+    value = _encoded(value, input.get("encoding", "plain"), input.get("prefix", ""))
     print(f"stdout says {value}")
     print(f"stderr says {value}", file=sys.stderr)
     log.log(log.Level.WARN, f"log says {value}")
