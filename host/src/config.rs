@@ -38,6 +38,8 @@ pub struct Config {
     pub world: crate::persistence::WorldConfig,
     /// The roots outbound `https` trusts (`[outbound] extraRoots`, see `net/tls.rs`).
     pub outbound: crate::net::TlsRoots,
+    /// What a credential in a package's or upstream's result does (`[outbound] scanResults`).
+    pub scan_results: crate::grants::credentials::ScanResults,
     /// MCP servers whose tools are mounted as skills (`[[upstream]]`, `upstream/config.rs`).
     pub upstreams: Vec<crate::upstream::UpstreamConfig>,
     /// Packages from OCI registries (`[oci]`, with `trustedKeys` and the outbound roots).
@@ -149,6 +151,7 @@ impl Config {
                 ceilings: config.ceilings,
                 files: config.files,
                 outbound: config.outbound,
+                scan_results: config.scan_results,
             })
         })
     }
@@ -364,6 +367,11 @@ impl Config {
             crate::persistence::parse_world_section(raw.world).map_err(|(s, m)| at(s, m))?;
         let approvals = crate::policy::approve::parse(raw.approve, &profiles)
             .map_err(|(span, msg)| at(span, msg))?;
+        let scan_results = match raw.outbound.as_ref().and_then(|o| o.scan_results.as_ref()) {
+            Some(v) => crate::grants::credentials::ScanResults::parse(v.get_ref())
+                .map_err(|e| at(v.span(), e))?,
+            None => Default::default(),
+        };
         let outbound =
             crate::net::TlsRoots::parse(raw.outbound, base).map_err(|(s, m)| at(s, m))?;
         let mut upstreams =
@@ -378,6 +386,7 @@ impl Config {
         Ok(Config {
             oci,
             outbound,
+            scan_results,
             network,
             trace,
             trace_durability,

@@ -256,6 +256,7 @@ fn build_registry_from(
     registry.set_ceilings(config.ceilings);
     registry.set_files(config.files);
     registry.set_tls_roots(config.outbound);
+    registry.set_scan_results(config.scan_results);
     registry.set_resolver(
         limina::net::HostResolver::with_pins(&cli.resolve)
             .map_err(anyhow::Error::msg)?

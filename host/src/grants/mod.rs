@@ -6,6 +6,7 @@
 //! each family is checked here, in one function each, against both the declaration and what
 //! the host gives now (a reloaded configuration narrows loaded packages at once).
 
+pub mod credentials;
 mod host;
 pub mod network;
 pub mod path;

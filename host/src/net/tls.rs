@@ -18,6 +18,8 @@ use toml::Spanned;
 pub(crate) struct RawOutbound {
     #[serde(default)]
     extra_roots: Vec<Spanned<String>>,
+    /// What a credential found in a result does (`crate::grants::credentials`).
+    pub(crate) scan_results: Option<Spanned<String>>,
 }
 
 /// The roots outbound TLS trusts and the client configuration made from them.

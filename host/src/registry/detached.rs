@@ -288,6 +288,14 @@ impl Registry {
             Outcome::Upstream(result, wall_ms) => {
                 self.policy
                     .charge_upstream(&call.caller.session_id, wall_ms);
+                let mut call = call;
+                let (caller, name) = (call.caller.clone(), call.name.clone());
+                let result = self
+                    .scan_failure(&caller, &name, result, &mut call.events)
+                    .and_then(|mut output| {
+                        self.scan_output(&caller, &name, None, &mut output, &mut call.events)?;
+                        Ok(output)
+                    });
                 self.complete_history(call, result)
             }
         }
@@ -373,7 +381,14 @@ impl Registry {
         let settled = self.settle(&call.caller, prep.slot, outcome, &mut call.events);
         self.record_guest_in(call.ran.take(), call.package.take());
         self.leave_call();
-        let output = settled.and_then(|raw| parse_output(&call.name, &raw));
+        let (caller, name) = (call.caller.clone(), call.name.clone());
+        let output = self
+            .scan_failure(&caller, &name, settled, &mut call.events)
+            .and_then(|raw| {
+                let mut output = parse_output(&name, &raw)?;
+                self.scan_output(&caller, &name, Some(&raw), &mut output, &mut call.events)?;
+                Ok(output)
+            });
         self.finish(*call, output, cpu_before)
     }
 

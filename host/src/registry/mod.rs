@@ -19,6 +19,7 @@ mod persist;
 mod pipeline;
 mod reload;
 mod response;
+mod scan;
 mod schema;
 pub mod search;
 mod skill_table;
@@ -197,6 +198,8 @@ pub struct Registry {
     upstreams: Vec<Arc<crate::upstream::Upstream>>,
     /// Upstream tools held by their pins, and when approvals were last looked for.
     held: upstream::Held,
+    /// What a credential found in a package's or upstream's result does.
+    scan_results: crate::grants::credentials::ScanResults,
     /// Calls whose events wait for the batch's write (`deferral.rs`).
     deferral: deferral::Deferral,
 }
@@ -249,6 +252,7 @@ impl Registry {
             deferral: Default::default(),
             upstreams: Vec::new(),
             held: Default::default(),
+            scan_results: Default::default(),
         };
         builtins::register(&mut registry, builtins);
         registry

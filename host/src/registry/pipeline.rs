@@ -303,7 +303,12 @@ impl Registry {
         }
         let output = match handler {
             Handler::Builtin(builtin) => builtin.run(self, caller, &mut input)?,
-            Handler::Upstream(index) => self.call_upstream_here(caller, index, name, &input)?,
+            Handler::Upstream(index) => {
+                let result = self.call_upstream_here(caller, index, name, &input);
+                let mut output = self.scan_failure(caller, name, result, events)?;
+                self.scan_output(caller, name, None, &mut output, events)?;
+                output
+            }
             Handler::Guest(package) => {
                 let text = crate::json::text(&input);
                 let running = self.stage_start();
@@ -317,7 +322,10 @@ impl Registry {
                     Box::new(move |instance, realm, info| instance.invoke(realm, info, &text)),
                 );
                 self.record_guest(running.map(|t| Stage::new(t, Instant::now())), package);
-                parse_output(name, &raw?)?
+                let raw = self.scan_failure(caller, name, raw, events)?;
+                let mut output = parse_output(name, &raw)?;
+                self.scan_output(caller, name, Some(&raw), &mut output, events)?;
+                output
             }
         };
         let (output, _) = self.run_hooks(

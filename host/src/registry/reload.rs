@@ -26,6 +26,8 @@ pub struct Reconfiguration {
     pub files: crate::files::FilesConfig,
     /// The roots outbound `https` trusts.
     pub outbound: crate::net::TlsRoots,
+    /// What a credential in a package's or upstream's result does.
+    pub scan_results: crate::grants::credentials::ScanResults,
 }
 
 /// Reads the configuration again for a `data` reload (the CLI's reads `--config`); the error
@@ -110,6 +112,7 @@ impl Registry {
         self.set_ceilings(config.ceilings);
         self.set_files(config.files);
         self.set_tls_roots(config.outbound);
+        self.set_scan_results(config.scan_results);
         // The tier thresholds may have moved.
         self.refresh_tiers();
         self.generation += 1;
