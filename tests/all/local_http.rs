@@ -30,13 +30,16 @@ impl Seen {
 /// The forecast `/v1/forecast` answers.
 pub const FORECAST: &str =
     r#"{"current":{"time":"2026-11-24T12:00","temperature_2m":21.5,"wind_speed_10m":7.25}}"#;
+/// What `/leaky` answers: a made-up AWS access key id and the head of a PEM private key, as
+/// a misconfigured API might.
+pub const LEAKY: &str = "config: aws_access_key_id=AKIAIOSFODNN7EXAMPLE region=eu-west-1\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7bq0\n-----END RSA PRIVATE KEY-----\nok";
 /// Bytes `/big` sends: past the host's 8 MiB response cap.
 pub const BIG_BYTES: usize = 9 << 20;
 
 /// A server on 127.0.0.1 (a thread per connection), answering by path:
 /// `/v1/forecast` → [`FORECAST`]; `/redirect` → 302 to `http://evil.test/steal`; `/big` →
 /// [`BIG_BYTES`] of body; `/trickle` → a byte every 100 ms for up to 30 s; `/echo` → the
-/// request body; anything else → `hello`.
+/// request body; `/leaky` → [`LEAKY`]; anything else → `hello`.
 pub struct LocalHttp {
     pub port: u16,
     seen: Arc<Mutex<Vec<Seen>>>,
@@ -127,6 +130,7 @@ fn serve(stream: TcpStream, log: Arc<Mutex<Vec<Seen>>>) {
             b"",
         ),
         "/echo" => reply(&mut out, "200 OK", "", &body),
+        "/leaky" => reply(&mut out, "200 OK", "", LEAKY.as_bytes()),
         "/big" => {
             let head = format!(
                 "HTTP/1.1 200 OK\r\ncontent-length: {BIG_BYTES}\r\nconnection: close\r\n\r\n"

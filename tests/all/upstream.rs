@@ -48,7 +48,7 @@ transport = "stdio"
 command = "{python}"
 args = ["{script}"]
 env = {{ UPSTREAM_MARKS = "{marks}" }}
-tools = ["echo", "add", "slow", "crash", "fail", "grow", "grown", "big", "long"]
+tools = ["echo", "add", "slow", "crash", "fail", "grow", "grown", "big", "long", "leak"]
 {extra}
 "#,
         script = script.display(),
@@ -595,4 +595,68 @@ fn wait_for_mark(m: &Mounted, mark: &str) -> bool {
         std::thread::sleep(Duration::from_millis(50));
     }
     false
+}
+
+#[test]
+fn a_credential_in_an_upstream_result_is_redacted_and_traced_without_its_value() {
+    let mut m = mounted("agent", "", "");
+    let c = &mut m.client;
+    for (kind, shape) in [
+        ("github", "github_token"),
+        ("jwt", "jwt"),
+        ("aws", "aws_access_key_id"),
+    ] {
+        let out = c.call_ok("py.leak", json!({"kind": kind}));
+        assert_eq!(
+            out,
+            json!({"result": format!("the config file says token=[redacted:{shape}] (do not share)")}),
+            "{kind}"
+        );
+    }
+    let hits = c.call_ok(
+        "trace.tail",
+        json!({"type": "security.secret.redacted", "limit": 10}),
+    );
+    let kinds: Vec<&Value> = hits["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| &e["payload"])
+        .collect();
+    assert_eq!(kinds.len(), 3, "{hits}");
+    assert_eq!(
+        kinds[0],
+        &json!({"where": "result", "kind": "github_token", "skill": "py.leak", "action": "redacted"})
+    );
+    let trace = c.call_ok("trace.tail", json!({"limit": 1000})).to_string();
+    for secret in [
+        "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8",
+        "IOSFODNN7EXAMPLE",
+        "c2lnbmF0dXJl",
+    ] {
+        assert!(!trace.contains(secret), "{secret} in the trace");
+    }
+}
+
+#[test]
+fn with_scan_results_refuse_an_upstream_result_holding_a_credential_is_refused() {
+    let mut m = mounted("agent", "", "[outbound]\nscanResults = \"refuse\"\n");
+    let c = &mut m.client;
+    let (code, message) = error_of(&c.call("py.leak", json!({"kind": "github"})));
+    assert_eq!(code, "forbidden");
+    assert!(
+        message.contains("(github_token)") && message.contains("scanResults = \"refuse\""),
+        "{message}"
+    );
+    assert!(!message.contains("a1B2c3D4"), "{message}");
+    let hits = c.call_ok(
+        "trace.tail",
+        json!({"type": "security.secret.redacted", "limit": 10}),
+    );
+    assert_eq!(hits["events"][0]["payload"]["action"], "refused");
+    // Everything else still passes.
+    assert_eq!(
+        c.call_ok("py.add", json!({"a": 1, "b": 2})),
+        json!({"result": 3})
+    );
 }

@@ -4,7 +4,7 @@
 //! connection is attempted (the hosts run with `LIMINA_NET_LOOPBACK_ONLY`, so a connection
 //! anywhere but loopback would abort the host and fail the test).
 
-use crate::local_http::{BIG_BYTES, LocalHttp};
+use crate::local_http::{BIG_BYTES, LEAKY, LocalHttp};
 use crate::support::{Client, package_dir, repo};
 use serde_json::{Value, json};
 
@@ -18,6 +18,12 @@ struct Fetcher {
 /// A host serving `fetcher`, granted (and given) `network`, its secret `FETCHER_TOKEN`, under
 /// a profile holding `permissions`; `extra` args go to the host (e.g. `--resolve`).
 fn fetcher(network: &[String], permissions: &str, extra: &[&str]) -> Fetcher {
+    fetcher_with(network, permissions, extra, "")
+}
+
+/// [`fetcher`] with `config` appended to the host's configuration.
+fn fetcher_with(network: &[String], permissions: &str, extra: &[&str], config: &str) -> Fetcher {
+    let more = config;
     let packages = package_dir(
         &repo().join("tests/guests-python/fetcher"),
         &repo().join("target/components/fetcher.wasm"),
@@ -40,7 +46,7 @@ fn fetcher(network: &[String], permissions: &str, extra: &[&str]) -> Fetcher {
     std::fs::write(
         &config,
         format!(
-            "[profiles.probe]\npermissions = [{permissions}]\n\n[secrets]\nFETCHER_TOKEN = {{ file = \"{}\" }}\n\n[packages.fetcher.grants]\nnetwork = [{list}]\nsecrets = [\"FETCHER_TOKEN\"]\n",
+            "[profiles.probe]\npermissions = [{permissions}]\n\n[secrets]\nFETCHER_TOKEN = {{ file = \"{}\" }}\n\n[packages.fetcher.grants]\nnetwork = [{list}]\nsecrets = [\"FETCHER_TOKEN\"]\n\n{more}",
             token.display()
         ),
     )
@@ -318,4 +324,150 @@ fn a_secret_the_guest_echoes_is_redacted_everywhere() {
     );
     assert!(notes.contains("log says [redacted]"), "{notes}");
     assert!(notes.contains("stdout says [redacted]"), "{notes}");
+}
+
+/// Base64 of `bytes` (`url`: the URL-safe alphabet), padded.
+fn base64(bytes: &[u8], url: bool) -> String {
+    let alphabet: &[u8; 64] = if url {
+        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    } else {
+        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+    };
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, b)| n | ((*b as u32) << (16 - 8 * i)));
+        for i in 0..4 {
+            out.push(if i <= chunk.len() {
+                alphabet[((n >> (18 - 6 * i)) & 63) as usize] as char
+            } else {
+                '='
+            });
+        }
+    }
+    out
+}
+
+/// What `fetcher.leak` writes for `encoding` and `prefix`, with the characters that depend on
+/// the token alone: the part no redaction may leave.
+fn token_part(encoding: &str, prefix: &str) -> String {
+    let raw = format!("{prefix}{TOKEN}");
+    let encoded = match encoding {
+        "base64" | "base64nopad" => base64(raw.as_bytes(), false),
+        "base64url" => base64(raw.as_bytes(), true),
+        "hex" => raw.bytes().map(|b| format!("{b:02x}")).collect(),
+        "HEX" => raw.bytes().map(|b| format!("{b:02X}")).collect(),
+        "percent" => raw.bytes().map(|b| format!("%{b:02x}")).collect(),
+        "percentSome" => raw.replace('e', "%65"),
+        other => panic!("no encoding {other}"),
+    };
+    // Four characters off each end lie past any prefix of two bytes and any padding.
+    encoded[4..encoded.len() - 4].to_string()
+}
+
+#[test]
+fn a_secret_the_guest_echoes_encoded_is_redacted_at_every_alignment() {
+    let mut f = fetcher(&granted_name(), ALL, &[]);
+    f.c.request("logging/setLevel", json!({"level": "debug"}));
+    let encodings = [
+        "base64",
+        "base64url",
+        "base64nopad",
+        "hex",
+        "HEX",
+        "percent",
+        "percentSome",
+    ];
+    for encoding in encodings {
+        for prefix in ["", "a", "ab"] {
+            let out = f.c.call_ok(
+                "fetcher.leak",
+                json!({"name": "FETCHER_TOKEN", "encoding": encoding, "prefix": prefix}),
+            );
+            let echo = out["echo"].as_str().unwrap();
+            assert!(echo.contains("[redacted]"), "{encoding}/{prefix}: {echo}");
+            assert!(
+                !echo.contains(&token_part(encoding, prefix)),
+                "{encoding}/{prefix}: {echo}"
+            );
+        }
+    }
+    let trace =
+        f.c.call_ok("trace.tail", json!({"limit": 1000}))
+            .to_string();
+    let notes = serde_json::to_string(&f.c.notifications).unwrap();
+    for encoding in encodings {
+        for prefix in ["", "a", "ab"] {
+            let part = token_part(encoding, prefix);
+            assert!(!trace.contains(&part), "{encoding}/{prefix} in the trace");
+            assert!(
+                !notes.contains(&part),
+                "{encoding}/{prefix} in a notification"
+            );
+        }
+    }
+    assert!(
+        notes.contains("stderr says"),
+        "the channels were exercised: {notes}"
+    );
+}
+
+#[test]
+fn credentials_in_what_a_package_fetched_are_redacted_and_traced() {
+    let server = LocalHttp::start();
+    let mut f = fetcher(&[server.base()], ALL, &[]);
+    let out = get(&mut f, &format!("{}/leaky", server.base()));
+    assert_eq!(
+        out["body"],
+        "config: aws_access_key_id=[redacted:aws_access_key_id] region=eu-west-1\n[redacted:private_key]\nok",
+        "{out}"
+    );
+    let hits = f.c.call_ok(
+        "trace.tail",
+        json!({"type": "security.secret.redacted", "limit": 10}),
+    );
+    let payloads: Vec<&Value> = hits["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| &e["payload"])
+        .collect();
+    assert_eq!(
+        payloads,
+        [
+            &json!({"where": "result", "kind": "aws_access_key_id", "skill": "fetcher.get", "action": "redacted"}),
+            &json!({"where": "result", "kind": "private_key", "skill": "fetcher.get", "action": "redacted"}),
+        ]
+    );
+    let trace =
+        f.c.call_ok("trace.tail", json!({"limit": 1000}))
+            .to_string();
+    assert!(!trace.contains("AKIAIOSFODNN7EXAMPLE") && !trace.contains("MIIEowIBAAKCAQEA7bq0"));
+    assert!(LEAKY.contains("AKIAIOSFODNN7EXAMPLE"));
+}
+
+#[test]
+fn with_scan_results_refuse_a_package_result_holding_a_credential_is_refused() {
+    let server = LocalHttp::start();
+    let mut f = fetcher_with(
+        &[server.base()],
+        ALL,
+        &[],
+        "[outbound]\nscanResults = \"refuse\"\n",
+    );
+    let r = f.c.call(
+        "fetcher.get",
+        json!({"url": format!("{}/leaky", server.base())}),
+    );
+    let (code, message) = crate::support::error_of(&r);
+    assert_eq!(code, "forbidden");
+    assert!(
+        message.contains("(aws_access_key_id, private_key)") && !message.contains("AKIA"),
+        "{message}"
+    );
+    // An answer without one passes.
+    let out = get(&mut f, &format!("{}/", server.base()));
+    assert_eq!(out["body"], "hello");
 }

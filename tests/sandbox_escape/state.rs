@@ -23,6 +23,11 @@ struct Host {
 
 /// A host with `stash` and `memory`, both given state.
 fn host() -> Host {
+    host_with("")
+}
+
+/// [`host`] with `more` added to the configuration.
+fn host_with(more: &str) -> Host {
     let packages = tempfile::tempdir().unwrap();
     for (dir, component) in [
         (
@@ -47,7 +52,7 @@ fn host() -> Host {
     }
     let config_dir = tempfile::tempdir().unwrap();
     let config = config_dir.path().join("limina.toml");
-    std::fs::write(&config, CONFIG).unwrap();
+    std::fs::write(&config, format!("{CONFIG}\n{more}")).unwrap();
     let c = Client::session(
         "keeper",
         &[
@@ -179,4 +184,50 @@ fn an_agent_never_reads_another_agents_state() {
         json!({"memories": []}),
         "tester recalls nothing of intruder's"
     );
+}
+
+/// A made-up GitHub token, built from parts.
+fn token() -> String {
+    format!("gh{}_{}", "p", "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8")
+}
+
+#[test]
+fn a_credential_a_package_returns_is_redacted_on_the_engine_too() {
+    // `stash` keeps state, so its calls run on the engine, not detached.
+    let mut h = host();
+    let out = h.c.call_ok(
+        "stash.put",
+        json!({"key": "k", "value": format!("token {}", token()), "then": "ok"}),
+    );
+    assert_eq!(out["value"], "token [redacted:github_token]");
+    let hits = h.c.call_ok(
+        "trace.tail",
+        json!({"type": "security.secret.redacted", "limit": 10}),
+    );
+    assert_eq!(
+        hits["events"][0]["payload"],
+        json!({"where": "result", "kind": "github_token", "skill": "stash.put", "action": "redacted"})
+    );
+}
+
+#[test]
+fn a_refused_result_undoes_its_calls_state_write() {
+    let mut h = host_with("[outbound]\nscanResults = \"refuse\"\n");
+    let r = h.c.call(
+        "stash.put",
+        json!({"key": "k", "value": format!("token {}", token()), "then": "ok"}),
+    );
+    let (code, message) = error_of(&r);
+    assert_eq!(code, "forbidden");
+    assert!(message.contains("(github_token)"), "{message}");
+    assert_eq!(
+        get(&mut h.c, "k", "shared")["value"],
+        Value::Null,
+        "the write went with the call"
+    );
+    h.c.call_ok(
+        "stash.put",
+        json!({"key": "k", "value": "plain", "then": "ok"}),
+    );
+    assert_eq!(get(&mut h.c, "k", "shared")["value"], "plain");
 }

@@ -5,7 +5,7 @@ Tools: `echo` (text back), `add` (structured output with an output schema), `slo
 reporting progress; writes `cancelled` to $UPSTREAM_MARKS when it is cancelled), `crash`
 (exits the process), `fail` (an `isError` result), `big` (a result of any size), `long` (a 6 KB description), `grow` (adds a tool `grown` and sends
 `notifications/tools/list_changed`), `mutate` (rewrites `echo`'s description and input schema, the
-"rug pull"), `shrink` (removes `add`), `hidden` (kept out by
+"rug pull"), `shrink` (removes `add`), `leak` (returns a made-up credential), `hidden` (kept out by
 the test's `tools` allow-list). `echo`'s description comes from $UPSTREAM_ECHO_DESCRIPTION when set.
 Every tool call is appended to $UPSTREAM_MARKS, so a test sees what reached the server.
 """
@@ -127,6 +127,20 @@ async def shrink(ctx: Context) -> str:
     server.remove_tool("add")
     await tools_changed(ctx)
     return "shrunk"
+
+
+# Made-up credentials in the shapes real ones take, built from parts.
+CREDENTIALS = {
+    "github": "gh" + "p_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8",
+    "jwt": "eyJhbGciOiJIUzI1NiJ9." + "eyJzdWIiOiJhZGEifQ." + "c2lnbmF0dXJlLW5vdC1yZWFs",
+    "aws": "AKIA" + "IOSFODNN7EXAMPLE",
+}
+
+
+@server.tool(description="Returns a made-up credential of `kind` (github, jwt, aws) in a sentence.")
+def leak(kind: str) -> str:
+    mark(f"leak {kind}")
+    return f"the config file says token={CREDENTIALS[kind]} (do not share)"
 
 
 @server.tool(description="Not mounted: the host's allow-list leaves it out.")
