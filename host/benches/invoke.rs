@@ -3,6 +3,7 @@
 //! call against an instance kept per (session, package). Prints medians and ratios measured
 //! in the same run; needs the core components from `cargo xtask build-guests`.
 
+use limina::grants::credentials;
 use limina::limits::{FUEL_PER_MS, PackageLimits};
 use limina::packages::PackageSource;
 use limina::policy::TierThresholds;
@@ -77,6 +78,32 @@ fn fuel_per_ms(sandbox: &Sandbox) -> Option<f64> {
     let mut rates: Vec<f64> = (0..SAMPLES).map(|_| run()).collect();
     rates.sort_by(f64::total_cmp);
     Some(rates[SAMPLES / 2])
+}
+
+/// A result of about 1 KB as a package returns one: a short text and a few entities.
+fn one_kb_result() -> serde_json::Value {
+    let entities: Vec<serde_json::Value> = (0..7)
+        .map(|i| {
+            json!({
+                "id": format!("ent_{}", 40 + i),
+                "name": format!("crate number {i} by the north wall"),
+                "position": [i as f64 * 1.5, 0.5, -2.25],
+                "color": 16711680 + i,
+                "tags": ["wood", "movable"],
+            })
+        })
+        .collect();
+    let result = json!({
+        "content": [{"type": "text", "text": "Found seven crates near the north wall; the nearest is 1.5 m away."}],
+        "entities": entities,
+        "truncated": false,
+    });
+    assert!(
+        (950..1100).contains(&result.to_string().len()),
+        "{}",
+        result.to_string().len()
+    );
+    result
 }
 
 fn main() {
@@ -167,6 +194,32 @@ fn main() {
         std::hint::black_box(window.tier(None, &thresholds));
     });
 
+    // What scanning a result for credentials adds to a call (`[outbound] scanResults`,
+    // on by default): a 1 KB result of a package, as its raw text (the one pass most results
+    // end at) and walked string by string (an upstream's result, or one holding a start).
+    let result = one_kb_result();
+    let raw = result.to_string();
+    let scan_raw = measure(|| {
+        std::hint::black_box(credentials::may_hold(std::hint::black_box(&raw)));
+    });
+    let mut walked = result.clone();
+    let scan_walk = measure(|| {
+        std::hint::black_box(credentials::find_in_value(std::hint::black_box(
+            &mut walked,
+        )));
+    });
+    // And redacting one granted secret (with its encodings) from the same text.
+    let secret_values = limina::grants::secrets::encodings(b"t0ken-0f-the-fetcher")
+        .into_iter()
+        .chain(["t0ken-0f-the-fetcher".to_string()])
+        .collect::<Vec<_>>();
+    let redact = measure(|| {
+        std::hint::black_box(limina::grants::secrets::redact(
+            std::hint::black_box(&raw),
+            &secret_values,
+        ));
+    });
+
     let fuel_per_ms = fuel_per_ms(&sandbox);
 
     println!("scene.createEntity, median of {SAMPLES} samples x {BATCH} calls (µs per call)");
@@ -188,6 +241,17 @@ fn main() {
     println!(
         "  latency statistics per call   {statistics:>9.3}   {:.2}% of the full pipeline",
         statistics / pipeline * 100.0
+    );
+    println!(
+        "credential scan of a {} byte result: raw text {scan_raw:.3} µs ({:.2}% of the full pipeline), walked {scan_walk:.3} µs ({:.2}%)",
+        raw.len(),
+        scan_raw / pipeline * 100.0,
+        scan_walk / pipeline * 100.0
+    );
+    println!(
+        "redacting one secret and its {} encodings from it: {redact:.3} µs ({:.2}% of the full pipeline)",
+        secret_values.len() - 1,
+        redact / pipeline * 100.0
     );
     match fuel_per_ms {
         Some(f) => println!(
