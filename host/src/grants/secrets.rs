@@ -168,6 +168,20 @@ pub fn redact<'a>(text: &'a str, values: &[String]) -> Cow<'a, str> {
     Cow::Owned(out)
 }
 
+/// [`redact`] for a guest's JSON answer: a guest may spell a value with escapes JSON readers
+/// undo (`\u0074…`, `\/`), so an answer holding one is read and written again plainly
+/// first (an answer that is no JSON is redacted as written; reading it fails later anyway).
+pub fn redact_json<'a>(text: &'a str, values: &[String]) -> Cow<'a, str> {
+    let escaped = |e: &[u8]| memchr::memmem::find(text.as_bytes(), e).is_some();
+    if values.is_empty() || !(escaped(b"\\u") || escaped(b"\\/")) {
+        return redact(text, values);
+    }
+    match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(plain) => Cow::Owned(redact(&plain.to_string(), values).into_owned()),
+        Err(_) => redact(text, values),
+    }
+}
+
 /// Every occurrence of `needle` in `haystack`, as byte spans.
 fn find_all(haystack: &[u8], needle: &[u8], spans: &mut Vec<(usize, usize)>) {
     if needle.is_empty() {

@@ -157,3 +157,28 @@ fn base64_is_the_standard_encoding() {
         assert_eq!(base64(raw.as_bytes(), STANDARD), encoded);
     }
 }
+
+#[test]
+fn a_value_spelled_with_json_escapes_is_taken_out_of_a_json_answer() {
+    let values = needles(SECRET);
+    // `\u0074` is `t`; `\/` is `/` in the value's base64 at some alignment.
+    let spelled = format!("{{\"echo\":\"\\u0074{}\"}}", &SECRET[1..]);
+    assert!(matches!(redact(&spelled, &values), Cow::Borrowed(_)));
+    let out = redact_json(&spelled, &values);
+    assert_eq!(out, "{\"echo\":\"[redacted]\"}");
+    let slashed = needles("s3cret???value");
+    let b64 = base64(b"s3cret???value", STANDARD);
+    assert!(b64.contains('/'), "{b64}");
+    let written = format!("{{\"echo\":\"{}\"}}", b64.replace('/', "\\/"));
+    assert!(matches!(redact(&written, &slashed), Cow::Borrowed(_)));
+    assert_eq!(redact_json(&written, &slashed), "{\"echo\":\"[redacted]\"}");
+    // Not JSON: redacted as written; no escape: untouched.
+    assert_eq!(
+        redact_json(&format!("\\u00 {SECRET}"), &values),
+        "\\u00 [redacted]"
+    );
+    assert!(matches!(
+        redact_json("{\"echo\":\"nothing\"}", &values),
+        Cow::Borrowed(_)
+    ));
+}

@@ -29,4 +29,9 @@ impl Reach {
     pub fn redact<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {
         crate::grants::secrets::redact(text, &self.redact)
     }
+
+    /// A guest's JSON answer without any secret value, however its strings are escaped.
+    pub fn redact_json<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {
+        crate::grants::secrets::redact_json(text, &self.redact)
+    }
 }

@@ -18,6 +18,15 @@ impl GuestState {
             _ => text,
         }
     }
+
+    /// JSON `text` without the secret values of the call in progress, however its strings
+    /// are escaped.
+    pub(super) fn redacted_json(&self, text: String) -> String {
+        match self.call.as_ref().and_then(|c| c.info.reach.as_ref()) {
+            Some(reach) if !reach.redact.is_empty() => reach.redact_json(&text).into_owned(),
+            _ => text,
+        }
+    }
 }
 
 /// Closes the call's requests (a body left unread can no longer be read), traces each one and
@@ -79,7 +88,8 @@ pub trait Answer {
 
 impl Answer for String {
     fn redact(&mut self, reach: &Reach) {
-        if let std::borrow::Cow::Owned(clean) = reach.redact(self) {
+        // An answer is JSON text: read as its readers will read it.
+        if let std::borrow::Cow::Owned(clean) = reach.redact_json(self) {
             *self = clean;
         }
     }

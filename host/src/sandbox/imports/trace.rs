@@ -9,7 +9,7 @@ impl trace::Host for GuestState {
     fn emit(&mut self, kind: String, payload: String) -> Result<String, WorldError> {
         let package = self.package.clone();
         // No secret value enters the trace, even one the guest puts in an event.
-        let (kind, payload) = (self.redacted(kind), self.redacted(payload));
+        let (kind, payload) = (self.redacted(kind), self.redacted_json(payload));
         let Some(call) = self.call.as_mut() else {
             return Err(WorldError::Forbidden(
                 "host imports are only available during a skill call".into(),
