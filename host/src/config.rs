@@ -44,6 +44,8 @@ pub struct Config {
     pub upstreams: Vec<crate::upstream::UpstreamConfig>,
     /// Packages from OCI registries (`[oci]`, with `trustedKeys` and the outbound roots).
     pub oci: crate::packages::oci::OciSettings,
+    /// Tokens from an identity provider (`[identity]`, `identity/config.rs`).
+    pub identity: Option<crate::identity::IdentityConfig>,
 }
 
 #[derive(Deserialize)]
@@ -77,6 +79,7 @@ struct Raw {
     #[serde(default)]
     upstream: Vec<Spanned<crate::upstream::config::RawUpstream>>,
     oci: Option<crate::packages::oci::RawOci>,
+    identity: Option<crate::identity::config::RawIdentity>,
 }
 
 #[derive(Deserialize)]
@@ -363,6 +366,11 @@ impl Config {
                 .map_err(|(span, msg)| at(span, msg))?,
             None => Default::default(),
         };
+        let identity = raw
+            .identity
+            .map(|i| crate::identity::config::parse(i, &profiles, base))
+            .transpose()
+            .map_err(|(span, msg)| at(span, msg))?;
         let world =
             crate::persistence::parse_world_section(raw.world).map_err(|(s, m)| at(s, m))?;
         let approvals = crate::policy::approve::parse(raw.approve, &profiles)
@@ -388,6 +396,7 @@ impl Config {
             outbound,
             scan_results,
             network,
+            identity,
             trace,
             trace_durability,
             grants,

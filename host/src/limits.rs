@@ -387,3 +387,34 @@ pub const UPSTREAM_BACKOFF_MAX_MS: u64 = 30_000;
 /// An OAuth token for an upstream is fetched again this long before it expires (at most half
 /// its lifetime before), so no request goes out with a token about to lapse.
 pub const UPSTREAM_TOKEN_REFRESH_MARGIN_MS: u64 = 30_000;
+
+// Identity from an identity provider (`identity/`).
+
+/// Longest bearer token the host reads, in bytes: a larger one is refused before it is decoded.
+pub const IDENTITY_MAX_TOKEN_BYTES: usize = 16 << 10;
+/// Largest metadata document, key set or introspection answer read from the identity provider.
+pub const IDENTITY_MAX_DOCUMENT_BYTES: usize = 256 << 10;
+/// Most keys kept from one key set (a provider publishes a handful; the rest are ignored).
+pub const IDENTITY_MAX_KEYS: usize = 64;
+/// Default clock skew allowed on `exp`, `nbf` and `iat`, in seconds.
+pub const IDENTITY_CLOCK_SKEW_SECONDS: u64 = 30;
+/// Largest clock skew the configuration may allow: beyond it an expired token lives on.
+pub const IDENTITY_MAX_CLOCK_SKEW_SECONDS: u64 = 300;
+/// Default age after which the key set is fetched again (in the background; requests keep
+/// using the keys held meanwhile).
+pub const IDENTITY_KEYS_MAX_AGE_SECONDS: u64 = 300;
+/// Default shortest time between two fetches of the key set, however many tokens name a key it
+/// does not hold: a stream of made-up `kid`s cannot turn the host against the provider.
+pub const IDENTITY_KEYS_MIN_INTERVAL_SECONDS: u64 = 30;
+/// Default time the provider has to answer one fetch (discovery, key set, introspection) before
+/// the request waiting on it is refused.
+pub const IDENTITY_FETCH_TIMEOUT_MS: u64 = 5_000;
+/// Default time an introspection answer is trusted before the provider is asked again (never
+/// past the token's own `exp`).
+pub const IDENTITY_INTROSPECTION_CACHE_SECONDS: u64 = 60;
+/// Tokens whose check is remembered (by digest, until they expire or their key goes), so a
+/// client's every request costs a hash and a lookup instead of a signature check.
+pub const IDENTITY_VERIFIED_TOKENS: usize = 4_096;
+/// Refusals written to the log and the trace per second; past it they are counted and summed up
+/// in the next one written, so a flood of bad tokens cannot flood the trace.
+pub const IDENTITY_REFUSALS_PER_SECOND: u32 = 20;
