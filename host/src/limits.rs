@@ -418,3 +418,6 @@ pub const IDENTITY_VERIFIED_TOKENS: usize = 4_096;
 /// Refusals written to the log and the trace per second; past it they are counted and summed up
 /// in the next one written, so a flood of bad tokens cannot flood the trace.
 pub const IDENTITY_REFUSALS_PER_SECOND: u32 = 20;
+/// Most of a WebSocket handshake request the edge reads (without consuming it) to find its
+/// bearer token before the handshake; a larger head is left to the handshake to refuse.
+pub const WS_HANDSHAKE_PEEK_BYTES: usize = 16 << 10;

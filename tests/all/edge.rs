@@ -312,7 +312,17 @@ fn a_configured_token_decides_the_agent_and_the_profile() {
         reply["result"]["session"]["profile"], "player.limited",
         "{reply}"
     );
-    assert_eq!(denials(&mut bob).len(), 2);
+    // The unknown token at the handshake, then the two `initialize`s beyond the token.
+    let denied = denials(&mut bob);
+    assert_eq!(denied.len(), 3, "{denied:?}");
+    assert!(
+        denied[0]["payload"]["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("WebSocket 401 unknown_token: "),
+        "{}",
+        denied[0]
+    );
 
     let http = HttpHost::start(&["--config", &config]);
     let post = |token: &str, params: Value| {

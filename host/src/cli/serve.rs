@@ -5,11 +5,13 @@ use crate::Cli;
 use crate::cli::phases::Phases;
 use anyhow::{Context, Result, bail};
 use limina::config::Config;
+use limina::identity::{IdentityConfig, Verifier};
 use limina::limits::{DEFAULT_HTTP_PORT, DEFAULT_WS_PORT};
 use limina::limits::{TRACE_WINDOW, TRACE_WINDOW_DURABLE};
 use limina::mcp::transport::edge::{Admission, EdgeLimits, NetworkSettings};
 use limina::mcp::transport::{http, ws};
 use limina::mcp::{Clock, Engine, Guard, Inbound, Listen, Server, ServerConfig};
+use limina::net::TlsRoots;
 use limina::packages::{PackageSource, embedded, package_dirs};
 use limina::persistence::{WorldConfig, WorldStore};
 use limina::realm::{Realm, Rng};
@@ -45,6 +47,10 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
     let guard = guard(&cli)?;
     let config = load_config(&cli)?;
     let network = config.network.clone();
+    let identity = config
+        .identity
+        .clone()
+        .map(|i| (i, config.outbound.clone()));
     let otlp = OtlpConfig::from_env(cli.otlp_endpoint.as_deref()).map_err(anyhow::Error::msg)?;
     // Before any thread starts, so that all of them hold the signals (see telemetry/signals.rs):
     // a termination signal stops the engine cleanly (the world's last checkpoint, the last
@@ -58,7 +64,7 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
     phases.end("configuration");
     let registry = build_registry_from(&cli, config, true, &mut phases)?;
     let default_profile = cli.profile.clone();
-    let (admission, limits) = admission(&cli, &registry, network, shared_token(&cli)?)?;
+    let (admission, limits) = admission(&cli, &registry, network, shared_token(&cli)?, identity)?;
 
     let clock = if cli.manual_clock {
         Clock::Manual
@@ -168,6 +174,7 @@ fn admission(
     registry: &Registry,
     network: NetworkSettings,
     shared_token: Option<String>,
+    identity: Option<(IdentityConfig, TlsRoots)>,
 ) -> Result<(Arc<Admission>, EdgeLimits)> {
     for name in &cli.network_profile {
         registry
@@ -182,7 +189,29 @@ fn admission(
         // The browser viewer's own session (read-only unless the operator says otherwise).
         also.push(cli.viewer_profile.clone());
     }
-    let admission = Admission::new(&cli.profile, &also, shared_token, network.tokens);
+    let mut admission = Admission::new(&cli.profile, &also, shared_token, network.tokens);
+    if let Some((config, roots)) = identity {
+        let issuer = config.issuer.clone();
+        let verifier = Verifier::new(config, roots, admission.ceiling().to_vec())
+            .map_err(anyhow::Error::msg)
+            .context("[identity]")?;
+        // The provider's keys are fetched now, off the start: a provider that is slow or down
+        // delays no one (its tokens are refused, 503, until it answers).
+        let warming = verifier.clone();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .context("starting the identity provider's first fetch")?;
+        std::thread::Builder::new()
+            .name("limina-identity".into())
+            .spawn(move || runtime.block_on(warming.warm_up()))
+            .context("starting the identity provider's first fetch")?;
+        limina::log::info(&format!(
+            "access tokens from the identity provider {issuer} are accepted for {}",
+            verifier.metadata().resource()
+        ));
+        admission = admission.with_identity(verifier);
+    }
     Ok((Arc::new(admission), network.limits))
 }
 
@@ -412,7 +441,7 @@ fn calibration_file(cache_dir: &std::path::Path) -> Option<PathBuf> {
 fn guard(cli: &Cli) -> Result<Guard> {
     if !cli.bind.is_loopback() && cli.auth_token_file.is_none() && !has_tokens(cli) {
         bail!(
-            "--bind {} is not a loopback address: also pass --auth-token-file FILE (or list `[[network.tokens]]` in --config) so only clients with a token can connect",
+            "--bind {} is not a loopback address: also pass --auth-token-file FILE (or list `[[network.tokens]]` or an `[identity]` provider in --config) so only clients with a token can connect",
             cli.bind
         );
     }
@@ -432,9 +461,10 @@ fn guard(cli: &Cli) -> Result<Guard> {
     })
 }
 
-/// Whether --config lists tokens (read again only when binding beyond loopback).
+/// Whether --config lists tokens or an identity provider (read again only when binding beyond
+/// loopback).
 fn has_tokens(cli: &Cli) -> bool {
-    load_config(cli).is_ok_and(|c| !c.network.tokens.is_empty())
+    load_config(cli).is_ok_and(|c| !c.network.tokens.is_empty() || c.identity.is_some())
 }
 
 /// `--auth-token-file`'s token: one every client shares.

@@ -9,6 +9,8 @@ use serde_json::{Value, json};
 /// The metadata document and where it is served.
 #[derive(Debug, Clone)]
 pub struct Metadata {
+    /// This server's canonical URI.
+    resource: String,
     document: String,
     /// The absolute URL challenges name (the path-suffixed form).
     url: String,
@@ -48,6 +50,7 @@ impl Metadata {
             paths.push(suffixed.clone());
         }
         Metadata {
+            resource: config.resource.clone(),
             document: document.to_string(),
             url: format!("{origin}{suffixed}"),
             paths,
@@ -57,6 +60,11 @@ impl Metadata {
     /// The document, as JSON text.
     pub fn document(&self) -> &str {
         &self.document
+    }
+
+    /// This server's canonical URI (the resource tokens must be for).
+    pub fn resource(&self) -> &str {
+        &self.resource
     }
 
     /// The URL challenges point at.

@@ -56,6 +56,12 @@ pub enum Inbound {
     TaskDone { task: String, ran: RanCall },
     /// A termination signal: the first drains and stops cleanly, the next cuts the drain short.
     Stop { signal: i32 },
+    /// The network edge refused a client's bearer token: traced as `session.admission.denied`
+    /// with the reason (never the token), as the agent the token named if it was verified.
+    Refused {
+        agent: Option<String>,
+        reason: String,
+    },
 }
 
 /// A transport's way in: a channel plus the eventfd that wakes the engine's `poll`.

@@ -462,6 +462,10 @@ impl Engine {
                 self.on_task_done(&task, ran)
             }
             Inbound::Stop { signal } => self.on_stop(signal),
+            Inbound::Refused { agent, reason } => self
+                .server
+                .registry_mut()
+                .refuse_admission(&serde_json::json!({ "agentId": agent }), &reason),
         }
     }
 

@@ -10,6 +10,7 @@
 //! It never calls the dispatcher or the registry. The framing it checks (JSON-RPC, the
 //! revisions' headers) comes from `wire/`.
 
+mod bearer;
 pub mod edge;
 mod guard;
 pub mod http;

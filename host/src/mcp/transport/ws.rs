@@ -6,11 +6,15 @@
 //! `edge::meter`), its first message and every unfinished one on a deadline — and a writer that
 //! drains the bounded outbox. It never touches the registry.
 
+use super::bearer;
 use super::edge::gate::{self, Gate, Ticket};
 use super::edge::meter::{Metered, Pool, Signals};
 use super::edge::{EdgeLimits, Grant, Transport};
 use super::listener::{self, Listen};
-use crate::limits::{MAX_IN_FLIGHT_PER_CONNECTION, MAX_WS_MESSAGE_BYTES, WS_READ_BUFFER_BYTES};
+use crate::limits::{
+    MAX_IN_FLIGHT_PER_CONNECTION, MAX_WS_MESSAGE_BYTES, WS_HANDSHAKE_PEEK_BYTES,
+    WS_READ_BUFFER_BYTES,
+};
 use crate::mcp::engine::cancel::{CancelBoard, cancelled_request};
 use crate::mcp::engine::inbox::{EngineHandle, Inbound, PeerId, next_peer_id};
 use crate::mcp::engine::outbox::{self, CloseSignal, Frame, Lane, Sent};
@@ -109,14 +113,39 @@ async fn connection(
         .max_message_size(Some(MAX_WS_MESSAGE_BYTES))
         .max_frame_size(Some(MAX_WS_MESSAGE_BYTES))
         .read_buffer_size(WS_READ_BUFFER_BYTES);
+    // The token is checked before the handshake reads the request (a check may wait on the
+    // identity provider, which the handshake's callback cannot); the callback answers with it.
+    let started = Instant::now();
+    let admitted = match tokio::time::timeout(HANDSHAKE_TIMEOUT, async {
+        let authorization = peek_authorization(&stream).await;
+        edge.config
+            .admission
+            .admit(Transport::WebSocket, authorization.as_deref())
+            .await
+    })
+    .await
+    {
+        Ok(admitted) => admitted,
+        Err(_) => {
+            crate::log::debug(&format!("WebSocket handshake from {from} timed out"));
+            return;
+        }
+    };
     let (stream, meter) = Metered::new(stream, edge.pool.clone());
     let mut grant = None;
     #[allow(clippy::result_large_err)] // the handshake's own error type
     let check = |request: &Request, response: Response| {
-        handshake(&edge.config, request, response, &mut grant)
+        handshake(
+            &edge.config,
+            &engine,
+            request,
+            response,
+            admitted,
+            &mut grant,
+        )
     };
     let ws = match tokio::time::timeout(
-        HANDSHAKE_TIMEOUT,
+        HANDSHAKE_TIMEOUT.saturating_sub(started.elapsed()),
         tokio_tungstenite::accept_hdr_async_with_config(stream, check, Some(ws_config)),
     )
     .await
@@ -332,13 +361,15 @@ fn read_text(
     }
 }
 
-/// Accepts the `mcp` subprotocol, checks the Origin and the bearer token; `grant` is what
-/// the client was admitted with.
+/// Accepts the `mcp` subprotocol, checks the Origin, and answers with what the bearer token
+/// was `admitted` with; `grant` is what the client may take.
 #[allow(clippy::result_large_err)] // the handshake's own error type
 fn handshake(
     config: &Listen,
+    engine: &EngineHandle,
     request: &Request,
     mut response: Response,
+    admitted: Result<Option<Grant>, crate::identity::Refusal>,
     grant: &mut Option<Grant>,
 ) -> Result<Response, ErrorResponse> {
     let header = |name: &str| request.headers().get(name).and_then(|v| v.to_str().ok());
@@ -351,17 +382,14 @@ fn handshake(
             ),
         ));
     }
-    match config
-        .admission
-        .admit(Transport::WebSocket, header("authorization"))
-    {
+    match admitted {
         Ok(admitted) => *grant = admitted,
         Err(refusal) => {
-            let mut response = refuse(http::StatusCode::UNAUTHORIZED, refusal.message());
-            response.headers_mut().insert(
-                "www-authenticate",
-                HeaderValue::from_static("Bearer realm=\"limina\""),
-            );
+            let answer = bearer::refused(&config.admission, engine, Transport::WebSocket, &refusal);
+            let mut response = refuse(answer.status, &answer.message);
+            response
+                .headers_mut()
+                .insert("www-authenticate", answer.challenge);
             return Err(response);
         }
     }
@@ -373,6 +401,43 @@ fn handshake(
             .insert("sec-websocket-protocol", HeaderValue::from_static("mcp"));
     }
     Ok(response)
+}
+
+/// The `Authorization` header of the handshake request, read without taking the bytes off
+/// the socket (the handshake reads the request itself afterwards): peeks until the head is
+/// complete. A head larger than the peek is left to the handshake, which refuses it.
+async fn peek_authorization(stream: &TcpStream) -> Option<String> {
+    let mut buf = vec![0u8; WS_HANDSHAKE_PEEK_BYTES];
+    loop {
+        let n = stream.peek(&mut buf).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        // The head ends at an empty line (bare line ends are accepted, as the handshake does).
+        if let Some(end) = buf[..n]
+            .windows(2)
+            .position(|w| w == b"\n\n")
+            .or_else(|| buf[..n].windows(4).position(|w| w == b"\r\n\r\n"))
+        {
+            return authorization_of(&buf[..end]);
+        }
+        if n == buf.len() {
+            return None;
+        }
+        // The rest of the head is on its way; a peek would return the same bytes at once.
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+}
+
+/// The `Authorization` header in a request head.
+fn authorization_of(head: &[u8]) -> Option<String> {
+    let head = std::str::from_utf8(head).ok()?;
+    head.lines().skip(1).find_map(|line| {
+        let (name, value) = line.split_once(':')?;
+        name.trim()
+            .eq_ignore_ascii_case("authorization")
+            .then(|| value.trim().to_string())
+    })
 }
 
 fn refuse(status: http::StatusCode, message: &str) -> ErrorResponse {

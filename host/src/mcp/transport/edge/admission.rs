@@ -1,10 +1,14 @@
 //! Who a network client is and how much it may ask for. The host, not the client, sets the
 //! ceiling: over WebSocket and HTTP a session may take only the profiles the configuration
 //! lets network clients take (by default only the server's `--profile`), and where a token
-//! names an agent and a profile, the token decides both. stdio has no ceiling.
+//! names an agent and a profile, the token decides both — a `[[network.tokens]]` entry, or an
+//! access token from the identity provider (`crate::identity`), whose claims decide them under
+//! the same ceiling. stdio has no ceiling.
 
+use crate::identity::{Identity, Metadata, Refusal, RefusalReports, Verifier};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
+use std::sync::Arc;
 use subtle::ConstantTimeEq;
 
 /// What a client came over.
@@ -13,6 +17,17 @@ pub enum Transport {
     Stdio,
     WebSocket,
     Http,
+}
+
+impl Transport {
+    /// Its name in logs and the trace.
+    pub fn name(self) -> &'static str {
+        match self {
+            Transport::Stdio => "stdio",
+            Transport::WebSocket => "WebSocket",
+            Transport::Http => "HTTP",
+        }
+    }
 }
 
 /// A token the configuration maps to an identity (`[[network.tokens]]`), kept as its SHA-256.
@@ -32,6 +47,10 @@ pub struct Admission {
     shared_token: Option<String>,
     /// Tokens with identities.
     tokens: Vec<TokenIdentity>,
+    /// Access tokens from the identity provider (`[identity]`).
+    identity: Option<Arc<Verifier>>,
+    /// How many refusals are logged and traced (a flood of bad tokens is counted, not written).
+    reports: Arc<RefusalReports>,
 }
 
 /// What an admitted network client may take at `initialize`.
@@ -45,27 +64,21 @@ pub struct Grant {
     pub setting: String,
 }
 
-/// Why a client was not admitted (both are 401 on the wire).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Refusal {
-    /// A token is configured and none was sent.
-    TokenMissing,
-    /// The token sent is not one the configuration knows.
-    TokenUnknown,
-}
-
-impl Refusal {
-    /// The message for the client.
-    pub fn message(self) -> &'static str {
-        match self {
-            Refusal::TokenMissing => {
-                "a bearer token is required: send `Authorization: Bearer <token>`"
-            }
-            Refusal::TokenUnknown => {
-                "the bearer token is not one this host knows: check `Authorization: Bearer <token>`"
-            }
+impl From<Identity> for Grant {
+    fn from(identity: Identity) -> Grant {
+        Grant {
+            profiles: identity.profiles,
+            agent_id: Some(identity.agent_id),
+            setting: identity.setting,
         }
     }
+}
+
+/// How the configuration's own tokens decided, before the identity provider is asked.
+enum Checked<'a> {
+    Decided(Result<Option<Grant>, Refusal>),
+    /// Not one of the configuration's tokens: the provider's, perhaps.
+    Other(&'a str),
 }
 
 impl Admission {
@@ -88,23 +101,70 @@ impl Admission {
             ceiling,
             shared_token,
             tokens,
+            identity: None,
+            reports: Arc::default(),
+        }
+    }
+
+    /// Also admits access tokens `verifier` accepts (beside the configuration's tokens).
+    pub fn with_identity(mut self, verifier: Arc<Verifier>) -> Admission {
+        self.identity = Some(verifier);
+        self
+    }
+
+    /// Whether this refusal is logged and traced (`Some(n)`: yes, and `n` before it were not).
+    pub fn report(&self) -> Option<u64> {
+        self.reports.report()
+    }
+
+    /// The profiles network clients may take at most.
+    pub fn ceiling(&self) -> &[String] {
+        &self.ceiling
+    }
+
+    /// The protected resource metadata, when an identity provider is configured.
+    pub fn metadata(&self) -> Option<&Metadata> {
+        self.identity.as_ref().map(|v| v.metadata())
+    }
+
+    /// The `WWW-Authenticate` value for `refusal`: the RFC 9728 challenge with an identity
+    /// provider, else a plain bearer challenge.
+    pub fn challenge(&self, refusal: &Refusal) -> String {
+        match &self.identity {
+            Some(verifier) => verifier.challenge(refusal),
+            None if matches!(refusal, Refusal::Missing) => "Bearer realm=\"limina\"".into(),
+            None => "Bearer realm=\"limina\", error=\"invalid_token\"".into(),
         }
     }
 
     /// Whether clients must send a token.
     pub fn requires_token(&self) -> bool {
-        self.shared_token.is_some() || !self.tokens.is_empty()
+        self.shared_token.is_some() || !self.tokens.is_empty() || self.identity.is_some()
     }
 
     /// What a client coming over `transport` with the `Authorization` header `authorization`
-    /// may take: `None` over stdio (no ceiling: the process's owner started it).
-    pub fn admit(
+    /// may take: `None` over stdio (no ceiling: the process's owner started it). The
+    /// configuration's tokens are tried first; any other token goes to the identity provider.
+    pub async fn admit(
         &self,
         transport: Transport,
         authorization: Option<&str>,
     ) -> Result<Option<Grant>, Refusal> {
+        match self.check(transport, authorization) {
+            Checked::Decided(decided) => decided,
+            Checked::Other(token) => match &self.identity {
+                Some(verifier) => verifier.verify(token).await.map(|id| Some(Grant::from(id))),
+                None => Err(Refusal::invalid(
+                    "unknown_token",
+                    "the bearer token is not one this host knows: check `Authorization: Bearer <token>`",
+                )),
+            },
+        }
+    }
+
+    fn check<'a>(&self, transport: Transport, authorization: Option<&'a str>) -> Checked<'a> {
         if transport == Transport::Stdio {
-            return Ok(None);
+            return Checked::Decided(Ok(None));
         }
         let ceiling = || Grant {
             profiles: self.ceiling.clone(),
@@ -112,10 +172,10 @@ impl Admission {
             setting: "`--profile`, `--network-profile` or `[network] profiles` in --config".into(),
         };
         if !self.requires_token() {
-            return Ok(Some(ceiling()));
+            return Checked::Decided(Ok(Some(ceiling())));
         }
         let Some(token) = authorization.and_then(|v| v.strip_prefix("Bearer ")) else {
-            return Err(Refusal::TokenMissing);
+            return Checked::Decided(Err(Refusal::Missing));
         };
         let digest: [u8; 32] = Sha256::digest(token.as_bytes()).into();
         // Every entry is compared, in constant time, so timing tells nothing of which matched.
@@ -129,7 +189,7 @@ impl Admission {
             .shared_token
             .as_ref()
             .is_some_and(|s| bool::from(s.as_bytes().ct_eq(token.as_bytes())));
-        match found {
+        Checked::Decided(match found {
             Some(identity) => Ok(Some(Grant {
                 profiles: vec![identity.profile.clone()],
                 agent_id: Some(identity.agent_id.clone()),
@@ -139,8 +199,8 @@ impl Admission {
                 ),
             })),
             None if shared => Ok(Some(ceiling())),
-            None => Err(Refusal::TokenUnknown),
-        }
+            None => return Checked::Other(token),
+        })
     }
 }
 
@@ -182,6 +242,15 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// `admit` run to completion (no identity provider: nothing waits).
+    fn admit(
+        a: &Admission,
+        transport: Transport,
+        authorization: Option<&str>,
+    ) -> Result<Option<Grant>, Refusal> {
+        futures_executor::block_on(a.admit(transport, authorization))
+    }
+
     fn identity(token: &str, agent: &str, profile: &str) -> TokenIdentity {
         TokenIdentity {
             digest: Sha256::digest(token.as_bytes()).into(),
@@ -193,8 +262,8 @@ mod tests {
     #[test]
     fn without_tokens_network_clients_get_the_ceiling_and_stdio_none() {
         let a = Admission::new("system.readonly", &["player.limited".into()], None, vec![]);
-        assert_eq!(a.admit(Transport::Stdio, None), Ok(None));
-        let grant = a.admit(Transport::WebSocket, None).unwrap().unwrap();
+        assert_eq!(admit(&a, Transport::Stdio, None), Ok(None));
+        let grant = admit(&a, Transport::WebSocket, None).unwrap().unwrap();
         assert_eq!(grant.profiles, vec!["system.readonly", "player.limited"]);
         let mut params = json!({});
         grant.apply(&mut params).unwrap();
@@ -221,28 +290,33 @@ mod tests {
                 identity("bob-token-0123456789", "bob", "player.limited"),
             ],
         );
-        assert_eq!(a.admit(Transport::Http, None), Err(Refusal::TokenMissing));
+        assert_eq!(admit(&a, Transport::Http, None), Err(Refusal::Missing));
+        let unknown = admit(&a, Transport::Http, Some("Bearer nobody-0123456789")).unwrap_err();
+        assert_eq!((unknown.status(), unknown.code()), (401, "unknown_token"));
         assert_eq!(
-            a.admit(Transport::Http, Some("Bearer nobody-0123456789")),
-            Err(Refusal::TokenUnknown)
+            a.challenge(&unknown),
+            "Bearer realm=\"limina\", error=\"invalid_token\""
         );
+        assert_eq!(a.challenge(&Refusal::Missing), "Bearer realm=\"limina\"");
         assert_eq!(
-            a.admit(Transport::Http, Some("alice-token-0123456789")),
-            Err(Refusal::TokenMissing),
+            admit(&a, Transport::Http, Some("alice-token-0123456789")),
+            Err(Refusal::Missing),
             "the Bearer scheme is needed"
         );
-        let alice = a
-            .admit(Transport::WebSocket, Some("Bearer alice-token-0123456789"))
-            .unwrap()
-            .unwrap();
+        let alice = admit(
+            &a,
+            Transport::WebSocket,
+            Some("Bearer alice-token-0123456789"),
+        )
+        .unwrap()
+        .unwrap();
         let mut params = json!({});
         alice.apply(&mut params).unwrap();
         assert_eq!(
             params,
             json!({"profile": "builder.readWrite", "agentId": "alice"})
         );
-        let bob = a
-            .admit(Transport::Http, Some("Bearer bob-token-0123456789"))
+        let bob = admit(&a, Transport::Http, Some("Bearer bob-token-0123456789"))
             .unwrap()
             .unwrap();
         let err = bob
@@ -254,7 +328,7 @@ mod tests {
             err.contains("agentId `alice` is not the agent this token names (`bob`)"),
             "{err}"
         );
-        assert_eq!(a.admit(Transport::Stdio, None), Ok(None));
+        assert_eq!(admit(&a, Transport::Stdio, None), Ok(None));
     }
 
     #[test]
@@ -269,18 +343,20 @@ mod tests {
                 "builder.readWrite",
             )],
         );
-        let grant = a
-            .admit(Transport::WebSocket, Some("Bearer shared-token-0123456789"))
-            .unwrap()
-            .unwrap();
+        let grant = admit(
+            &a,
+            Transport::WebSocket,
+            Some("Bearer shared-token-0123456789"),
+        )
+        .unwrap()
+        .unwrap();
         assert_eq!(grant.profiles, vec!["system.readonly"]);
         assert_eq!(grant.agent_id, None);
-        assert_eq!(
-            a.admit(
-                Transport::WebSocket,
-                Some("Bearer shared-token-01234567890")
-            ),
-            Err(Refusal::TokenUnknown)
+        let near = admit(
+            &a,
+            Transport::WebSocket,
+            Some("Bearer shared-token-01234567890"),
         );
+        assert_eq!(near.unwrap_err().code(), "unknown_token");
     }
 }

@@ -51,6 +51,7 @@ use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
 mod modern;
+mod protected;
 mod route;
 mod stateless;
 
@@ -261,7 +262,8 @@ async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Response<Bod
             };
         }
         "/mcp" => {}
-        _ if Viewer::serves(&path) => return view(&shared, &request, &path),
+        _ if protected::serves(&shared, &path) => return protected::metadata(&shared, &request),
+        _ if Viewer::serves(&path) => return view(&shared, &request, &path).await,
         _ => return text(StatusCode::NOT_FOUND, "not found: MCP is served at /mcp"),
     }
     let header = |name: header::HeaderName| header_text(&request, name);
@@ -287,17 +289,11 @@ async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Response<Bod
         .config
         .admission
         .admit(Transport::Http, header(header::AUTHORIZATION).as_deref())
+        .await
     {
         Ok(Some(grant)) => grant,
         Ok(None) => unreachable!("HTTP clients always get a grant"),
-        Err(refusal) => {
-            let mut response = rpc_error(StatusCode::UNAUTHORIZED, -32000, refusal.message());
-            response.headers_mut().insert(
-                header::WWW_AUTHENTICATE,
-                HeaderValue::from_static("Bearer realm=\"limina\""),
-            );
-            return response;
-        }
+        Err(refusal) => return protected::refused(&shared, &refusal),
     };
     // POSTs answer this themselves, with the request's id.
     if request.method() != Method::POST
@@ -340,7 +336,7 @@ async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Response<Bod
 /// The browser viewer's page and files: the same Host and Origin checks as `/mcp`; glTF
 /// assets (world data) also need the bearer token when one is configured. The page and its
 /// scripts hold no data, so a browser can load them before the user gives it the token.
-fn view(shared: &Shared, request: &Request<Incoming>, path: &str) -> Response<Body> {
+async fn view(shared: &Shared, request: &Request<Incoming>, path: &str) -> Response<Body> {
     let header = |name: header::HeaderName| header_text(request, name);
     if request.method() != Method::GET && request.method() != Method::HEAD {
         return text(
@@ -366,8 +362,9 @@ fn view(shared: &Shared, request: &Request<Incoming>, path: &str) -> Response<Bo
             .config
             .admission
             .admit(Transport::Http, header(header::AUTHORIZATION).as_deref())
+            .await
     {
-        return text(StatusCode::UNAUTHORIZED, refusal.message());
+        return protected::refused(shared, &refusal);
     }
     match shared.viewer.file(path) {
         Ok(file) => {
