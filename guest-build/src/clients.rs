@@ -116,3 +116,14 @@ pub const PLAYWRIGHT_CORE: Tool = Tool {
     size: "10 MB",
     with: &[],
 };
+
+/// A certified OpenID provider (`oidc-provider`), with the `jose` its test script makes keys
+/// with, for the identity tests: the host as a resource server checking its tokens.
+pub const OIDC_PROVIDER: Tool = Tool {
+    package: "oidc-provider",
+    version: "9.13.3",
+    registry: Registry::Npm,
+    purpose: "an OpenID provider, for the identity tests",
+    size: "3 MB",
+    with: &["jose@6.2.18"],
+};

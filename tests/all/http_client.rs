@@ -48,27 +48,7 @@ impl HttpHost {
 
     /// Sends one request; the status, headers (lower-case names) and body.
     pub fn send(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Reply {
-        let mut stream = TcpStream::connect(&self.addr).unwrap();
-        stream
-            .set_read_timeout(Some(Duration::from_secs(60)))
-            .unwrap();
-        let mut request = format!("{method} {path} HTTP/1.1\r\n");
-        if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
-            request.push_str(&format!("host: {}\r\n", self.addr));
-        }
-        for (k, v) in headers {
-            request.push_str(&format!("{k}: {v}\r\n"));
-        }
-        request.push_str(&format!(
-            "content-length: {}\r\nconnection: close\r\n\r\n{body}",
-            body.len()
-        ));
-        // A host refusing the request (413 on an oversized body) may answer and close before
-        // reading it all; the write then breaks, and its answer is what the test reads.
-        let _ = stream.write_all(request.as_bytes());
-        let mut raw = Vec::new();
-        let _ = stream.read_to_end(&mut raw);
-        Reply::parse(&String::from_utf8_lossy(&raw))
+        send(&self.addr, method, path, headers, body)
     }
 
     /// POSTs a JSON-RPC message as a well-behaved client would, with `session` if given.
@@ -104,6 +84,32 @@ impl Drop for HttpHost {
             let _ = child.wait();
         }
     }
+}
+
+/// Sends one request to `addr` (`host:port`) on a fresh connection; the status, headers
+/// (lower-case names) and body.
+pub fn send(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Reply {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    let mut request = format!("{method} {path} HTTP/1.1\r\n");
+    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+        request.push_str(&format!("host: {}\r\n", addr));
+    }
+    for (k, v) in headers {
+        request.push_str(&format!("{k}: {v}\r\n"));
+    }
+    request.push_str(&format!(
+        "content-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    ));
+    // A host refusing the request (413 on an oversized body) may answer and close before
+    // reading it all; the write then breaks, and its answer is what the test reads.
+    let _ = stream.write_all(request.as_bytes());
+    let mut raw = Vec::new();
+    let _ = stream.read_to_end(&mut raw);
+    Reply::parse(&String::from_utf8_lossy(&raw))
 }
 
 /// One HTTP response.
