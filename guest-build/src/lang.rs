@@ -38,13 +38,13 @@ pub fn world_of_package(dir: &Path) -> &'static str {
 pub enum Lang {
     /// `Cargo.toml`: a crate on the Limina SDK.
     Rust,
-    /// `app.py`, through componentize-py.
+    /// `skills.py` (or an older package's own `app.py`), through componentize-py.
     Python,
     /// `app.c`, through Zig's clang.
     C,
     /// `app.zig`.
     Zig,
-    /// `app.js`, through componentize-qjs.
+    /// `skills.js` (or a package's own `app.js`), through componentize-qjs.
     Js,
 }
 
@@ -61,8 +61,9 @@ impl fmt::Display for Lang {
 }
 
 impl Lang {
-    /// The language of the package in `dir`, from its entry file; `None` when `dir` holds no
-    /// `limina.toml` or no entry file.
+    /// The language of the package in `dir`, from its entry file (`app.*`) or, where the SDK
+    /// writes the entry, its skills file (`skills.py`, `skills.js`); `None` when `dir` holds
+    /// no `limina.toml` or none of these.
     pub fn of(dir: &Path) -> Option<Lang> {
         if !dir.join("limina.toml").is_file() {
             return None;
@@ -72,6 +73,8 @@ impl Lang {
             ("app.c", Lang::C),
             ("app.zig", Lang::Zig),
             ("app.js", Lang::Js),
+            ("skills.py", Lang::Python),
+            ("skills.js", Lang::Js),
             ("Cargo.toml", Lang::Rust),
         ]
         .into_iter()

@@ -4,9 +4,9 @@
 //! `tests/guests/` and every `packages/*/` with a `Cargo.toml`. They share one target folder,
 //! `target/guests`, so common dependencies (wit-bindgen) compile once.
 //!
-//! Packages in other languages (`app.py`, `app.c`, `app.zig` or `app.js` beside `limina.toml`)
-//! in `packages/*/` and `tests/guests-<lang>/*/` are built with their pinned tools against the
-//! repository's `wit/`.
+//! Packages in other languages (`skills.py`, `app.c`, `app.zig` or `skills.js` beside
+//! `limina.toml`) in `packages/*/` and `tests/guests-<lang>/*/` are built with their pinned
+//! tools against the repository's `wit/`.
 
 use std::fmt;
 use std::fs;

@@ -1,8 +1,8 @@
 """`rules`: look up tabletop rules by keyword or by id, over the entries in `rules_data.py`.
 
 Each skill is a plain function from its input (a dict the host already validated against the
-skill's `input_schema`) to its output (a dict matching `output_schema`). `app.py` exports
-them from the component; `python3 -m unittest` tests them natively.
+skill's `input_schema`) to its output (a dict matching `output_schema`). The SDK's glue
+exports them from the component; `limina pkg test` tests them natively.
 """
 
 import re

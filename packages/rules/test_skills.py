@@ -1,4 +1,4 @@
-"""Native tests of the rules handlers: `python3 -m unittest` in this folder."""
+"""Native tests of the rules handlers: `limina pkg test` in this folder."""
 
 import unittest
 

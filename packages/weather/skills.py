@@ -3,15 +3,15 @@
 import json
 
 import limina_http as fetch
-from limina_skill import InvalidInput, Skill, SkillError
+from limina_skill import InvalidInput, Skill, SkillError, environment
 
 DEFAULT_API = "https://api.open-meteo.com/v1"
 
 
-def current(input, ctx, env=None):
-    """Fetches the current temperature and wind at a place. `env` is the guest's environment
-    (the secrets the host gives it); the API base and key come from there when set."""
-    env = env or {}
+def current(input, ctx):
+    """Fetches the current temperature and wind at a place. The API base and key come from
+    the secrets the host gives the package, when set."""
+    env = environment()
     lat, lon = input["latitude"], input["longitude"]
     if not (-90 <= lat <= 90 and -180 <= lon <= 180):
         raise InvalidInput("`latitude` must be within -90..90 and `longitude` within -180..180")
@@ -61,5 +61,7 @@ SKILLS = [
             "required": ["temperatureC", "windKmh", "time"],
         },
         permissions=("net.outbound",),
+        idempotent=False,
+        open_world=True,
     )
 ]

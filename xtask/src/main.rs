@@ -29,7 +29,7 @@ Commands:
                             (--pypi: skip rustup and use the pinned toolchain from PyPI)
   build-guests              build every guest crate and encode it as a component
                             (target/components, target/core, packages/*), and every
-                            Python guest (app.py) with componentize-py, installed on demand
+                            Python, C, Zig and JS guest with its pinned tool, installed on demand
   test [-- <cargo args>]    setup, build-guests, then `cargo test --workspace <cargo args>`
                             (no --workspace when the args pick packages with -p)
   run [-- <limina args>]    setup, build-guests, then `cargo run --quiet -p limina -- <args>`

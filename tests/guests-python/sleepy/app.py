@@ -1,46 +1,71 @@
-"""A guest that blocks in WASI: `sleepy.nap` calls time.sleep for the seconds it is given."""
+"""The component's entry point: exports `limina:skill/skill` (world `skill-package`) for the
+skills listed in `skills.py`. `limina pkg build` turns this module into the component with
+componentize-py; there is usually nothing to change here."""
 
 import json
-import time
 
+from componentize_py_types import Err
 from wit_world import exports
-from wit_world.imports import types
+try:
+    from wit_world.imports import types
+except ImportError:
+    # A package with `[grants] network` builds against `skill-package-http`, where the name
+    # `types` is shared with `wasi:http` and ours is called by its full name.
+    from wit_world.imports import limina_skill_types as types
 
-_INPUT = json.dumps(
-    {
-        "type": "object",
-        "properties": {"seconds": {"type": "number", "minimum": 0, "maximum": 3600}},
-        "required": ["seconds"],
-    }
-)
-_OUTPUT = json.dumps({"type": "object"})
+import limina_skill
+import skills
+
+_ERRORS = {
+    "invalid_input": types.SkillError_InvalidInput,
+    "not_found": types.SkillError_NotFound,
+    "forbidden": types.SkillError_Forbidden,
+    "handler_error": types.SkillError_HandlerError,
+}
+
+_BY_NAME = {skill.name: skill for skill in skills.SKILLS}
+
+
+def _descriptor(skill):
+    return types.SkillDescriptor(
+        name=skill.name,
+        version=skill.version,
+        category=skill.name.split(".")[0],
+        description=skill.description,
+        permissions=list(skill.permissions),
+        input_schema=json.dumps(skill.input_schema),
+        output_schema=json.dumps(skill.output_schema),
+        annotations=types.Annotations(
+            read_only=skill.read_only,
+            destructive=False,
+            idempotent=skill.read_only,
+            open_world=False,
+        ),
+    )
 
 
 class Skill(exports.Skill):
     def describe(self):
         return types.PackageDescription(
-            skills=[
-                types.SkillDescriptor(
-                    name="sleepy.nap",
-                    version="0.1.0",
-                    category="sleepy",
-                    description="Sleep for `seconds` (time.sleep), then answer how long it took.",
-                    permissions=[],
-                    input_schema=_INPUT,
-                    output_schema=_OUTPUT,
-                    annotations=types.Annotations(
-                        read_only=True, destructive=False, idempotent=True, open_world=False
-                    ),
-                )
-            ],
-            hooks=[],
+            skills=[_descriptor(s) for s in skills.SKILLS], hooks=[]
         )
 
     def invoke(self, name, input, ctx):
-        seconds = json.loads(input)["seconds"]
-        started = time.monotonic()
-        time.sleep(seconds)
-        return json.dumps({"slept": time.monotonic() - started})
+        skill = _BY_NAME.get(name)
+        if skill is None:
+            raise Err(types.SkillError_NotFound(f"this package has no skill `{name}`"))
+        try:
+            output = skill.handler(json.loads(input), ctx)
+        except limina_skill.SkillError as e:
+            raise Err(_ERRORS.get(e.code, types.SkillError_HandlerError)(str(e)))
+        except Err as e:
+            # A host import refused: a denied permission stays `forbidden` for the caller.
+            if isinstance(e.value, types.WorldError_Forbidden):
+                raise Err(types.SkillError_Forbidden(e.value.value))
+            raise Err(types.SkillError_HandlerError(f"host refused: {e.value}"))
+        except Exception as e:
+            raise Err(types.SkillError_HandlerError(f"{type(e).__name__}: {e}"))
+        return json.dumps(output)
 
     def run_hook(self, hook, skill, payload, ctx):
         return None

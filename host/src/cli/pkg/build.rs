@@ -17,8 +17,9 @@ pub fn run(dir: &Path, target_dir: Option<&Path>) -> Result<ExitCode> {
     limina_guest_build::set_label("limina");
     let lang = Lang::of(dir).with_context(|| {
         format!(
-            "{} holds limina.toml but no app.py, app.c, app.zig, app.js or Cargo.toml: nothing \
-             to build (`limina pkg new NAME --lang …` scaffolds a package)",
+            "{} holds limina.toml but no skills.py, skills.js, app.c, app.zig or Cargo.toml \
+             (nor an older package's own app.py or app.js): nothing to build (`limina pkg new \
+             NAME --lang …` scaffolds a package)",
             dir.display()
         )
     })?;

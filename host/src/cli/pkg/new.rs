@@ -93,7 +93,6 @@ pub fn run(name: &str, lang: Lang, dir: Option<&Path>, sdk: Option<&Path>) -> Re
     );
     match lang {
         Lang::Rust => println!("  test:   cargo test --manifest-path {shown}/Cargo.toml"),
-        Lang::Python => println!("  test:   cd {shown} && python3 -m unittest"),
         _ => println!("  test:   limina pkg test {shown}"),
     }
     println!("  build:  limina pkg build {shown}");

@@ -1,6 +1,7 @@
 //! The files `limina pkg new NAME --lang python` writes: a package whose skills are plain
-//! Python functions (`skills.py`), exported by a small glue module (`app.py`) that
-//! componentize-py turns into the component, with native unit tests.
+//! Python functions (`skills.py`), with native unit tests. The glue that exports them (the
+//! `Skill` record, the errors, the component's entry) is not among them: `limina pkg build`
+//! and `limina pkg test` write it into `bindings/` from the SDK this limina carries.
 
 /// `(file, text)` for every file of a new Python package named `name`.
 pub fn files(name: &str) -> Vec<(&'static str, String)> {
@@ -9,11 +10,6 @@ pub fn files(name: &str) -> Vec<(&'static str, String)> {
         (
             "limina.toml",
             super::templates::manifest(name, super::Lang::Python),
-        ),
-        ("app.py", include_str!("python_template/app.py").to_string()),
-        (
-            "limina_skill.py",
-            include_str!("python_template/limina_skill.py").to_string(),
         ),
         ("skills.py", fill(include_str!("python_template/skills.py"))),
         (
@@ -36,19 +32,18 @@ fn readme(name: &str) -> String {
 A Limina skill package in Python: `{name}.hello {{name}}` answers `{{greeting}}`.
 
 - `skills.py` — your skills: plain functions from an input dict to an output dict, each
-  declared with its JSON Schemas;
-- `app.py` — exports them as the component's `skill` interface (leave it as it is);
-- `limina_skill.py` — the `Skill` record and the errors a handler raises
-  (`InvalidInput`, `NotFound`, `Forbidden`);
+  declared with its JSON Schemas in the `SKILLS` list;
+- `test_skills.py` — native unit tests;
 - `bindings/` — written by every build and test run from the Limina SDK, never edited:
+  `limina_skill` (the `Skill` record and the errors a handler raises: `InvalidInput`,
+  `NotFound`, `Forbidden`), `limina_app` (the component's entry, which exports `SKILLS`) and
   `limina_http`, a small HTTP client over `wasi:http` (`limina_http.get(url)`), usable once
-  `limina.toml` declares `[grants] network` and the host gives it;
-- `test_skills.py` — native unit tests.
+  `limina.toml` declares `[grants] network` and the host gives it.
 
-Test the handlers natively:
+Test the handlers natively (`bindings/` goes on the module path):
 
 ```sh
-python3 -m unittest
+limina pkg test
 ```
 
 Build the component (`{name}.wasm`, about 18 MB) and pin its hash in `limina.toml`; the first

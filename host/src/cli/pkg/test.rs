@@ -13,8 +13,8 @@ pub fn run(dir: &Path) -> Result<ExitCode> {
     limina_guest_build::set_label("limina");
     let lang = Lang::of(dir).with_context(|| {
         format!(
-            "{} holds limina.toml but no app.py, app.c, app.zig, app.js or Cargo.toml: nothing \
-             to test",
+            "{} holds limina.toml but no skills.py, skills.js, app.c, app.zig or Cargo.toml \
+             (nor an older package's own app.py or app.js): nothing to test",
             dir.display()
         )
     })?;

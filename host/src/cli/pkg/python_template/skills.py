@@ -1,8 +1,8 @@
 """`{{name}}`: a Limina skill package in Python.
 
 Each skill is a plain function from its input (a dict the host already validated against the
-skill's `input_schema`) to its output (a dict matching `output_schema`). `app.py` exports
-them from the component; `python3 -m unittest` tests them natively.
+skill's `input_schema`) to its output (a dict matching `output_schema`). The Limina SDK's
+glue exports `SKILLS` from the component; `limina pkg test` tests them natively.
 """
 
 from limina_skill import Skill

@@ -1,4 +1,4 @@
-"""Native tests of the handlers: `python3 -m unittest` in the package folder."""
+"""Native tests of the handlers: `limina pkg test` in the package folder."""
 
 import unittest
 

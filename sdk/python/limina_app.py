@@ -1,12 +1,19 @@
-"""The component's entry point: exports `limina:skill/skill` (world `skill-package-http`, as
-the manifest declares network grants) for the skills in `skills.py`."""
+"""The component's entry point, from the Limina Python SDK: exports `limina:skill/skill` for the
+skills the package's `skills.py` lists in `SKILLS`. `limina pkg build` writes this module into
+`bindings/` and has componentize-py wrap it (a package that keeps its own `app.py` is built from
+that instead)."""
 
 import json
 
 from componentize_py_types import Err
 from wit_world import exports
-from wit_world.imports import environment
-from wit_world.imports import limina_skill_types as types
+
+try:
+    from wit_world.imports import types
+except ImportError:
+    # A package with `[grants] network` builds against `skill-package-http`, where the name
+    # `types` is shared with `wasi:http` and ours is called by its full name.
+    from wit_world.imports import limina_skill_types as types
 
 import limina_skill
 import skills
@@ -22,6 +29,7 @@ _BY_NAME = {skill.name: skill for skill in skills.SKILLS}
 
 
 def _descriptor(skill):
+    idempotent = skill.read_only if skill.idempotent is None else skill.idempotent
     return types.SkillDescriptor(
         name=skill.name,
         version=skill.version,
@@ -31,7 +39,10 @@ def _descriptor(skill):
         input_schema=json.dumps(skill.input_schema),
         output_schema=json.dumps(skill.output_schema),
         annotations=types.Annotations(
-            read_only=True, destructive=False, idempotent=False, open_world=True
+            read_only=skill.read_only,
+            destructive=skill.destructive,
+            idempotent=idempotent,
+            open_world=skill.open_world,
         ),
     )
 
@@ -47,10 +58,14 @@ class Skill(exports.Skill):
         if skill is None:
             raise Err(types.SkillError_NotFound(f"this package has no skill `{name}`"))
         try:
-            env = dict(environment.get_environment())
-            output = skill.handler(json.loads(input), ctx, env)
+            output = skill.handler(json.loads(input), ctx)
         except limina_skill.SkillError as e:
             raise Err(_ERRORS.get(e.code, types.SkillError_HandlerError)(str(e)))
+        except Err as e:
+            # A host import refused: a denied permission stays `forbidden` for the caller.
+            if isinstance(e.value, types.WorldError_Forbidden):
+                raise Err(types.SkillError_Forbidden(e.value.value))
+            raise Err(types.SkillError_HandlerError(f"host refused: {e.value}"))
         except Exception as e:
             raise Err(types.SkillError_HandlerError(f"{type(e).__name__}: {e}"))
         return json.dumps(output)

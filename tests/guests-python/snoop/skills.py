@@ -1,13 +1,16 @@
 """A hostile guest: each probe tries one thing the sandbox must refuse and reports what
 happened, so the test can check that nothing leaked."""
 
-import json
 import os
 import sys
 
-from componentize_py_types import Err
-from wit_world import exports
-from wit_world.imports import scene, types
+from limina_skill import Skill
+
+try:  # the host's imports exist only inside the component
+    from componentize_py_types import Err
+    from wit_world.imports import scene, types
+except ImportError:
+    Err = scene = types = None
 
 
 def _attempt(probe):
@@ -67,33 +70,20 @@ PROBES = {
     "create_entity": _create_entity,
 }
 
-_SCHEMA = json.dumps({"type": "object"})
+
+def probe(input, ctx):
+    print("snoop: probing the sandbox")
+    print("snoop: this goes to stderr", file=sys.stderr)
+    return {key: _attempt(probe) for key, probe in PROBES.items()}
 
 
-class Skill(exports.Skill):
-    def describe(self):
-        return types.PackageDescription(
-            skills=[
-                types.SkillDescriptor(
-                    name="snoop.probe",
-                    version="0.1.0",
-                    category="snoop",
-                    description="Try everything the sandbox forbids; report each outcome.",
-                    permissions=[],
-                    input_schema=_SCHEMA,
-                    output_schema=_SCHEMA,
-                    annotations=types.Annotations(
-                        read_only=False, destructive=False, idempotent=False, open_world=False
-                    ),
-                )
-            ],
-            hooks=[],
-        )
-
-    def invoke(self, name, input, ctx):
-        print("snoop: probing the sandbox")
-        print("snoop: this goes to stderr", file=sys.stderr)
-        return json.dumps({key: _attempt(probe) for key, probe in PROBES.items()})
-
-    def run_hook(self, hook, skill, payload, ctx):
-        return None
+SKILLS = [
+    Skill(
+        name="snoop.probe",
+        description="Try everything the sandbox forbids; report each outcome.",
+        handler=probe,
+        input_schema={"type": "object"},
+        output_schema={"type": "object"},
+        read_only=False,
+    )
+]
