@@ -1,5 +1,7 @@
-//! JavaScript packages: `app.js` (an ES module, with any modules it imports) beside
-//! `limina.toml`, made a component by componentize-qjs (QuickJS; about 1 MB components).
+//! JavaScript packages: `skills.js` (an ES module exporting `skills`, with any modules it
+//! imports) beside `limina.toml`, made a component by componentize-qjs (QuickJS; about 1 MB
+//! components). The SDK's entry, `bindings/app.js`, exports the skills and hands them the host
+//! imports; a package that keeps its own `app.js` is built from that instead.
 //!
 //! componentize-qjs comes from npm, pinned, installed on demand by [`crate::tools`]. It
 //! builds with `--sync`: its default output uses the component-model async ABI, which the
@@ -25,13 +27,21 @@ pub const TOOL: Tool = Tool {
     size: "13 MB download",
     with: &[],
 };
-/// The Limina JavaScript glue, written into the package's `bindings/` on every build.
-const LIMINA_JS: &str = include_str!("../../sdk/js/limina.js");
+/// The Limina JavaScript glue, `(file, text)`, written into the package's `bindings/` on every
+/// build: the skill helpers and errors, and the component's entry.
+const SDK_MODULES: &[(&str, &str)] = &[
+    ("limina.js", include_str!("../../sdk/js/limina.js")),
+    ("app.js", include_str!("../../sdk/js/app.js")),
+];
+/// A package's own entry, kept by a package that wires the host imports itself.
+const OWN_ENTRY: &str = "app.js";
 
 /// Writes the glue into `dir/bindings/` (only when it changed).
 pub fn write_bindings(dir: &Path) -> Result<PathBuf> {
     let out = dir.join(native::BINDINGS_DIR);
-    files::write_if_changed(&out.join("limina.js"), LIMINA_JS.as_bytes())?;
+    for (name, text) in SDK_MODULES {
+        files::write_if_changed(&out.join(name), text.as_bytes())?;
+    }
     files::write_if_changed(&out.join("README.md"), native::BINDINGS_README.as_bytes())?;
     Ok(out)
 }
@@ -70,10 +80,22 @@ pub fn componentize_qjs() -> Result<ComponentizeQjs> {
     })
 }
 
+/// The module componentize-qjs starts from for the package in `dir`, relative to it: its own
+/// `app.js` when it keeps one, else the SDK's `bindings/app.js`.
+pub fn entry(dir: &Path) -> String {
+    if dir.join(OWN_ENTRY).is_file() {
+        OWN_ENTRY.to_string()
+    } else {
+        format!("{}/{OWN_ENTRY}", native::BINDINGS_DIR)
+    }
+}
+
 impl ComponentizeQjs {
-    /// Builds `dir/app.js` against the WIT in `wit`; returns the component's bytes.
+    /// Builds the package in `dir` from its [`entry`] against the WIT in `wit`; returns the
+    /// component's bytes.
     pub fn build(&self, dir: &Path, wit: &Path) -> Result<Vec<u8>> {
         write_bindings(dir)?;
+        let entry = entry(dir);
         lang::run_tool("componentize-qjs", dir, |output| {
             let mut command = Command::new(&self.cli);
             command
@@ -83,7 +105,7 @@ impl ComponentizeQjs {
                     "--world",
                     WORLD,
                     "--js",
-                    "app.js",
+                    &entry,
                     "--sync",
                     "--opt-size",
                     "-o",
@@ -92,5 +114,24 @@ impl ComponentizeQjs {
                 .current_dir(dir);
             command
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_package_is_built_from_the_sdk_entry_unless_it_keeps_its_own_app_js() {
+        let dir = std::env::temp_dir().join(format!("guest-build-js-entry-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("skills.js"), "export const skills = [];\n").unwrap();
+        assert_eq!(entry(&dir), "bindings/app.js");
+        let out = write_bindings(&dir).unwrap();
+        assert!(out.join("app.js").is_file() && out.join("limina.js").is_file());
+        std::fs::write(dir.join("app.js"), "").unwrap();
+        assert_eq!(entry(&dir), "app.js");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -4,9 +4,9 @@
 // signalled or said.
 //
 // Handlers get `(input, host)`: `host.perception()` returns the parsed perception (`null`
-// when the caller has no body) and `host.log(level, message)` writes a log line; app.js
-// passes the real imports, tests pass their own. Everything here is a pure function of the
-// perception, so the same view always gives the same answer.
+// when the caller has no body) and `host.log(level, message)` writes a log line; the SDK's
+// entry (bindings/app.js) passes the real imports, tests pass their own. Everything here is a
+// pure function of the perception, so the same view always gives the same answer.
 import { SkillError, invalidInput, forbidden, notFound } from "./bindings/limina.js";
 
 const PERSONALITIES = ["friendly", "gruff", "shy", "formal"];

@@ -1,20 +1,13 @@
 // limina.js: writing Limina skills in JavaScript.
 //
 // A package is a list of skills, each a handler from the parsed JSON input to a JSON-able
-// output. `app.js` exports them as the component's `skill` interface:
-//
-//     import agents from "limina:skill/agents@0.1.0";
-//     import { exportPackage } from "./bindings/limina.js";
-//     import { skills } from "./skills.js";
-//
-//     export const skill = exportPackage(skills, {
-//       perception: () => JSON.parse(agents.perception()),
-//     });
+// output. The SDK's entry, `bindings/app.js`, exports them as the component's `skill`
+// interface with `exportPackage(skills, host)`, `host` holding the host imports.
 //
 // Handlers receive `(input, host)`: `host` is the object given to exportPackage (the host
-// imports a handler needs), so `skills.js` stays plain JavaScript that `node --test` runs
-// with a fake host. The host validates the input against `inputSchema` before the handler
-// runs and the output against `outputSchema` after.
+// imports), so `skills.js` stays plain JavaScript that `node --test` runs with a fake host.
+// The host validates the input against `inputSchema` before the handler runs and the output
+// against `outputSchema` after.
 //
 // `limina pkg build` copies this file into the package's `bindings/` folder on every build.
 // Written for Limina.

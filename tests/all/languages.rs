@@ -18,8 +18,6 @@ struct Lang {
     /// line), and the call itself.
     handler_start: &'static str,
     perception_call: &'static str,
-    /// Other edits the perception call needs: (file, old, new).
-    extra: &'static [(&'static str, &'static str, &'static str)],
 }
 
 const C: Lang = Lang {
@@ -32,7 +30,6 @@ const C: Lang = Lang {
         return limina_fail(out, LIMINA_FORBIDDEN, "%.*s", (int)denied.val.forbidden.len,
                            (const char *)denied.val.forbidden.ptr);
 "#,
-    extra: &[],
 };
 
 const ZIG: Lang = Lang {
@@ -44,7 +41,6 @@ const ZIG: Lang = Lang {
     if (!limina.host.limina_skill_agents_perception(&seen, &denied))
         return limina.fail(arena, error.Forbidden, "{s}", .{denied.val.forbidden.ptr[0..denied.val.forbidden.len]});
 "#,
-    extra: &[],
 };
 
 const JS: Lang = Lang {
@@ -52,18 +48,6 @@ const JS: Lang = Lang {
     skill_file: "skills.js",
     handler_start: "      if (input.name.trim()",
     perception_call: "      host.perception();\n",
-    extra: &[
-        (
-            "app.js",
-            "import log from",
-            "import agents from \"limina:skill/agents@0.1.0\";\nimport log from",
-        ),
-        (
-            "app.js",
-            "  log: (message)",
-            "  perception: () => agents.perception(),\n  log: (message)",
-        ),
-    ],
 };
 
 const PYTHON: Lang = Lang {
@@ -71,7 +55,6 @@ const PYTHON: Lang = Lang {
     skill_file: "skills.py",
     handler_start: "    return {\"greeting\"",
     perception_call: "    from wit_world.imports import agents\n    agents.perception()\n",
-    extra: &[],
 };
 
 fn replace_in(file: &Path, old: &str, new: &str) {
@@ -124,9 +107,6 @@ fn new_user_flow(lang: &Lang) {
         lang.handler_start,
         &format!("{}{}", lang.perception_call, lang.handler_start),
     );
-    for (file, old, new) in lang.extra {
-        replace_in(&dir.join(file), old, new);
-    }
     limina(&["pkg", "build", dir_arg]);
     call_until(&mut c, "the refusal never arrived", |r| {
         r["isError"] == true

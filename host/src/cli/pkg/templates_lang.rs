@@ -15,7 +15,6 @@ pub fn files(lang: Lang, name: &str) -> Vec<(&'static str, String)> {
         ],
         Lang::Zig => vec![("app.zig", fill(include_str!("template_zig/app.zig")))],
         Lang::Js => vec![
-            ("app.js", fill(include_str!("template_js/app.js"))),
             ("skills.js", fill(include_str!("template_js/skills.js"))),
             (
                 "skills.test.js",
@@ -57,9 +56,9 @@ fn readme(lang: Lang, name: &str) -> String {
              blocks;"
         }
         _ => {
-            "- `skills.js` — your skills: handlers from an input object to an output object;\n\
-             - `app.js` — the component's entry: exports them and passes in the host imports \
-             they use;\n- `skills.test.js` — native tests (`node --test`);"
+            "- `skills.js` — your skills: handlers from an input object to an output object, \
+             with the host imports in their `host` argument;\n- `skills.test.js` — native tests \
+             (`node --test`);"
         }
     };
     format!(
@@ -69,8 +68,8 @@ A Limina skill package in {lang}: `{name}.hello {{name}}` answers `{{greeting}}`
 
 {files}
 - `limina.toml` — the manifest: name, version, capabilities, limits;
-- `bindings/` — written by `limina pkg build` and `limina pkg test` (the Limina glue and the
-  bindings of the WIT contract); not yours to edit.
+- `bindings/` — written by `limina pkg build` and `limina pkg test` (the Limina glue, the
+  component's entry and the bindings of the WIT contract); not yours to edit.
 
 ```sh
 limina pkg test                                  # native tests

@@ -2,7 +2,8 @@
 //
 // Each skill is a handler from its input (already validated by the host against
 // `inputSchema`) to its output (matching `outputSchema`). Handlers get `(input, host)`:
-// `host` holds the host imports app.js passes in, so tests can pass their own.
+// `host` holds the host imports the SDK's entry (bindings/app.js) passes in, so tests can
+// pass their own.
 import { invalidInput } from "./bindings/limina.js";
 
 export const skills = [
@@ -24,7 +25,7 @@ export const skills = [
     },
     handler(input, host) {
       if (input.name.trim() === "") throw invalidInput("`name` must not be blank");
-      host.log?.(`greeting ${input.name}`);
+      host.log?.("info", `greeting ${input.name}`);
       return { greeting: `Hello, ${input.name}!` };
     },
   },
