@@ -18,12 +18,12 @@
 //! decides with it, and the decision's trace event names who answered.
 
 use super::observe::Watch;
+use super::request::Request;
 use super::server::{Connection, Server};
 use crate::limits::MAX_OPEN_APPROVALS_PER_IDENTITY;
 use crate::mcp::wire::classic::declares_elicitation;
 use crate::mcp::wire::jsonrpc;
 use crate::mcp::wire::jsonrpc::RpcError;
-use crate::mcp::wire::modern::Envelope;
 use crate::policy::{Approval, ApproveRule, Outcome};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -310,20 +310,24 @@ impl Server {
     pub(in crate::mcp) fn gate(
         &mut self,
         conn: &mut Connection,
+        request: &Request,
         name: &str,
         arguments: &Value,
         params: &Value,
     ) -> Result<Gate, RpcError> {
-        let caller = &conn.session.as_ref().expect("checked by the caller").caller;
-        let Some(rule) = self.registry().approval_needed(caller, name, arguments) else {
+        let session = request.session(conn).expect("checked by the caller");
+        let Some(rule) = self
+            .registry()
+            .approval_needed(&session.caller, name, arguments)
+        else {
             return Ok(Gate::Run(None));
         };
         // Only a held call pays for its own copy of the caller.
-        let caller = caller.clone();
-        if let Some(envelope) = conn.envelope.clone() {
-            return self.gate_stateless(&caller, &envelope, &rule, name, arguments, params);
+        let caller = session.caller.clone();
+        if request.is_modern() {
+            return self.gate_stateless(&caller, request, &rule, name, arguments, params);
         }
-        let session = conn.session.as_ref().expect("checked above");
+        let session = request.session(conn).expect("checked above");
         let who = answerer(&caller, "elicitation/create");
         if !session.elicits {
             return Ok(Gate::Run(Some(unavailable(
@@ -331,8 +335,7 @@ impl Server {
                 "the client did not declare the `elicitation` capability at `initialize`, so nobody can be asked",
             ))));
         }
-        let (Some(request_id), Some(cancel)) = (conn.request_id.clone(), conn.current.clone())
-        else {
+        let (Some(request_id), Some(cancel)) = (request.id.clone(), request.cancel.clone()) else {
             return Ok(Gate::Run(Some(unavailable(
                 who,
                 "it was sent as a notification, which nobody waits on",
@@ -342,7 +345,6 @@ impl Server {
             "limina-approval-{}",
             NEXT_QUESTION.fetch_add(1, Ordering::Relaxed)
         ));
-        let request_params = params;
         let mut params = question(&rule, name, arguments);
         params["_meta"] = json!({ RELATED_KEY: request_id });
         conn.pending.push(json!({
@@ -360,7 +362,7 @@ impl Server {
             ask_id,
             name: name.to_string(),
             arguments: arguments.clone(),
-            progress: super::server::progress_token(request_params),
+            progress: request.progress.clone(),
             cancel,
             deadline: Instant::now() + Duration::from_millis(rule.timeout_ms),
             timeout_ms: rule.timeout_ms,
@@ -374,7 +376,7 @@ impl Server {
     fn gate_stateless(
         &mut self,
         caller: &crate::registry::Caller,
-        envelope: &Envelope,
+        request: &Request,
         rule: &ApproveRule,
         name: &str,
         arguments: &Value,
@@ -435,7 +437,7 @@ impl Server {
             }
             return Ok(Gate::Run(Some(answer)));
         }
-        let capabilities = &envelope.capabilities;
+        let capabilities = &request.capabilities;
         if !declares_elicitation(capabilities) {
             return Ok(Gate::Run(Some(unavailable(
                 who,

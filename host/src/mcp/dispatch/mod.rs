@@ -2,7 +2,9 @@
 //! [`Server`](server::Server) holds the registry and the protocol layer's own state (stateless
 //! identities, approval questions, tasks, the sync index, deferred replies); a
 //! [`Connection`](server::Connection) holds what one client is owed (its session once bound at
-//! `initialize`, its subscription, its cancellation flags).
+//! `initialize`, its subscription, its cancellation flags); a `Request` (`request.rs`) holds
+//! what one request carries — its id, revision, who it runs as, its cancellation flag, its
+//! progress token and how its reply is shaped — built once in `Server::handle` and passed down.
 //!
 //! - `server`: parsing, the method table, `initialize`, `tools/list` and `tools/call`, and how
 //!   a request ends (reply, detached to a worker, or kept open); `stateless` serves 2026-07-28
@@ -22,6 +24,7 @@ pub(crate) mod call_result;
 pub(crate) mod deferred;
 mod observe;
 mod reload;
+mod request;
 pub(crate) mod server;
 pub(crate) mod session;
 mod stateless;

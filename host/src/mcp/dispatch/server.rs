@@ -3,6 +3,7 @@
 use super::aoi::Aoi;
 use super::call_result::CallResult;
 use super::observe::Watch;
+use super::request::{ReplyShape, Request};
 use super::session::Session;
 use super::sync::{Subscription, SyncWatch};
 use super::tools::ToolListing;
@@ -11,8 +12,9 @@ use crate::limits::TOOLS_PAGE_SIZE;
 use crate::mcp::engine::cancel::CancelBoard;
 use crate::mcp::engine::clock::Clock;
 use crate::mcp::engine::inbox::Notify;
+use crate::mcp::wire::Revision;
 use crate::mcp::wire::jsonrpc::{self, Incoming, RpcError, reply};
-use crate::mcp::wire::modern::{self, Envelope};
+use crate::mcp::wire::modern;
 use crate::registry::{DetachedCall, Invocation, Registry, Response};
 use serde_json::{Value, json};
 
@@ -62,20 +64,12 @@ pub struct Connection {
     pub pending: Vec<Value>,
     /// The trace events of its last call: what a delta it caused names in `causedBy`.
     pub last_events: Vec<String>,
-    /// The cancel of the request being handled.
-    pub(in crate::mcp) current: Option<crate::call::Cancel>,
-    /// The id of the request being handled.
-    pub(in crate::mcp) request_id: Option<Value>,
-    /// The 2026-07-28 envelope of the request being handled (`None`: a session's request).
-    pub(in crate::mcp) envelope: Option<Envelope>,
     /// Its call held by an `[[approve]]` rule, waiting for the person's answer (2025-11-25).
     pub(in crate::mcp) asking: Option<super::approval::Asking>,
     /// Task calls it started that wait for a worker (the engine hands them over).
     pub(in crate::mcp) task_jobs: Vec<super::tasks::TaskJob>,
     /// Its `tasks/result` requests waiting for their task to end: (task, request id).
     pub(in crate::mcp) awaiting_tasks: Vec<(String, Value)>,
-    /// A call of the request being handled that came back detached, to run off the engine.
-    detached: Option<Box<DetachedCall>>,
     /// Its way to send notifications while a call runs (progress).
     notify: Option<Notify>,
     /// Its open `subscriptions/listen` (2026-07-28), if any.
@@ -118,18 +112,27 @@ pub enum Handled {
 /// How to answer a detached call once it completes.
 pub struct PendingReply {
     id: Value,
-    shape: CallShape,
-    /// The request's 2026-07-28 envelope (`None`: an older revision's session).
-    modern: Option<Envelope>,
+    shape: ReplyShape,
     /// The request as telemetry watches it (export on).
     watch: Option<Watch>,
 }
 
 /// Which method asked: the standard one or the Limina alias.
-#[derive(Clone, Copy)]
+#[derive(Debug, Clone, Copy)]
 pub(in crate::mcp) enum CallShape {
     Mcp,
     Limina,
+}
+
+impl CallShape {
+    /// The shape `method`'s reply takes.
+    pub(in crate::mcp) fn of(method: &str) -> CallShape {
+        if method == "callTool" {
+            CallShape::Limina
+        } else {
+            CallShape::Mcp
+        }
+    }
 }
 
 impl Connection {
@@ -208,49 +211,44 @@ impl Server {
             Incoming::Notification { method, params } => {
                 // Notifications never get a reply, not even an error; a call sent as one runs
                 // on the engine (nobody waits for it).
-                let _ = self.dispatch(conn, &method, params);
+                let mut request = Request::notification(&method, &params);
+                let _ = self.dispatch(conn, &mut request, &method, params);
                 None
             }
             Incoming::Request { id, method, params } => {
                 let Some(cancel) = conn.cancels.start(&id) else {
                     return Handled::Reply(None);
                 };
-                let watch = self.telemetry.is_some().then(|| {
+                let mut request = Request::classic(id, &method, &params, cancel);
+                request.watch = self.telemetry.is_some().then(|| {
                     // Stages left by a call that came as a notification belong to nobody.
                     let _ = self.registry.take_stages();
                     Watch::begin(&method, &params, conn)
                 });
-                conn.current = Some(cancel);
-                conn.request_id = Some(id.clone());
                 let envelope = modern::envelope(&params);
-                let modern = envelope.as_ref().and_then(|e| e.as_ref().ok()).cloned();
                 self.open_deferring(envelope.is_some());
                 let outcome = match envelope {
-                    None => self.dispatch(conn, &method, params),
+                    None => self.dispatch(conn, &mut request, &method, params),
                     Some(Err(refused)) => Err(refused),
-                    Some(Ok(envelope)) => self
-                        .dispatch_modern(conn, &id, &method, params, &envelope)
-                        .map(Answer::Value),
+                    Some(Ok(envelope)) => {
+                        request = request.modern(envelope);
+                        self.dispatch_modern(conn, &mut request, &method, params)
+                            .map(Answer::Value)
+                    }
                 };
-                conn.current = None;
-                conn.request_id = None;
-                let shape = if method == "callTool" {
-                    CallShape::Limina
-                } else {
-                    CallShape::Mcp
-                };
+                let id = request.id.as_ref().expect("a request has an id");
                 // Closed before any way out, so no later call inherits the permission.
-                let deferred = self.close_deferring(&id, shape);
-                if outcome.is_ok() && conn.awaiting_tasks.iter().any(|(_, r)| r == &id) {
+                let deferred = self.close_deferring(id, request.reply.call);
+                if outcome.is_ok() && conn.awaiting_tasks.iter().any(|(_, r)| r == id) {
                     // `tasks/result` of a running task: answered when it ends.
                     return Handled::Reply(None);
                 }
-                if let Some(asking) = conn.asking.as_mut().filter(|a| a.request_id == id) {
+                if let Some(asking) = conn.asking.as_mut().filter(|a| &a.request_id == id) {
                     // It waits for a person's answer; the question goes out now, the reply later.
-                    asking.watch = watch;
+                    asking.watch = request.watch;
                     return Handled::Reply(None);
                 }
-                let handled = self.settle(conn, id, shape, modern, watch, outcome);
+                let handled = self.settle(conn, request, outcome);
                 if matches!(handled, Handled::Reply(Some(_)) | Handled::Framed(_)) {
                     self.hold(deferred);
                 }
@@ -264,39 +262,37 @@ impl Server {
     fn settle(
         &mut self,
         conn: &mut Connection,
-        id: Value,
-        shape: CallShape,
-        modern: Option<Envelope>,
-        watch: Option<Watch>,
+        request: Request,
         outcome: Result<Answer, RpcError>,
     ) -> Handled {
-        if let Some(call) = conn.detached.take() {
-            return Handled::Detached(
-                call,
-                Box::new(PendingReply {
-                    id,
-                    shape,
-                    modern,
-                    watch,
-                }),
-            );
+        let Request {
+            id,
+            reply: shape,
+            detached,
+            watch,
+            ..
+        } = request;
+        let id = id.expect("only a request is settled");
+        if let Some(call) = detached {
+            return Handled::Detached(call, Box::new(PendingReply { id, shape, watch }));
         }
         if outcome.is_ok() && conn.listen.as_ref().is_some_and(|l| l.id == id) {
             // A listen stream's reply comes only when it ends.
             return Handled::Reply(None);
         }
+        let classic = shape.revision == Revision::Classic;
         let outcome = match outcome {
             // A 2025-11-25 tool call or listing nobody watches: its reply is written as it
             // goes out.
-            Ok(Answer::Call(result)) if modern.is_none() && watch.is_none() => {
+            Ok(Answer::Call(result)) if classic && watch.is_none() => {
                 return framed(conn, &id, |id| result.reply(id));
             }
-            Ok(Answer::Listing(listing)) if modern.is_none() && watch.is_none() => {
+            Ok(Answer::Listing(listing)) if classic && watch.is_none() => {
                 return framed(conn, &id, |id| listing.reply(id));
             }
             outcome => outcome.map(Answer::into_value),
         };
-        let outcome = self.in_revision(conn, modern.as_ref(), outcome);
+        let outcome = self.in_revision(conn, &shape, outcome);
         Handled::Reply(self.conclude(conn, id, || outcome, watch))
     }
 
@@ -307,26 +303,21 @@ impl Server {
         asking: super::approval::Asking,
         approval: crate::policy::Approval,
     ) -> Handled {
-        conn.current = Some(asking.cancel);
+        let mut request =
+            Request::classic(asking.request_id, "tools/call", &Value::Null, asking.cancel);
+        request.progress = asking.progress;
+        request.watch = asking.watch;
         let response = self.invoke(
             conn,
+            &mut request,
             &asking.name,
             asking.arguments,
-            asking.progress,
             Some(approval),
         );
-        conn.current = None;
         let outcome = Ok(response.map_or(Answer::Value(Value::Null), |r| {
             Answer::Call(CallResult::from(r))
         }));
-        self.settle(
-            conn,
-            asking.request_id,
-            CallShape::Mcp,
-            None,
-            asking.watch,
-            outcome,
-        )
+        self.settle(conn, request, outcome)
     }
 
     /// Completes a detached call; the reply to send (none when it was cancelled).
@@ -338,11 +329,11 @@ impl Server {
     ) -> Option<Value> {
         let response = self.registry.complete(ran);
         conn.last_events = response.metadata.events_emitted.clone();
-        let outcome = match pending.shape {
+        let outcome = match pending.shape.call {
             CallShape::Mcp => Ok(mcp_result(response)),
             CallShape::Limina => limina_result(response),
         };
-        let outcome = self.in_revision(conn, pending.modern.as_ref(), outcome);
+        let outcome = self.in_revision(conn, &pending.shape, outcome);
         self.conclude(conn, pending.id, || outcome, pending.watch)
     }
 
@@ -418,13 +409,16 @@ impl Server {
     pub(in crate::mcp) fn dispatch(
         &mut self,
         conn: &mut Connection,
+        request: &mut Request,
         method: &str,
         params: Value,
     ) -> Result<Answer, RpcError> {
         match method {
-            "tools/call" => self.tools_call(conn, params),
-            "tools/list" => self.tools_list(conn, &params).map(Answer::Listing),
-            _ => self.dispatch_other(conn, method, params).map(Answer::Value),
+            "tools/call" => self.tools_call(conn, request, params),
+            "tools/list" => self.tools_list(conn, request, &params).map(Answer::Listing),
+            _ => self
+                .dispatch_other(conn, request, method, params)
+                .map(Answer::Value),
         }
     }
 
@@ -433,6 +427,7 @@ impl Server {
     fn dispatch_other(
         &mut self,
         conn: &mut Connection,
+        request: &mut Request,
         method: &str,
         params: Value,
     ) -> Result<Value, RpcError> {
@@ -449,8 +444,8 @@ impl Server {
                 }
                 Ok(Value::Null)
             }
-            "state/subscribe" => self.subscribe(conn, &params),
-            "aoi/declare" => self.declare_aoi(conn, &params),
+            "state/subscribe" => self.subscribe(conn, request, &params),
+            "aoi/declare" => self.declare_aoi(conn, request, &params),
             "ping" => Ok(json!({})),
             "logging/setLevel" => {
                 let name = params
@@ -471,18 +466,18 @@ impl Server {
                 Ok(json!({"ok": true}))
             }
             "listTools" => {
-                let caller = self.listing_caller(conn)?;
+                let caller = self.listing_caller(conn, request)?;
                 Ok(super::tools::limina_tools(&self.registry, &caller))
             }
-            "callTool" => self.call_tool(conn, &params),
-            m if m.starts_with("tasks/") => {
-                self.dispatch_tasks(conn, m, &params).unwrap_or_else(|| {
+            "callTool" => self.call_tool(conn, request, &params),
+            m if m.starts_with("tasks/") => self
+                .dispatch_tasks(conn, request, m, &params)
+                .unwrap_or_else(|| {
                     Err(RpcError::new(
                         jsonrpc::METHOD_NOT_FOUND,
                         format!("Method not found: {m}"),
                     ))
-                })
-            }
+                }),
             _ => Err(RpcError::new(
                 jsonrpc::METHOD_NOT_FOUND,
                 format!("Method not found: {method}"),
@@ -538,8 +533,13 @@ impl Server {
         Ok(reply)
     }
 
-    fn tools_list(&mut self, conn: &Connection, params: &Value) -> Result<ToolListing, RpcError> {
-        let caller = self.listing_caller(conn)?;
+    fn tools_list(
+        &mut self,
+        conn: &Connection,
+        request: &Request,
+        params: &Value,
+    ) -> Result<ToolListing, RpcError> {
+        let caller = self.listing_caller(conn, request)?;
         let visible: Vec<_> = self.registry.visible_skills(&caller).collect();
         let count = visible.len();
         let start = match params.get("cursor") {
@@ -556,25 +556,30 @@ impl Server {
         Ok(ToolListing::new(&self.registry, &visible[start..end], next))
     }
 
-    /// Runs a call for `conn`, cancellable through its current request's flag; remembers the
-    /// call's events for the deltas it causes. `None`: it was detached (see `handle_any`).
+    /// Runs a call for `request` on `conn`, cancellable through the request's flag;
+    /// remembers the call's events for the deltas it causes. `None`: it was detached (left in
+    /// `request.detached`).
     fn invoke(
         &mut self,
         conn: &mut Connection,
+        request: &mut Request,
         name: &str,
         input: Value,
-        progress_token: Option<Value>,
         approval: Option<crate::policy::Approval>,
     ) -> Option<Response> {
-        let session = conn.session.as_ref().expect("checked by the caller");
+        let progress = request
+            .progress
+            .take()
+            .and_then(|token| conn.progress_sink(token));
         let control = CallControl {
-            cancel: conn.current.clone().unwrap_or_default(),
-            progress: progress_token.and_then(|token| conn.progress_sink(token)),
+            cancel: request.cancel.clone().unwrap_or_default(),
+            progress,
             approval,
         };
+        let session = request.session(conn).expect("checked by the caller");
         // Only a request, which someone waits for, may leave the engine, or leave its events
         // for the batch's write.
-        let response = if conn.current.is_some() {
+        let response = if request.cancel.is_some() {
             // The permission is closed after dispatch (`close_deferring`), also when the call
             // leaves for a worker and never asks for it.
             self.allow_deferral();
@@ -584,7 +589,7 @@ impl Server {
             {
                 Invocation::Done(response) => response,
                 Invocation::Detached(call) => {
-                    conn.detached = Some(call);
+                    request.detached = Some(call);
                     return None;
                 }
             }
@@ -596,8 +601,13 @@ impl Server {
         Some(response)
     }
 
-    fn tools_call(&mut self, conn: &mut Connection, mut params: Value) -> Result<Answer, RpcError> {
-        conn.session.as_ref().ok_or_else(not_initialized)?;
+    fn tools_call(
+        &mut self,
+        conn: &mut Connection,
+        request: &mut Request,
+        mut params: Value,
+    ) -> Result<Answer, RpcError> {
+        request.session(conn).ok_or_else(not_initialized)?;
         // Moved out, not copied: nothing after this reads them from `params`.
         let arguments = params.get_mut("arguments").map_or(Value::Null, Value::take);
         let params = &params;
@@ -613,25 +623,29 @@ impl Server {
                 format!("Unknown tool: {name}"),
             ));
         }
-        let approval = match self.gate(conn, name, &arguments, params)? {
+        let approval = match self.gate(conn, request, name, &arguments, params)? {
             super::approval::Gate::Run(approval) => approval,
             super::approval::Gate::Reply(reply) => return Ok(Answer::Value(reply)),
         };
-        if let Some(revision) = self.wants_task(conn, name, params) {
+        if self.wants_task(request, name, params) {
             return self
-                .start_task(conn, revision, name, arguments, approval)
+                .start_task(conn, request, name, arguments, approval)
                 .map(Answer::Value);
         }
-        let token = progress_token(params);
         Ok(self
-            .invoke(conn, name, arguments, token, approval)
+            .invoke(conn, request, name, arguments, approval)
             .map_or(Answer::Value(Value::Null), |r| {
                 Answer::Call(CallResult::from(r))
             }))
     }
 
-    fn call_tool(&mut self, conn: &mut Connection, params: &Value) -> Result<Value, RpcError> {
-        conn.session.as_ref().ok_or_else(not_initialized)?;
+    fn call_tool(
+        &mut self,
+        conn: &mut Connection,
+        request: &mut Request,
+        params: &Value,
+    ) -> Result<Value, RpcError> {
+        request.session(conn).ok_or_else(not_initialized)?;
         let name = params
             .get("name")
             .or_else(|| params.get("tool"))
@@ -648,21 +662,11 @@ impl Server {
             .cloned()
             .unwrap_or(Value::Null);
         // A `context` in the request never overrides the bound identity.
-        match self.invoke(conn, name, input, progress_token(params), None) {
+        match self.invoke(conn, request, name, input, None) {
             Some(response) => limina_result(response),
             None => Ok(Value::Null),
         }
     }
-}
-
-/// The `progressToken` a request carries in `params._meta`, if it is a string or a number.
-pub(in crate::mcp) fn progress_token(params: &Value) -> Option<Value> {
-    // Two lookups, not `pointer`, which copies each part of the path it parses.
-    params
-        .get("_meta")
-        .and_then(|meta| meta.get("progressToken"))
-        .filter(|t| t.is_string() || t.is_number())
-        .cloned()
 }
 
 /// An engine response in the `callTool` shape: the response, or an error carrying it.
@@ -733,8 +737,12 @@ pub(in crate::mcp) fn not_initialized() -> RpcError {
 impl Server {
     /// Who a listing is for: the bound session, or before `initialize` a caller under the
     /// server's default profile.
-    fn listing_caller(&self, conn: &Connection) -> Result<crate::registry::Caller, RpcError> {
-        if let Some(session) = &conn.session {
+    fn listing_caller(
+        &self,
+        conn: &Connection,
+        request: &Request,
+    ) -> Result<crate::registry::Caller, RpcError> {
+        if let Some(session) = request.session(conn) {
             return Ok(session.caller.clone());
         }
         let profile = self

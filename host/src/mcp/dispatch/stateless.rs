@@ -10,11 +10,13 @@
 //! exactly as they see one per session. [`Server::request_identity`] is the one place that
 //! decides it.
 
+use super::request::{ReplyShape, Request};
 use super::server::{Connection, INSTRUCTIONS, Listening, Server};
 use super::session::Session;
+use crate::mcp::wire::Revision;
 use crate::mcp::wire::jsonrpc;
 use crate::mcp::wire::jsonrpc::RpcError;
-use crate::mcp::wire::modern::{self, Envelope};
+use crate::mcp::wire::modern;
 use crate::telemetry::NetworkTransport;
 use serde_json::{Value, json};
 
@@ -77,17 +79,16 @@ impl Server {
     pub(in crate::mcp) fn dispatch_modern(
         &mut self,
         conn: &mut Connection,
-        id: &Value,
+        request: &mut Request,
         method: &str,
         params: Value,
-        envelope: &Envelope,
     ) -> Result<Value, RpcError> {
         if let Some(refused) = modern::removed(method) {
             return Err(refused);
         }
         match method {
             "server/discover" => Ok(modern::discover(INSTRUCTIONS)),
-            "subscriptions/listen" => self.listen(conn, id, &params),
+            "subscriptions/listen" => self.listen(conn, request, &params),
             // A skill host has no prompts or resources: its listings are empty (and cacheable
             // like tools), and no resource is found.
             "prompts/list" | "resources/list" | "resources/templates/list" => {
@@ -98,15 +99,12 @@ impl Server {
             }
             "resources/read" => Err(modern::resource_not_found(&params)),
             _ => {
-                let session = self.identity_session(self.request_identity(conn)?)?;
-                // The connection's own session (an older revision's) is set aside, not ended.
-                let own = conn.session.replace(session);
-                conn.envelope = Some(envelope.clone());
+                // It runs as its identity; the connection's own session (an older revision's)
+                // is left as it is.
+                request.identity = Some(self.identity_session(self.request_identity(conn)?)?);
                 let outcome = self
-                    .dispatch(conn, method, params)
+                    .dispatch(conn, request, method, params)
                     .map(super::server::Answer::into_value);
-                conn.envelope = None;
-                conn.session = own;
                 let generation = self.registry().generation();
                 let hot_reload = self.reloads.is_some();
                 outcome.map(|mut result| {
@@ -124,13 +122,13 @@ impl Server {
     pub(in crate::mcp) fn in_revision(
         &mut self,
         conn: &mut Connection,
-        envelope: Option<&Envelope>,
+        shape: &ReplyShape,
         outcome: Result<Value, RpcError>,
     ) -> Result<Value, RpcError> {
-        let Some(envelope) = envelope else {
+        if shape.revision == Revision::Classic {
             return outcome;
-        };
-        if let Some(threshold) = envelope.log_level {
+        }
+        if let Some(threshold) = shape.log_level {
             let lines = self.registry_mut().take_logs();
             conn.pending.extend(
                 lines
@@ -153,24 +151,22 @@ impl Server {
     fn listen(
         &mut self,
         conn: &mut Connection,
-        id: &Value,
+        request: &mut Request,
         params: &Value,
     ) -> Result<Value, RpcError> {
+        let id = request.id.clone().expect("a listen is a request");
         let honoured = modern::listen_filter(params)?;
         if honoured.get(modern::STATE_DELTAS_KEY).is_some() {
-            let session = self.identity_session(self.request_identity(conn)?)?;
-            let own = conn.session.replace(session);
-            let subscribed = self.subscribe(conn, &json!({}));
-            conn.session = own;
-            subscribed?;
+            request.identity = Some(self.identity_session(self.request_identity(conn)?)?);
+            self.subscribe(conn, request, &json!({}))?;
         }
         if let Some(previous) = conn.listen.take() {
             conn.cancels.finish(&previous.id);
         }
         // The acknowledgement goes first, then whatever the subscription queued (a snapshot).
-        conn.pending.insert(0, modern::acknowledged(id, &honoured));
+        conn.pending.insert(0, modern::acknowledged(&id, &honoured));
         conn.listen = Some(Listening {
-            id: id.clone(),
+            id,
             generation: self.registry().generation(),
             tools: honoured.get("toolsListChanged").is_some(),
             deltas: honoured.get(modern::STATE_DELTAS_KEY).is_some(),

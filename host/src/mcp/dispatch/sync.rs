@@ -12,6 +12,7 @@
 //! ([`Deltas`]), so nothing built for one tick is sent for another.
 
 use super::aoi::{Aoi, inside, within};
+use super::request::Request;
 use super::server::{Connection, Server, not_initialized};
 use crate::mcp::engine::outbox::{self, Frame};
 use crate::mcp::wire::jsonrpc;
@@ -104,9 +105,10 @@ impl Server {
     pub(in crate::mcp) fn subscribe(
         &mut self,
         conn: &mut Connection,
+        request: &Request,
         params: &Value,
     ) -> Result<Value, RpcError> {
-        conn.session.as_ref().ok_or_else(not_initialized)?;
+        request.session(conn).ok_or_else(not_initialized)?;
         let aoi = match params.get("aoi") {
             Some(area) => Aoi::parse(area),
             None => conn.declared_aoi,
@@ -137,9 +139,10 @@ impl Server {
     pub(in crate::mcp) fn declare_aoi(
         &mut self,
         conn: &mut Connection,
+        request: &Request,
         params: &Value,
     ) -> Result<Value, RpcError> {
-        conn.session.as_ref().ok_or_else(not_initialized)?;
+        request.session(conn).ok_or_else(not_initialized)?;
         let aoi = Aoi::parse(params);
         let Some(subscription) = &mut conn.subscription else {
             conn.declared_aoi = aoi;

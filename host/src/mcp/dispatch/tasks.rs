@@ -19,6 +19,7 @@
 //! that made them (another caller is told it does not exist), at most
 //! `MAX_TASKS_PER_IDENTITY` at once, and expire `TASK_TTL_MS` after creation.
 
+use super::request::Request;
 use super::server::{Connection, Server};
 use crate::call::ErrorCode;
 use crate::limits::{MAX_TASKS_PER_IDENTITY, TASK_POLL_INTERVAL_MS, TASK_TTL_MS};
@@ -260,23 +261,12 @@ fn require_extension(capabilities: &Value) -> Result<(), RpcError> {
 impl Server {
     /// Whether this `tools/call` should become a task: the skill may run as one and the client
     /// asked (2025-11-25: `params.task`) or declared the extension (2026-07-28).
-    pub(in crate::mcp) fn wants_task(
-        &self,
-        conn: &Connection,
-        name: &str,
-        params: &Value,
-    ) -> Option<Revision> {
-        let revision = match &conn.envelope {
-            Some(envelope) => {
-                require_extension(&envelope.capabilities).ok()?;
-                Revision::Modern
-            }
-            None => {
-                params.get("task").filter(|t| t.is_object())?;
-                Revision::Classic
-            }
+    pub(in crate::mcp) fn wants_task(&self, request: &Request, name: &str, params: &Value) -> bool {
+        let asked = match request.reply.revision {
+            Revision::Modern => require_extension(&request.capabilities).is_ok(),
+            Revision::Classic => params.get("task").is_some_and(Value::is_object),
         };
-        (task_support(self.registry(), name) == "optional").then_some(revision)
+        asked && task_support(self.registry(), name) == "optional"
     }
 
     /// Starts `name` as a task of the connection's caller; the handle to answer with. A call
@@ -284,14 +274,14 @@ impl Server {
     pub(in crate::mcp) fn start_task(
         &mut self,
         conn: &mut Connection,
-        revision: Revision,
+        request: &Request,
         name: &str,
         arguments: Value,
         approval: Option<crate::policy::Approval>,
     ) -> Result<Value, RpcError> {
-        let caller = conn
-            .session
-            .as_ref()
+        let revision = request.reply.revision;
+        let caller = request
+            .session(conn)
             .expect("checked by the caller")
             .caller
             .clone();
@@ -354,6 +344,7 @@ impl Server {
     pub(in crate::mcp) fn dispatch_tasks(
         &mut self,
         conn: &mut Connection,
+        request: &Request,
         method: &str,
         params: &Value,
     ) -> Option<Result<Value, RpcError>> {
@@ -363,18 +354,19 @@ impl Server {
         ) {
             return None;
         }
-        Some(self.tasks_method(conn, method, params))
+        Some(self.tasks_method(conn, request, method, params))
     }
 
     fn tasks_method(
         &mut self,
         conn: &mut Connection,
+        request: &Request,
         method: &str,
         params: &Value,
     ) -> Result<Value, RpcError> {
-        let modern = conn.envelope.clone();
-        if let Some(envelope) = &modern {
-            require_extension(&envelope.capabilities)?;
+        let modern = request.is_modern();
+        if modern {
+            require_extension(&request.capabilities)?;
             if matches!(method, "tasks/result" | "tasks/list") {
                 return Err(RpcError::new(
                     jsonrpc::METHOD_NOT_FOUND,
@@ -389,9 +381,8 @@ impl Server {
                 "Method not found: `tasks/update` belongs to MCP 2026-07-28's tasks extension",
             ));
         }
-        let owner = conn
-            .session
-            .as_ref()
+        let owner = request
+            .session(conn)
             .ok_or_else(super::server::not_initialized)?
             .caller
             .session_id
@@ -415,11 +406,7 @@ impl Server {
                 if !task.status.ended() {
                     task.cancel.cancel();
                 }
-                Ok(if modern.is_some() {
-                    json!({})
-                } else {
-                    task.fields()
-                })
+                Ok(if modern { json!({}) } else { task.fields() })
             }
             // Nothing this host's tasks ask of a client yet: an answer is acknowledged.
             "tasks/update" => Ok(json!({})),
@@ -428,7 +415,7 @@ impl Server {
                     return Ok(task.outcome());
                 }
                 // `tasks/result` waits: answered when the task ends (see `task_replies`).
-                let request = conn.request_id.clone().expect("a request");
+                let request = request.id.clone().expect("a request");
                 conn.awaiting_tasks.push((task.id.clone(), request));
                 Ok(Value::Null)
             }
