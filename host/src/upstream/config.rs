@@ -169,214 +169,247 @@ pub fn parse(
     Ok(out)
 }
 
+/// One `[[upstream]]`, checked key by key in the order a reader fixes them: its name, how it
+/// is reached, its credentials, which tools, its deadline, its capability, its pins.
 fn parse_one(
     i: usize,
     span: Range<usize>,
-    raw: RawUpstream,
+    mut raw: RawUpstream,
     base: Option<&Path>,
 ) -> Result<UpstreamConfig, Refusal> {
-    let key = |k: &str| format!("`upstream[{i}].{k}`");
-    let Some(name) = raw.name else {
+    let Some(name) = raw.name.take() else {
         return Err((
             span,
             format!(
                 "{} is missing: every upstream needs a name (its tools are mounted as `NAME.tool`)",
-                key("name")
+                key(i, "name")
             ),
         ));
     };
     let name_span = name.span();
     let name = name.into_inner();
-    check_name(&name).map_err(|e| (name_span.clone(), format!("{}: {e}", key("name"))))?;
-
-    let transport = match raw.transport.as_ref().map(|t| t.get_ref().as_str()) {
-        Some("stdio") => {
-            if let Some(url) = &raw.url {
-                return Err((
-                    url.span(),
-                    format!(
-                        "{}: a stdio upstream is started with `command`; `url` is for transport = \"http\"",
-                        key("url")
-                    ),
-                ));
-            }
-            let Some(command) = raw.command else {
-                return Err((
-                    span,
-                    format!(
-                        "{} is missing: a stdio upstream needs the command that starts it",
-                        key("command")
-                    ),
-                ));
-            };
-            if command.get_ref().trim().is_empty() {
-                return Err((
-                    command.span(),
-                    format!("{} must not be empty", key("command")),
-                ));
-            }
-            Transport::Stdio {
-                command: resolve_command(command.into_inner(), base),
-                args: raw.args,
-                env: raw.env.map(Spanned::into_inner).unwrap_or_default(),
-            }
-        }
-        Some("http") => {
-            if let Some(command) = &raw.command {
-                return Err((
-                    command.span(),
-                    format!(
-                        "{}: an http upstream is reached at `url`; `command` is for transport = \"stdio\"",
-                        key("command")
-                    ),
-                ));
-            }
-            if let Some(env) = &raw.env {
-                return Err((
-                    env.span(),
-                    format!("{}: only a stdio upstream has an environment", key("env")),
-                ));
-            }
-            let Some(url) = raw.url else {
-                return Err((
-                    span,
-                    format!(
-                        "{} is missing: an http upstream needs its Streamable HTTP endpoint",
-                        key("url")
-                    ),
-                ));
-            };
-            let url_span = url.span();
-            let url = url.into_inner();
-            check_url(&url).map_err(|e| (url_span, format!("{}: {e}", key("url"))))?;
-            Transport::Http { url }
-        }
-        Some(other) => {
-            let t = raw.transport.as_ref().expect("matched Some");
-            return Err((
-                t.span(),
-                format!(
-                    "{}: unknown transport `{other}`; use \"stdio\" or \"http\"",
-                    key("transport")
-                ),
-            ));
-        }
+    check_name(&name).map_err(|e| (name_span.clone(), format!("{}: {e}", key(i, "name"))))?;
+    let transport = match raw.transport.take() {
         None => {
             return Err((
                 span,
                 format!(
                     "{} is missing: say \"stdio\" (a command to start) or \"http\" (a url)",
-                    key("transport")
+                    key(i, "transport")
                 ),
             ));
         }
-    };
-
-    let auth = match raw.auth {
-        None => Auth::None,
-        Some(auth) => {
-            let auth_span = auth.span();
-            if matches!(transport, Transport::Stdio { .. }) {
-                return Err((
-                    auth_span,
-                    format!(
-                        "{}: a stdio upstream is not sent credentials; give it what it needs in `env`",
-                        key("auth")
-                    ),
-                ));
-            }
-            parse_auth(auth.into_inner(), base)
-                .map_err(|e| (auth_span, format!("{}{e}", key("auth"))))?
-        }
-    };
-
-    let tools = match raw.tools {
-        None => vec!["*".to_string()],
-        Some(tools) => {
-            let tools_span = tools.span();
-            let tools = tools.into_inner();
-            if tools.is_empty() || tools.iter().any(|t| t.trim().is_empty()) {
-                return Err((
-                    tools_span,
-                    format!(
-                        "{} must list at least one non-empty glob (\"*\" mounts every tool; leave it out for the same)",
-                        key("tools")
-                    ),
-                ));
-            }
-            tools
-        }
-    };
-
-    let timeout_ms = match raw.timeout_ms {
-        None => UPSTREAM_TIMEOUT_MS,
-        Some(t) => {
-            let v = *t.get_ref();
-            if v <= 0 || v as u64 > UPSTREAM_MAX_TIMEOUT_MS {
+        Some(t) => match t.get_ref().as_str() {
+            "stdio" => stdio(i, span, &mut raw, base)?,
+            "http" => http(i, span, &mut raw)?,
+            other => {
                 return Err((
                     t.span(),
                     format!(
-                        "{} must be > 0 and ≤ {UPSTREAM_MAX_TIMEOUT_MS} (milliseconds), got {v}",
-                        key("timeoutMs")
+                        "{}: unknown transport `{other}`; use \"stdio\" or \"http\"",
+                        key(i, "transport")
                     ),
                 ));
             }
-            v as u64
-        }
+        },
     };
-
-    let capability = match raw.capability {
-        None => format!("upstream.{name}"),
-        Some(c) => {
-            let text = c.get_ref();
-            let rest = text.strip_prefix("upstream.").unwrap_or("");
-            if rest.is_empty() || !rest.chars().all(name_char) {
-                return Err((
-                    c.span(),
-                    format!(
-                        "{} must be `upstream.<word>` (letters, digits, `_`, `-`), e.g. `upstream.{name}`; got `{text}`",
-                        key("capability")
-                    ),
-                ));
-            }
-            c.into_inner()
-        }
-    };
-
-    let pinning = match raw.pinning {
-        None => super::pins::Pinning::default(),
-        Some(p) => super::pins::Pinning::parse(p.get_ref())
-            .map_err(|e| (p.span(), format!("{}: {e}", key("pinning"))))?,
-    };
-    let pin = match raw.pin {
-        None => BTreeMap::new(),
-        Some(pin) => {
-            let pin_span = pin.span();
-            let pin = pin.into_inner();
-            if let Some((tool, digest)) = pin.iter().find(|(_, d)| !super::pins::valid_digest(d)) {
-                return Err((
-                    pin_span,
-                    format!(
-                        "{}: `{tool} = \"{digest}\"` is not a digest; write `sha256:` and 64 lowercase hex digits, as `limina upstream diff {name}` shows them",
-                        key("pin")
-                    ),
-                ));
-            }
-            pin
-        }
-    };
-
     Ok(UpstreamConfig {
-        name,
+        auth: auth(i, raw.auth, &transport, base)?,
         transport,
-        auth,
-        tools,
-        timeout_ms,
-        capability,
+        tools: tools(i, raw.tools)?,
+        timeout_ms: timeout_ms(i, raw.timeout_ms)?,
+        capability: capability(i, &name, raw.capability)?,
         roots: crate::net::TlsRoots::default(),
-        pinning,
-        pin,
+        pinning: match raw.pinning {
+            None => super::pins::Pinning::default(),
+            Some(p) => super::pins::Pinning::parse(p.get_ref())
+                .map_err(|e| (p.span(), format!("{}: {e}", key(i, "pinning"))))?,
+        },
+        pin: pin(i, &name, raw.pin)?,
+        name,
     })
+}
+
+/// How upstream `i`'s key `k` is named in errors.
+fn key(i: usize, k: &str) -> String {
+    format!("`upstream[{i}].{k}`")
+}
+
+/// A stdio upstream: the command that starts it (relative to `base` when given as a path),
+/// its arguments and environment; no `url`.
+fn stdio(
+    i: usize,
+    span: Range<usize>,
+    raw: &mut RawUpstream,
+    base: Option<&Path>,
+) -> Result<Transport, Refusal> {
+    if let Some(url) = &raw.url {
+        return Err((
+            url.span(),
+            format!(
+                "{}: a stdio upstream is started with `command`; `url` is for transport = \"http\"",
+                key(i, "url")
+            ),
+        ));
+    }
+    let Some(command) = raw.command.take() else {
+        return Err((
+            span,
+            format!(
+                "{} is missing: a stdio upstream needs the command that starts it",
+                key(i, "command")
+            ),
+        ));
+    };
+    if command.get_ref().trim().is_empty() {
+        return Err((
+            command.span(),
+            format!("{} must not be empty", key(i, "command")),
+        ));
+    }
+    Ok(Transport::Stdio {
+        command: resolve_command(command.into_inner(), base),
+        args: std::mem::take(&mut raw.args),
+        env: raw.env.take().map(Spanned::into_inner).unwrap_or_default(),
+    })
+}
+
+/// An http upstream: its Streamable HTTP endpoint; no `command`, no `env`.
+fn http(i: usize, span: Range<usize>, raw: &mut RawUpstream) -> Result<Transport, Refusal> {
+    if let Some(command) = &raw.command {
+        return Err((
+            command.span(),
+            format!(
+                "{}: an http upstream is reached at `url`; `command` is for transport = \"stdio\"",
+                key(i, "command")
+            ),
+        ));
+    }
+    if let Some(env) = &raw.env {
+        return Err((
+            env.span(),
+            format!(
+                "{}: only a stdio upstream has an environment",
+                key(i, "env")
+            ),
+        ));
+    }
+    let Some(url) = raw.url.take() else {
+        return Err((
+            span,
+            format!(
+                "{} is missing: an http upstream needs its Streamable HTTP endpoint",
+                key(i, "url")
+            ),
+        ));
+    };
+    let url_span = url.span();
+    let url = url.into_inner();
+    check_url(&url).map_err(|e| (url_span, format!("{}: {e}", key(i, "url"))))?;
+    Ok(Transport::Http { url })
+}
+
+/// `auth`: credentials sent to an http upstream (none by default; a stdio one gets none).
+fn auth(
+    i: usize,
+    raw: Option<Spanned<RawAuth>>,
+    transport: &Transport,
+    base: Option<&Path>,
+) -> Result<Auth, Refusal> {
+    let Some(auth) = raw else {
+        return Ok(Auth::None);
+    };
+    let auth_span = auth.span();
+    if matches!(transport, Transport::Stdio { .. }) {
+        return Err((
+            auth_span,
+            format!(
+                "{}: a stdio upstream is not sent credentials; give it what it needs in `env`",
+                key(i, "auth")
+            ),
+        ));
+    }
+    parse_auth(auth.into_inner(), base).map_err(|e| (auth_span, format!("{}{e}", key(i, "auth"))))
+}
+
+/// `tools`: the globs of the tools to mount (every tool by default).
+fn tools(i: usize, raw: Option<Spanned<Vec<String>>>) -> Result<Vec<String>, Refusal> {
+    let Some(tools) = raw else {
+        return Ok(vec!["*".to_string()]);
+    };
+    let tools_span = tools.span();
+    let tools = tools.into_inner();
+    if tools.is_empty() || tools.iter().any(|t| t.trim().is_empty()) {
+        return Err((
+            tools_span,
+            format!(
+                "{} must list at least one non-empty glob (\"*\" mounts every tool; leave it out for the same)",
+                key(i, "tools")
+            ),
+        ));
+    }
+    Ok(tools)
+}
+
+/// `timeoutMs`: a call's deadline, > 0 and at most `UPSTREAM_MAX_TIMEOUT_MS`.
+fn timeout_ms(i: usize, raw: Option<Spanned<i64>>) -> Result<u64, Refusal> {
+    let Some(t) = raw else {
+        return Ok(UPSTREAM_TIMEOUT_MS);
+    };
+    let v = *t.get_ref();
+    if v <= 0 || v as u64 > UPSTREAM_MAX_TIMEOUT_MS {
+        return Err((
+            t.span(),
+            format!(
+                "{} must be > 0 and ≤ {UPSTREAM_MAX_TIMEOUT_MS} (milliseconds), got {v}",
+                key(i, "timeoutMs")
+            ),
+        ));
+    }
+    Ok(v as u64)
+}
+
+/// `capability`: the permission a profile must list to call its tools (`upstream.NAME`
+/// unless set; `upstream.<word>` when set).
+fn capability(i: usize, name: &str, raw: Option<Spanned<String>>) -> Result<String, Refusal> {
+    let Some(c) = raw else {
+        return Ok(format!("upstream.{name}"));
+    };
+    let text = c.get_ref();
+    let rest = text.strip_prefix("upstream.").unwrap_or("");
+    if rest.is_empty() || !rest.chars().all(name_char) {
+        return Err((
+            c.span(),
+            format!(
+                "{} must be `upstream.<word>` (letters, digits, `_`, `-`), e.g. `upstream.{name}`; got `{text}`",
+                key(i, "capability")
+            ),
+        ));
+    }
+    Ok(c.into_inner())
+}
+
+/// `pin`: digests fixed ahead of time, by tool name, each a `sha256:` digest.
+fn pin(
+    i: usize,
+    name: &str,
+    raw: Option<Spanned<BTreeMap<String, String>>>,
+) -> Result<BTreeMap<String, String>, Refusal> {
+    let Some(pin) = raw else {
+        return Ok(BTreeMap::new());
+    };
+    let pin_span = pin.span();
+    let pin = pin.into_inner();
+    if let Some((tool, digest)) = pin.iter().find(|(_, d)| !super::pins::valid_digest(d)) {
+        return Err((
+            pin_span,
+            format!(
+                "{}: `{tool} = \"{digest}\"` is not a digest; write `sha256:` and 64 lowercase hex digits, as `limina upstream diff {name}` shows them",
+                key(i, "pin")
+            ),
+        ));
+    }
+    Ok(pin)
 }
 
 fn name_char(c: char) -> bool {

@@ -1,20 +1,24 @@
 //! The configuration file (`--config FILE`, TOML): profiles with tool allow-lists, quotas,
 //! budgets, `maxSessions`, per-package limits and grants (`[volumes]`, `[secrets]` and
 //! `[packages.NAME.grants]`, parsed by `crate::grants`). Every part has a default, so the host runs
-//! without one; a bad file is refused with its line and the reason.
+//! without one; a bad file is refused with its line and the reason. Each section is parsed on
+//! its own — by the room it configures, or here (`policy.rs`, `trace.rs`) — into its value or
+//! an error tagged with where it is; [`Config::parse`] runs them in order and names the line.
+
+mod policy;
+mod trace;
 
 use crate::grants::{HostGrants, RawGrants, RawSecret};
-use crate::limits::{MIN_TRACE_SEGMENT_BYTES, PackageLimits};
-use crate::policy::{
-    BudgetLimits, LatencyPolicy, LatencyTier, Permissions, PolicyConfig, Profile, Profiles,
-    QuotaRule, TierEnforcement,
-};
+use crate::limits::PackageLimits;
+use crate::policy::PolicyConfig;
 use crate::trace::Retention;
+use policy::{RawBudget, RawLatency, RawProfile, RawQuota};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::ops::Range;
 use std::path::Path;
 use toml::Spanned;
+use trace::RawTrace;
 
 /// The parsed configuration.
 #[derive(Debug, Clone, Default)]
@@ -84,62 +88,11 @@ struct Raw {
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct RawTrace {
-    segment_bytes: Option<Spanned<i64>>,
-    max_bytes: Option<Spanned<i64>>,
-    max_age_days: Option<Spanned<f64>>,
-    fsync: Option<Spanned<String>>,
-    on_write_failure: Option<Spanned<String>>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct RawProfile {
-    permissions: Vec<Spanned<String>>,
-    tools: Option<Vec<String>>,
-    max_latency_tier: Option<Spanned<String>>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct RawLatency {
-    fast_ms: Option<f64>,
-    standard_ms: Option<f64>,
-    tier_enforcement: Option<String>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct RawQuota {
-    cap: Option<String>,
-    #[serde(default = "yes")]
-    per_session: bool,
-    limit: i64,
-    window_ms: i64,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct RawBudget {
-    calls: Option<i64>,
-    cpu_ms: Option<f64>,
-    mem_bytes: Option<i64>,
-    net_requests: Option<i64>,
-    net_bytes: Option<i64>,
-    upstream_ms: Option<f64>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct RawPackage {
     fuel_per_call: Option<i64>,
     memory_bytes: Option<i64>,
     timeout_ms: Option<i64>,
     grants: Option<Spanned<RawGrants>>,
-}
-
-fn yes() -> bool {
-    true
 }
 
 impl Config {
@@ -177,220 +130,53 @@ impl Config {
             let line = e.span().map_or(1, |s| line_of(text, s.start));
             format!("{line}: {}", e.message())
         })?;
-        let at = |span: Range<usize>, msg: String| format!("{}: {msg}", line_of(text, span.start));
-
-        let mut profiles = Profiles::default();
-        let mut named_capabilities = BTreeMap::new();
-        for (name, spanned) in raw.profiles {
-            let span = spanned.span();
-            let p = spanned.into_inner();
-            let mut permissions = Permissions::NONE;
-            for perm in p.permissions {
-                let span = perm.span();
-                // `upstream.NAME`: the capability of a mounted MCP server (`crate::upstream`).
-                if perm.get_ref().starts_with("upstream.") {
-                    named_capabilities
-                        .entry(name.clone())
-                        .or_insert_with(std::collections::BTreeSet::new)
-                        .insert(perm.into_inner());
-                    continue;
-                }
-                let parsed = crate::policy::Permission::parse(perm.get_ref())
-                    .map_err(|e| at(span, format!("profile `{name}`: {e}")))?;
-                permissions.insert(parsed);
-            }
-            if name.is_empty() {
-                return Err(at(span, "a profile name must not be empty".into()));
-            }
-            let max_latency_tier = match p.max_latency_tier {
-                None => None,
-                Some(tier) => Some(LatencyTier::parse(tier.get_ref()).map_err(|e| {
-                    at(
-                        tier.span(),
-                        format!("profile `{name}`: `maxLatencyTier`: {e}"),
-                    )
-                })?),
-            };
-            profiles.insert(Profile {
-                name,
-                permissions,
-                tools: p.tools,
-                max_latency_tier,
-            });
-        }
-
-        let mut quotas = Vec::new();
-        for spanned in raw.quotas {
-            let span = spanned.span();
-            let q = spanned.into_inner();
-            if q.limit < 0 || q.window_ms <= 0 {
-                return Err(at(
-                    span,
-                    format!(
-                        "a quota needs `limit` ≥ 0 and `windowMs` > 0; got limit {} and windowMs {}",
-                        q.limit, q.window_ms
-                    ),
-                ));
-            }
-            quotas.push(QuotaRule {
-                cap: q.cap,
-                per_session: q.per_session,
-                limit: q.limit.min(u32::MAX as i64) as u32,
-                window_ms: q.window_ms as u64,
-            });
-        }
-
-        let mut budget = BudgetLimits::default();
-        if let Some(spanned) = raw.budgets {
-            let span = spanned.span();
-            let b = spanned.into_inner();
-            let negative = b.calls.is_some_and(|v| v < 0)
-                || b.cpu_ms.is_some_and(|v| v < 0.0 || !v.is_finite())
-                || b.mem_bytes.is_some_and(|v| v < 0)
-                || b.net_requests.is_some_and(|v| v < 0)
-                || b.net_bytes.is_some_and(|v| v < 0)
-                || b.upstream_ms.is_some_and(|v| v < 0.0 || !v.is_finite());
-            if negative {
-                return Err(at(
-                    span,
-                    "budgets must be ≥ 0 (`calls`, `cpuMs`, `memBytes`, `netRequests`, `netBytes`, `upstreamMs`)"
-                        .into(),
-                ));
-            }
-            budget = BudgetLimits {
-                calls: b.calls.map(|v| v as u64),
-                cpu_ms: b.cpu_ms,
-                mem_bytes: b.mem_bytes.map(|v| v as u64),
-                net_requests: b.net_requests.map(|v| v as u64),
-                net_bytes: b.net_bytes.map(|v| v as u64),
-                upstream_ms: b.upstream_ms,
-            };
-        }
-
-        let max_sessions = match raw.max_sessions {
-            Some(m) if *m.get_ref() < 0 => {
-                return Err(at(
-                    m.span(),
-                    format!(
-                        "`maxSessions` must be ≥ 0 (0 admits no session), got {}",
-                        m.get_ref()
-                    ),
-                ));
-            }
-            Some(m) => Some(*m.get_ref() as usize),
-            None => None,
-        };
-
-        let mut package_limits = BTreeMap::new();
-        let mut package_grants = Vec::new();
-        for (name, spanned) in raw.packages {
-            let span = spanned.span();
-            let mut p = spanned.into_inner();
-            if let Some(g) = p.grants.take() {
-                package_grants.push((name.clone(), g));
-            }
-            if p.fuel_per_call.is_none() && p.memory_bytes.is_none() && p.timeout_ms.is_none() {
-                // Only grants: the manifest's limits stand.
-                continue;
-            }
-            let d = PackageLimits::default();
-            let positive = |v: Option<i64>, field: &str, default: u64| -> Result<u64, String> {
-                match v {
-                    None => Ok(default),
-                    Some(v) if v > 0 => Ok(v as u64),
-                    Some(v) => Err(at(
-                        span.clone(),
-                        format!("package `{name}`: `{field}` must be > 0, got {v}"),
-                    )),
-                }
-            };
-            let limits = PackageLimits {
-                fuel_per_call: positive(p.fuel_per_call, "fuelPerCall", d.fuel_per_call)?,
-                memory_bytes: positive(p.memory_bytes, "memoryBytes", d.memory_bytes)?,
-                timeout_ms: positive(p.timeout_ms, "timeoutMs", d.timeout_ms)?,
-            };
-            package_limits.insert(name, limits);
-        }
-
-        let mut latency = LatencyPolicy::default();
-        if let Some(spanned) = raw.latency {
-            let span = spanned.span();
-            let l = spanned.into_inner();
-            let t = &mut latency.thresholds;
-            t.fast_ms = l.fast_ms.unwrap_or(t.fast_ms);
-            t.standard_ms = l.standard_ms.unwrap_or(t.standard_ms);
-            if !(t.fast_ms.is_finite()
-                && t.fast_ms > 0.0
-                && t.standard_ms.is_finite()
-                && t.standard_ms >= t.fast_ms)
-            {
-                return Err(at(
-                    span,
-                    format!(
-                        "latency tiers need `fastMs` > 0 and `standardMs` ≥ `fastMs` (milliseconds); got fastMs = {} and standardMs = {}",
-                        t.fast_ms, t.standard_ms
-                    ),
-                ));
-            }
-            if let Some(e) = l.tier_enforcement {
-                latency.enforcement = TierEnforcement::parse(&e)
-                    .map_err(|e| at(span, format!("`tierEnforcement`: {e}")))?;
-            }
-        }
-
-        let grants = HostGrants::parse(raw.volumes, raw.secrets, package_grants)
-            .map_err(|(span, msg)| at(span, msg))?;
-
-        let (trace, trace_durability) = match raw.trace {
-            Some(mut t) => {
-                let durability = trace_durability(&mut t).map_err(|(span, msg)| at(span, msg))?;
-                let retention = trace_retention(t).map_err(|(span, msg)| at(span, msg))?;
-                (retention, durability)
-            }
-            None => Default::default(),
-        };
-
+        let at =
+            |(span, msg): (Range<usize>, String)| format!("{}: {msg}", line_of(text, span.start));
+        let (profiles, named_capabilities) = policy::profiles(raw.profiles).map_err(at)?;
+        let quotas = policy::quotas(raw.quotas).map_err(at)?;
+        let budget = policy::budget(raw.budgets).map_err(at)?;
+        let max_sessions = policy::max_sessions(raw.max_sessions).map_err(at)?;
+        let (package_limits, package_grants) = packages(raw.packages).map_err(at)?;
+        let latency = policy::latency(raw.latency).map_err(at)?;
+        let grants = HostGrants::parse(raw.volumes, raw.secrets, package_grants).map_err(at)?;
+        let (trace, trace_durability) = trace::section(raw.trace).map_err(at)?;
         let ceilings = match raw.limits {
             Some(l) => {
                 let span = l.span();
-                crate::ceilings::Ceilings::parse(l.into_inner()).map_err(|e| at(span, e))?
+                crate::ceilings::Ceilings::parse(l.into_inner()).map_err(|e| at((span, e)))?
             }
             None => Default::default(),
         };
 
-        let files =
-            crate::files::FilesConfig::parse(raw.files).map_err(|(span, msg)| at(span, msg))?;
+        let files = crate::files::FilesConfig::parse(raw.files).map_err(at)?;
 
         let network = match raw.network {
-            Some(n) => crate::mcp::transport::edge::settings::parse(n, &profiles, base)
-                .map_err(|(span, msg)| at(span, msg))?,
+            Some(n) => {
+                crate::mcp::transport::edge::settings::parse(n, &profiles, base).map_err(at)?
+            }
             None => Default::default(),
         };
         let identity = raw
             .identity
             .map(|i| crate::identity::config::parse(i, &profiles, base))
             .transpose()
-            .map_err(|(span, msg)| at(span, msg))?;
-        let world =
-            crate::persistence::parse_world_section(raw.world).map_err(|(s, m)| at(s, m))?;
-        let approvals = crate::policy::approve::parse(raw.approve, &profiles)
-            .map_err(|(span, msg)| at(span, msg))?;
+            .map_err(at)?;
+        let world = crate::persistence::parse_world_section(raw.world).map_err(at)?;
+        let approvals = crate::policy::approve::parse(raw.approve, &profiles).map_err(at)?;
         let scan_results = match raw.outbound.as_ref().and_then(|o| o.scan_results.as_ref()) {
             Some(v) => crate::grants::credentials::ScanResults::parse(v.get_ref())
-                .map_err(|e| at(v.span(), e))?,
+                .map_err(|e| at((v.span(), e)))?,
             None => Default::default(),
         };
-        let outbound =
-            crate::net::TlsRoots::parse(raw.outbound, base).map_err(|(s, m)| at(s, m))?;
-        let mut upstreams =
-            crate::upstream::config::parse(raw.upstream, base).map_err(|(s, m)| at(s, m))?;
+        let outbound = crate::net::TlsRoots::parse(raw.outbound, base).map_err(at)?;
+        let mut upstreams = crate::upstream::config::parse(raw.upstream, base).map_err(at)?;
         // An https upstream trusts what outbound https trusts.
         for upstream in &mut upstreams {
             upstream.roots = outbound.clone();
         }
 
         let oci = crate::packages::oci::parse_settings(raw.oci, &raw.trusted_keys, &outbound)
-            .map_err(|(s, m)| at(s, m))?;
+            .map_err(at)?;
         Ok(Config {
             oci,
             outbound,
@@ -420,73 +206,49 @@ impl Config {
     }
 }
 
-/// `[trace] fsync` and `onWriteFailure` (parsed in `trace/durability.rs`).
-fn trace_durability(t: &mut RawTrace) -> Result<crate::trace::Durability, (Range<usize>, String)> {
-    use crate::trace::{Fsync, OnWriteFailure};
-    let mut d = crate::trace::Durability::default();
-    if let Some(v) = t.fsync.take() {
-        d.fsync = Fsync::parse(v.get_ref()).map_err(|e| (v.span(), e))?;
-    }
-    if let Some(v) = t.on_write_failure.take() {
-        d.on_write_failure = OnWriteFailure::parse(v.get_ref()).map_err(|e| (v.span(), e))?;
-    }
-    Ok(d)
-}
+/// A section's refusal: where in the file, and why.
+type Refusal = (Range<usize>, String);
 
-/// `[trace]`: each value checked, the error naming its key.
-fn trace_retention(t: RawTrace) -> Result<Retention, (Range<usize>, String)> {
-    let mut r = Retention::default();
-    if let Some(v) = t.segment_bytes {
-        if *v.get_ref() < MIN_TRACE_SEGMENT_BYTES as i64 {
-            return Err((
-                v.span(),
-                format!(
-                    "`trace.segmentBytes` must be at least {MIN_TRACE_SEGMENT_BYTES} (bytes), got {}",
-                    v.get_ref()
-                ),
-            ));
+/// What `[packages.NAME]` gives: limits by package, and each package's grants still to check.
+type PackageSections = (
+    BTreeMap<String, PackageLimits>,
+    Vec<(String, Spanned<RawGrants>)>,
+);
+
+/// `[packages.NAME]`: limits that override a package's manifest (each > 0), and the grants
+/// the host gives it (checked with the volumes and secrets, `crate::grants`).
+fn packages(raw: BTreeMap<String, Spanned<RawPackage>>) -> Result<PackageSections, Refusal> {
+    let mut package_limits = BTreeMap::new();
+    let mut package_grants = Vec::new();
+    for (name, spanned) in raw {
+        let span = spanned.span();
+        let mut p = spanned.into_inner();
+        if let Some(g) = p.grants.take() {
+            package_grants.push((name.clone(), g));
         }
-        r.segment_bytes = *v.get_ref() as u64;
+        if p.fuel_per_call.is_none() && p.memory_bytes.is_none() && p.timeout_ms.is_none() {
+            // Only grants: the manifest's limits stand.
+            continue;
+        }
+        let d = PackageLimits::default();
+        let positive = |v: Option<i64>, field: &str, default: u64| -> Result<u64, Refusal> {
+            match v {
+                None => Ok(default),
+                Some(v) if v > 0 => Ok(v as u64),
+                Some(v) => Err((
+                    span.clone(),
+                    format!("package `{name}`: `{field}` must be > 0, got {v}"),
+                )),
+            }
+        };
+        let limits = PackageLimits {
+            fuel_per_call: positive(p.fuel_per_call, "fuelPerCall", d.fuel_per_call)?,
+            memory_bytes: positive(p.memory_bytes, "memoryBytes", d.memory_bytes)?,
+            timeout_ms: positive(p.timeout_ms, "timeoutMs", d.timeout_ms)?,
+        };
+        package_limits.insert(name, limits);
     }
-    if let Some(v) = t.max_bytes {
-        if *v.get_ref() < 0 {
-            return Err((
-                v.span(),
-                format!(
-                    "`trace.maxBytes` must be ≥ 0 (bytes of trace kept in all; 0 keeps everything), got {}",
-                    v.get_ref()
-                ),
-            ));
-        }
-        if *v.get_ref() == 0 {
-            r.max_bytes = None;
-        } else if (*v.get_ref() as u64) < r.segment_bytes {
-            return Err((
-                v.span(),
-                format!(
-                    "`trace.maxBytes` ({}) must be at least `trace.segmentBytes` ({}): the newest segment is always kept",
-                    v.get_ref(),
-                    r.segment_bytes
-                ),
-            ));
-        } else {
-            r.max_bytes = Some(*v.get_ref() as u64);
-        }
-    } else {
-        // The default limit never keeps less than a segment.
-        r.max_bytes = r.max_bytes.map(|max| max.max(r.segment_bytes));
-    }
-    if let Some(v) = t.max_age_days {
-        let days = *v.get_ref();
-        if !(days.is_finite() && days > 0.0) {
-            return Err((
-                v.span(),
-                format!("`trace.maxAgeDays` must be a number of days > 0, got {days}"),
-            ));
-        }
-        r.max_age = Some(std::time::Duration::from_secs_f64(days * 86_400.0));
-    }
-    Ok(r)
+    Ok((package_limits, package_grants))
 }
 
 fn line_of(text: &str, offset: usize) -> usize {
@@ -496,6 +258,7 @@ fn line_of(text: &str, offset: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policy::{BudgetLimits, LatencyPolicy, LatencyTier, TierEnforcement};
 
     const GOOD: &str = r#"
 maxSessions = 4
