@@ -5,7 +5,8 @@
 //! (`tools/call`, `callTool`) are deferred, and none while telemetry reports each request's
 //! outcome as it ends.
 
-use super::server::{CallShape, Server, limina_result, mcp_result};
+use super::answer::{limina_result, mcp_result};
+use super::server::{CallShape, Server};
 use crate::call::Failure;
 use crate::mcp::wire::jsonrpc::reply;
 use crate::registry::Response;

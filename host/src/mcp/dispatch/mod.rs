@@ -6,9 +6,10 @@
 //! what one request carries — its id, revision, who it runs as, its cancellation flag, its
 //! progress token and how its reply is shaped — built once in `Server::handle` and passed down.
 //!
-//! - `server`: parsing, the method table, `initialize`, `tools/list` and `tools/call`, and how
-//!   a request ends (reply, detached to a worker, or kept open); `stateless` serves 2026-07-28
-//!   requests without a session; `session` binds one at `initialize`.
+//! - `server`: the dispatcher's state, how a message is read and how a request ends (reply,
+//!   detached to a worker, or kept open); `methods`: the method table, `initialize`,
+//!   `tools/list` and `tools/call`; `answer`: results on their way to the reply; `stateless`
+//!   serves 2026-07-28 requests without a session; `session` binds one at `initialize`.
 //! - `tools`, `call_result`: tool listings and call results written straight to their reply.
 //! - `tasks`, `approval`, `sync` (with `aoi`), `reload`, `deferred`, `observe`: tasks, the
 //!   approval gate, state sync, hot reload, replies that wait for the batch's write, and what
@@ -18,10 +19,12 @@
 //! (`engine::{outbox, cancel, clock, inbox}`), the network edge's grants, and `wire/` for every
 //! shape it puts on the wire. It never touches a socket.
 
+mod answer;
 pub(crate) mod aoi;
 pub(crate) mod approval;
 pub(crate) mod call_result;
 pub(crate) mod deferred;
+mod methods;
 mod observe;
 mod reload;
 mod request;

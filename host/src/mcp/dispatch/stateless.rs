@@ -104,7 +104,7 @@ impl Server {
                 request.identity = Some(self.identity_session(self.request_identity(conn)?)?);
                 let outcome = self
                     .dispatch(conn, request, method, params)
-                    .map(super::server::Answer::into_value);
+                    .map(super::answer::Answer::into_value);
                 let generation = self.registry().generation();
                 let hot_reload = self.reloads.is_some();
                 outcome.map(|mut result| {

@@ -11,9 +11,10 @@
 //! subscribers with the same key share one [`Frame`]. The frames live for one update only
 //! ([`Deltas`]), so nothing built for one tick is sent for another.
 
+use super::answer::not_initialized;
 use super::aoi::{Aoi, inside, within};
 use super::request::Request;
-use super::server::{Connection, Server, not_initialized};
+use super::server::{Connection, Server};
 use crate::mcp::engine::outbox::{self, Frame};
 use crate::mcp::wire::jsonrpc;
 use crate::mcp::wire::jsonrpc::RpcError;

@@ -174,7 +174,7 @@ impl Task {
             }
             _ => {
                 self.status = Status::Completed;
-                self.result = Some(super::server::mcp_result(response));
+                self.result = Some(super::answer::mcp_result(response));
             }
         }
     }
@@ -383,7 +383,7 @@ impl Server {
         }
         let owner = request
             .session(conn)
-            .ok_or_else(super::server::not_initialized)?
+            .ok_or_else(super::answer::not_initialized)?
             .caller
             .session_id
             .clone();

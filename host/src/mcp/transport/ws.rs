@@ -26,6 +26,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 use tokio::net::{TcpListener, TcpStream};
+use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::handshake::server::{ErrorResponse, Request, Response};
 use tokio_tungstenite::tungstenite::http::{self, HeaderValue};
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
@@ -101,6 +102,9 @@ async fn accept(listener: TcpListener, edge: Arc<Edge>, engine: EngineHandle) {
     }
 }
 
+/// One client connection: the handshake, then its engine connection opened, a writer
+/// draining its outbox and a reader handing its messages over, until either end closes. Its
+/// seat at the gate (`ticket`) is held until it ends.
 async fn connection(
     stream: TcpStream,
     from: SocketAddr,
@@ -109,6 +113,49 @@ async fn connection(
     edge: Arc<Edge>,
     engine: EngineHandle,
 ) {
+    let Some((ws, grant, meter)) = accept_handshake(stream, from, &edge, &engine).await else {
+        return;
+    };
+    let opened = Instant::now();
+    let limits = edge.config.limits;
+    let ticket = Arc::new(ticket);
+    crate::log::debug(&format!("WebSocket connection {id} from {from}"));
+    let (sink, frames) = ws.split();
+    let (outbox, own, queue, close) = outbox::socket(&edge.lane);
+    let peer = Peer {
+        id,
+        cancels: Arc::new(CancelBoard::default()),
+        in_flight: Arc::new(AtomicUsize::new(0)),
+        own,
+        close,
+        engine,
+    };
+    peer.open(outbox, grant, ticket.clone());
+    let writer = tokio::spawn(write(sink, queue, peer.close.clone()));
+    peer.read(frames, &meter, &limits, opened).await;
+    let Peer {
+        id,
+        own,
+        engine,
+        cancels: _cancels,
+        in_flight: _in_flight,
+        close: _close,
+    } = peer;
+    drop(own);
+    engine.send(Inbound::Close { id });
+    // Let the writer send a close frame it was asked for; it ends once the engine lets go.
+    let _ = tokio::time::timeout(Duration::from_secs(2), writer).await;
+}
+
+/// The WebSocket handshake within `HANDSHAKE_TIMEOUT`, over a stream whose bytes are metered:
+/// the socket, what the client was admitted with, and its meter. `None` when it was refused
+/// or too slow (logged).
+async fn accept_handshake(
+    stream: TcpStream,
+    from: SocketAddr,
+    edge: &Edge,
+    engine: &EngineHandle,
+) -> Option<(WebSocketStream<Metered<TcpStream>>, Grant, Arc<Signals>)> {
     let ws_config = WebSocketConfig::default()
         .max_message_size(Some(MAX_WS_MESSAGE_BYTES))
         .max_frame_size(Some(MAX_WS_MESSAGE_BYTES))
@@ -128,7 +175,7 @@ async fn connection(
         Ok(admitted) => admitted,
         Err(_) => {
             crate::log::debug(&format!("WebSocket handshake from {from} timed out"));
-            return;
+            return None;
         }
     };
     let (stream, meter) = Metered::new(stream, edge.pool.clone());
@@ -137,7 +184,7 @@ async fn connection(
     let check = |request: &Request, response: Response| {
         handshake(
             &edge.config,
-            &engine,
+            engine,
             request,
             response,
             admitted,
@@ -153,122 +200,177 @@ async fn connection(
         Ok(Ok(ws)) => ws,
         Ok(Err(e)) => {
             crate::log::debug(&format!("WebSocket handshake from {from} refused: {e}"));
-            return;
+            return None;
         }
         Err(_) => {
             crate::log::debug(&format!("WebSocket handshake from {from} timed out"));
-            return;
+            return None;
         }
     };
-    let Some(grant) = grant else { return };
-    let opened = Instant::now();
-    let limits = edge.config.limits;
-    let ticket = Arc::new(ticket);
-    crate::log::debug(&format!("WebSocket connection {id} from {from}"));
-    let (mut sink, mut frames) = ws.split();
-    let (outbox, own, queue, close) = outbox::socket(&edge.lane);
-    let cancels = Arc::new(CancelBoard::default());
-    let in_flight = Arc::new(AtomicUsize::new(0));
-    let progress = own.clone();
-    engine.send(Inbound::Open {
-        id,
-        outbox,
-        cancels: cancels.clone(),
-        in_flight: in_flight.clone(),
-        // Progress is advisory: a report that finds the queue full is dropped.
-        notify: Arc::new(move |message: Value| {
-            let _ = progress.send_now(outbox::frame(&message));
-        }),
-        transport_session: None,
-        grant,
-        ticket: Some(ticket.clone()),
-    });
+    Some((ws, grant?, meter))
+}
 
-    let closing = close.clone();
-    let writer = tokio::spawn(async move {
-        let mut batch: Vec<Frame> = Vec::new();
-        loop {
-            tokio::select! {
-                biased;
-                (code, reason) = closing.requested() => {
-                    let frame = CloseFrame { code: code.into(), reason: reason.into() };
-                    let _ = sink.send(Message::Close(Some(frame))).await;
-                    break;
-                }
-                more = queue.recv_all(&mut batch) => {
-                    if !more || write_all(&mut sink, &mut batch).await.is_err() {
-                        break;
-                    }
-                }
-            }
-        }
-    });
-
-    let mut spoken = false;
+/// Drains the outbox to the socket, a batch per wake-up, until the outbox ends, the socket
+/// fails, or a close is asked for (which it sends first).
+async fn write<S>(mut sink: S, queue: outbox::Receiver, closing: Arc<CloseSignal>)
+where
+    S: futures_util::Sink<Message, Error = WsError> + Unpin,
+{
+    let mut batch: Vec<Frame> = Vec::new();
     loop {
-        let wait = next_check(&limits, spoken, opened, &meter);
-        let frame = tokio::select! {
+        tokio::select! {
             biased;
-            (code, reason) = meter.refused() => {
-                close.close(code, &reason);
+            (code, reason) = closing.requested() => {
+                let frame = CloseFrame { code: code.into(), reason: reason.into() };
+                let _ = sink.send(Message::Close(Some(frame))).await;
                 break;
             }
-            frame = tokio::time::timeout(wait, frames.next()) => frame,
-        };
-        let frame = match frame {
-            Ok(Some(frame)) => frame,
-            Ok(None) => break,
-            Err(_) => {
-                if let Some(reason) = overdue(&limits, spoken, opened, &meter) {
-                    close.close(1008, &reason);
+            more = queue.recv_all(&mut batch) => {
+                if !more || write_all(&mut sink, &mut batch).await.is_err() {
                     break;
                 }
-                continue;
-            }
-        };
-        match frame {
-            Ok(Message::Text(text)) => {
-                spoken = true;
-                read_text(
-                    text.as_str(),
-                    id,
-                    &cancels,
-                    &in_flight,
-                    &own,
-                    &close,
-                    &engine,
-                );
-            }
-            Ok(Message::Binary(_)) => {
-                close.close(
-                    1003,
-                    "binary frames are not accepted: send each JSON-RPC message as a text frame",
-                );
-                break;
-            }
-            Ok(Message::Close(_)) => break,
-            Ok(_) => {} // pings are answered by the protocol layer
-            Err(WsError::Capacity(e)) => {
-                close.close(
-                    1009,
-                    &format!("message too big ({e}); at most {MAX_WS_MESSAGE_BYTES} bytes"),
-                );
-                break;
-            }
-            Err(WsError::Utf8(e)) => {
-                close.close(1007, &format!("a text frame is not valid UTF-8 ({e})"));
-                break;
-            }
-            Err(e) => {
-                crate::log::debug(&format!("WebSocket connection {id}: {e}"));
-                break;
             }
         }
     }
-    drop(own);
-    engine.send(Inbound::Close { id });
-    // Let the writer send a close frame it was asked for; it ends once the engine lets go.
-    let _ = tokio::time::timeout(Duration::from_secs(2), writer).await;
+}
+
+/// A connection's side of the engine: its number, its requests' cancellation flags and
+/// in-flight count, its way to queue a frame itself (progress, refusals) and to close.
+struct Peer {
+    id: PeerId,
+    cancels: Arc<CancelBoard>,
+    in_flight: Arc<AtomicUsize>,
+    own: outbox::Sender,
+    close: Arc<CloseSignal>,
+    engine: EngineHandle,
+}
+
+impl Peer {
+    /// Tells the engine the client connected, admitted with `grant`, seated by `ticket`.
+    fn open(&self, outbox: outbox::Outbox, grant: Grant, ticket: Arc<Ticket>) {
+        let progress = self.own.clone();
+        self.engine.send(Inbound::Open {
+            id: self.id,
+            outbox,
+            cancels: self.cancels.clone(),
+            in_flight: self.in_flight.clone(),
+            // Progress is advisory: a report that finds the queue full is dropped.
+            notify: Arc::new(move |message: Value| {
+                let _ = progress.send_now(outbox::frame(&message));
+            }),
+            transport_session: None,
+            grant,
+            ticket: Some(ticket),
+        });
+    }
+
+    /// Reads frames until the client closes, breaks a rule, or a deadline passes: its first
+    /// message within `firstMessageMs` of `opened`, each message whole within `frameReadMs`.
+    async fn read<R>(&self, mut frames: R, meter: &Signals, limits: &EdgeLimits, opened: Instant)
+    where
+        R: futures_util::Stream<Item = Result<Message, WsError>> + Unpin,
+    {
+        let mut spoken = false;
+        loop {
+            let wait = next_check(limits, spoken, opened, meter);
+            let frame = tokio::select! {
+                biased;
+                (code, reason) = meter.refused() => {
+                    self.close.close(code, &reason);
+                    return;
+                }
+                frame = tokio::time::timeout(wait, frames.next()) => frame,
+            };
+            let frame = match frame {
+                Ok(Some(frame)) => frame,
+                Ok(None) => return,
+                Err(_) => {
+                    if let Some(reason) = overdue(limits, spoken, opened, meter) {
+                        self.close.close(1008, &reason);
+                        return;
+                    }
+                    continue;
+                }
+            };
+            spoken |= matches!(frame, Ok(Message::Text(_)));
+            if !self.take(frame) {
+                return;
+            }
+        }
+    }
+
+    /// One frame: a text message is handed over, pings are left to the protocol layer, and
+    /// anything else ends the connection (false), closed with the reason when there is one.
+    fn take(&self, frame: Result<Message, WsError>) -> bool {
+        match frame {
+            Ok(Message::Text(text)) => {
+                self.text(text.as_str());
+                true
+            }
+            Ok(Message::Binary(_)) => {
+                self.close.close(
+                    1003,
+                    "binary frames are not accepted: send each JSON-RPC message as a text frame",
+                );
+                false
+            }
+            Ok(Message::Close(_)) => false,
+            Ok(_) => true, // pings are answered by the protocol layer
+            Err(WsError::Capacity(e)) => {
+                self.close.close(
+                    1009,
+                    &format!("message too big ({e}); at most {MAX_WS_MESSAGE_BYTES} bytes"),
+                );
+                false
+            }
+            Err(WsError::Utf8(e)) => {
+                self.close
+                    .close(1007, &format!("a text frame is not valid UTF-8 ({e})"));
+                false
+            }
+            Err(e) => {
+                crate::log::debug(&format!("WebSocket connection {}: {e}", self.id));
+                false
+            }
+        }
+    }
+
+    /// One text message: cancellations take effect at once; past the in-flight cap a request
+    /// is refused here (the engine never sees the flood); the rest goes to the engine in order.
+    fn text(&self, text: &str) {
+        if let Some(request) = cancelled_request(text.as_bytes()) {
+            self.cancels.cancel(&request);
+        }
+        if self.in_flight.load(Ordering::Acquire) >= MAX_IN_FLIGHT_PER_CONNECTION {
+            let request_id = serde_json::from_str::<Value>(text)
+                .ok()
+                .and_then(|m| m.get("id").cloned());
+            if let Some(request_id) = request_id {
+                let refusal = jsonrpc::error(
+                    request_id,
+                    jsonrpc::SERVER_BUSY,
+                    &format!(
+                        "too many requests in flight on this connection (at most {MAX_IN_FLIGHT_PER_CONNECTION}); wait for replies before sending more"
+                    ),
+                    None,
+                );
+                if self.own.send_now(outbox::frame(&refusal)) != Sent::Queued {
+                    self.close.close(
+                        1008,
+                        "the client is flooding requests and not reading replies",
+                    );
+                }
+            }
+            return;
+        }
+        self.in_flight.fetch_add(1, Ordering::AcqRel);
+        if !self.engine.send(Inbound::Message {
+            id: self.id,
+            text: text.to_string(),
+        }) {
+            self.close.close(1001, "the host is shutting down");
+        }
+    }
 }
 
 /// Sends every frame of `batch` (emptying it), then flushes once.
@@ -314,51 +416,6 @@ fn overdue(limits: &EdgeLimits, spoken: bool, opened: Instant, meter: &Signals) 
         ));
     }
     None
-}
-
-/// One text frame: cancellations take effect at once; past the in-flight cap a request is
-/// refused here (the engine never sees the flood); the rest goes to the engine in order.
-fn read_text(
-    text: &str,
-    id: PeerId,
-    cancels: &CancelBoard,
-    in_flight: &AtomicUsize,
-    own: &outbox::Sender,
-    close: &CloseSignal,
-    engine: &EngineHandle,
-) {
-    if let Some(request) = cancelled_request(text.as_bytes()) {
-        cancels.cancel(&request);
-    }
-    if in_flight.load(Ordering::Acquire) >= MAX_IN_FLIGHT_PER_CONNECTION {
-        let request_id = serde_json::from_str::<Value>(text)
-            .ok()
-            .and_then(|m| m.get("id").cloned());
-        if let Some(request_id) = request_id {
-            let refusal = jsonrpc::error(
-                request_id,
-                jsonrpc::SERVER_BUSY,
-                &format!(
-                    "too many requests in flight on this connection (at most {MAX_IN_FLIGHT_PER_CONNECTION}); wait for replies before sending more"
-                ),
-                None,
-            );
-            if own.send_now(outbox::frame(&refusal)) != Sent::Queued {
-                close.close(
-                    1008,
-                    "the client is flooding requests and not reading replies",
-                );
-            }
-        }
-        return;
-    }
-    in_flight.fetch_add(1, Ordering::AcqRel);
-    if !engine.send(Inbound::Message {
-        id,
-        text: text.to_string(),
-    }) {
-        close.close(1001, "the host is shutting down");
-    }
 }
 
 /// Accepts the `mcp` subprotocol, checks the Origin, and answers with what the bearer token

@@ -6,10 +6,9 @@
 //! is the edge's grant for its bearer token, turned into an identity by `dispatch/stateless.rs`.
 
 use super::modern::{self, Refusal};
-use super::{
-    Body, HttpSession, REPLY_TIMEOUT, Shared, empty, end_session, forward, full, json_response,
-    open_session, sse_headers,
-};
+use super::post::Posted;
+use super::session::{HttpSession, end_session, forward, open_session};
+use super::{Body, REPLY_TIMEOUT, Shared, empty, full, json_response, sse_headers};
 use crate::mcp::engine::outbox::Frame as Text;
 use crate::mcp::transport::edge::Grant;
 use crate::mcp::wire::jsonrpc;
@@ -41,17 +40,20 @@ impl Drop for Transient {
     }
 }
 
-/// Serves one 2026-07-28 message (`id`: `None` for a notification).
-#[allow(clippy::too_many_arguments)]
+/// Serves one 2026-07-28 message (its `id` is `None` for a notification).
 pub(super) async fn post(
     shared: Arc<Shared>,
     grant: Grant,
     headers: &HeaderMap,
-    message: &Value,
-    text: String,
-    id: Option<Value>,
-    streams: bool,
+    posted: Posted,
 ) -> Response<Body> {
+    let Posted {
+        message,
+        text,
+        id,
+        streams,
+    } = posted;
+    let message = &message;
     if let Err(Refusal {
         code,
         message: why,
