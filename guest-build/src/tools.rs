@@ -1,6 +1,7 @@
 //! Pinned guest tools installed on demand into the user's cache, never into the repository:
 //! Python packages from PyPI (componentize-py, ziglang) each in its own virtual environment,
-//! npm packages (componentize-qjs) each under its own prefix.
+//! npm packages (componentize-qjs) each under its own prefix, crates (mdbook) compiled by
+//! `cargo install` each into its own root.
 //!
 //! An install happens in a staging folder, is checked, then renamed into place and marked, so
 //! an interrupted install is never taken for a finished one and two builds racing end with
@@ -25,6 +26,8 @@ pub enum Registry {
     PyPi,
     /// The npm registry, installed with `npm install --prefix`.
     Npm,
+    /// crates.io, compiled by `cargo install --locked --root` (the build's own toolchain).
+    Crates,
 }
 
 /// A pinned tool: a registry package at an exact version.
@@ -40,7 +43,8 @@ pub struct Tool {
     pub purpose: &'static str,
     /// Its rough download size, shown while it installs (`70 MB`).
     pub size: &'static str,
-    /// Other pinned packages installed beside it (`name==version` or `name@version`).
+    /// Other pinned packages installed beside it (`name==version` or `name@version`); for a
+    /// crate, more `cargo install` arguments (`--no-default-features`).
     pub with: &'static [&'static str],
 }
 
@@ -68,6 +72,7 @@ impl Tool {
                 match self.registry {
                     Registry::PyPi => "PyPI",
                     Registry::Npm => "the npm registry",
+                    Registry::Crates => "crates.io",
                 }
             )
         })?;
@@ -98,6 +103,7 @@ impl Tool {
         let installed = match self.registry {
             Registry::PyPi => self.pip_install(&staging),
             Registry::Npm => self.npm_install(&staging),
+            Registry::Crates => self.cargo_install(&staging),
         };
         if let Err(err) = installed {
             let _ = fs::remove_dir_all(&staging);
@@ -202,6 +208,39 @@ impl Tool {
                 self.package,
                 installed["version"],
                 self.version
+            );
+        }
+        Ok(())
+    }
+
+    /// `cargo install --locked --root <staging> <crate>@<version>`: the crate's own lock file,
+    /// so the same dependencies build everywhere; then its record of what it installed is read.
+    fn cargo_install(&self, staging: &Path) -> Result<()> {
+        fs::create_dir_all(staging)?;
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        process::run_quietly(
+            Command::new(cargo)
+                .args(["install", "--quiet", "--locked", "--root"])
+                .arg(staging)
+                .arg(format!("{}@{}", self.package, self.version))
+                .args(self.with),
+        )
+        .with_context(|| {
+            format!(
+                "cargo could not install {}@{} from crates.io",
+                self.package, self.version
+            )
+        })?;
+        let record = staging.join(".crates.toml");
+        let text = fs::read_to_string(&record)
+            .with_context(|| format!("cargo left no {}", record.display()))?;
+        let installed = format!("\"{} {} (registry", self.package, self.version);
+        if !text.contains(&installed) {
+            bail!(
+                "cargo installed something else than {} {}: {}",
+                self.package,
+                self.version,
+                text.trim()
             );
         }
         Ok(())

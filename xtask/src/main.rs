@@ -4,12 +4,14 @@
 //! run and bench commands so that they always see fresh guests. Everything xtask prints goes to
 //! stderr: `cargo xtask run -- --mcp-stdio` must leave stdout to the host's MCP stream.
 
+mod book;
 mod crowd_bench;
 mod dist;
 mod hot_functions;
 mod image;
 mod image_bench;
 mod layout;
+mod links;
 mod stdio_bench;
 mod tasks;
 
@@ -46,6 +48,9 @@ Commands:
   bench image [--smoke]     the container image's size and cold start (podman run to the first
                             tools/list) precompiled against compiling at start (release build;
                             --smoke: the dev build, one round, no timing judged)
+  book                      build the book in docs/ with a pinned mdBook (installed on first
+                            use into the tool cache) into target/book, then check every
+                            relative link and #heading of the book and the README
   dist [-- <cargo args>]    setup, build-guests, then the release host with the core packages
                             built in, copied to target/dist/limina: one file to install
   image [--debug] [--tag T] the container image: from scratch around the release host (--debug:
@@ -111,6 +116,7 @@ fn dispatch(args: Vec<String>) -> Result<ExitCode> {
         },
         "run" => tasks::run(rest),
         "dist" => dist::dist(rest),
+        "book" => book::run(rest),
         "image" => image::image(rest),
         "hot-functions" => hot_functions::run(rest),
         "encode" => match rest {
