@@ -438,7 +438,7 @@ pub(super) fn catalog() -> Vec<Entry> {
                 "dev.reload",
                 &["scene.write"],
                 vec![
-                    // The catalog lists skill|scene|data; DESIGN.md and issue #4 add `package`.
+                    // The catalog lists skill|scene|data; the packages issue (#4) adds `package`.
                     req("target", Str).one_of(&["skill", "package", "scene", "data"]),
                     opt("name", Str).len(Some(1), None),
                     opt("reason", Str).len(None, Some(200)),
@@ -687,7 +687,7 @@ pub(super) fn profile(name: &str) -> &'static [&'static str] {
     }
 }
 
-/// System skills the host adds beyond the catalog (DESIGN.md: the manual clock's step, which moves every body; issue
+/// System skills the host adds beyond the catalog (the manual clock's step, which moves every body; issue
 /// 12: ranked search, a session's latency tier and calibration; issue 19: the kept world's
 /// checkpoint, hash and export).
 /// Each with the permissions it needs.

@@ -5,8 +5,8 @@ use crate::call::{ErrorCode, Failure};
 use crate::registry::{Caller, Registry};
 use serde_json::{Value, json};
 
-/// The catalog's targets (`skill`, `scene`, `data`) plus `package`, which DESIGN.md and the
-/// packages issue add. Under `skill`, naming a package also works.
+/// The catalog's targets (`skill`, `scene`, `data`) plus `package`, which the
+/// packages issue adds. Under `skill`, naming a package also works.
 const TARGETS: [&str; 4] = ["skill", "package", "scene", "data"];
 
 pub(super) fn specs() -> Vec<Spec> {
