@@ -42,6 +42,7 @@ mod pkg_cli;
 mod precompiled;
 mod privileged_skills;
 mod python_package;
+mod reference;
 mod scene;
 mod sdk_clients;
 mod sdk_http;

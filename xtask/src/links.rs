@@ -125,9 +125,7 @@ fn plain(heading: &str) -> String {
         rest = after.find(')').map_or("", |end| &after[end + 1..]);
     }
     out.push_str(rest);
-    out.replace(['`', '*'], "")
-        .replace('[', "")
-        .replace(']', "")
+    out.replace(['`', '*', '[', ']'], "")
 }
 
 /// The lines outside fenced code blocks.
