@@ -3,11 +3,12 @@
 //! refused at load, naming the key and the ceiling), and a call that runs on the engine — one
 //! that can touch the world, and so holds every client and the physics tick while it runs —
 //! gets a short deadline of the host's, so slow work has to live in packages that run off the
-//! engine.
+//! engine. `[limits] instances` sizes the sandbox's pool: how many calls may run guest code at
+//! once.
 
 use crate::limits::{
-    CEILING_FUEL_PER_CALL, CEILING_TIMEOUT_MS, ENGINE_CALL_MS, MAX_PACKAGE_MEMORY_BYTES,
-    PackageLimits,
+    CEILING_FUEL_PER_CALL, CEILING_TIMEOUT_MS, ENGINE_CALL_MS, INSTANCES, MAX_INSTANCES,
+    MAX_PACKAGE_MEMORY_BYTES, PackageLimits,
 };
 use serde::Deserialize;
 
@@ -22,6 +23,8 @@ pub struct Ceilings {
     pub timeout_ms: u64,
     /// Deadline of a call that runs on the engine, whatever its package asks for.
     pub engine_call_ms: u64,
+    /// Guest instances that may exist at once: calls running guest code (`sandbox/pool.rs`).
+    pub instances: u32,
 }
 
 impl Default for Ceilings {
@@ -31,6 +34,7 @@ impl Default for Ceilings {
             memory_bytes: MAX_PACKAGE_MEMORY_BYTES,
             timeout_ms: CEILING_TIMEOUT_MS,
             engine_call_ms: ENGINE_CALL_MS,
+            instances: INSTANCES,
         }
     }
 }
@@ -43,12 +47,18 @@ pub struct RawCeilings {
     memory_bytes: Option<i64>,
     timeout_ms: Option<i64>,
     engine_call_ms: Option<i64>,
+    instances: Option<i64>,
 }
 
 impl Ceilings {
     /// `[limits]`, each value checked; the error names its key.
     pub fn parse(raw: RawCeilings) -> Result<Ceilings, String> {
         let d = Ceilings::default();
+        if let Some(n) = raw.instances.filter(|&n| n > MAX_INSTANCES as i64) {
+            return Err(format!(
+                "`limits.instances` must be ≤ {MAX_INSTANCES} (each reserves 8 GiB of address space), got {n}"
+            ));
+        }
         let positive = |v: Option<i64>, key: &str, default: u64| match v {
             None => Ok(default),
             Some(v) if v > 0 => Ok(v as u64),
@@ -59,6 +69,7 @@ impl Ceilings {
             memory_bytes: positive(raw.memory_bytes, "memoryBytes", d.memory_bytes)?,
             timeout_ms: positive(raw.timeout_ms, "timeoutMs", d.timeout_ms)?,
             engine_call_ms: positive(raw.engine_call_ms, "engineCallMs", d.engine_call_ms)?,
+            instances: positive(raw.instances, "instances", d.instances as u64)? as u32,
         };
         if c.memory_bytes > MAX_PACKAGE_MEMORY_BYTES {
             return Err(format!(
@@ -148,5 +159,13 @@ mod tests {
         assert!(e.contains("`limits.engineCallMs` must be > 0"), "{e}");
         let e = Ceilings::parse(raw("memoryBytes = 1000000000000\n")).unwrap_err();
         assert!(e.contains("`limits.memoryBytes` must be ≤"), "{e}");
+        assert_eq!(
+            Ceilings::parse(raw("instances = 8\n")).unwrap().instances,
+            8
+        );
+        let e = Ceilings::parse(raw("instances = 0\n")).unwrap_err();
+        assert!(e.contains("`limits.instances` must be > 0"), "{e}");
+        let e = Ceilings::parse(raw("instances = 100000\n")).unwrap_err();
+        assert!(e.contains("`limits.instances` must be ≤ 8192"), "{e}");
     }
 }

@@ -60,8 +60,25 @@ pub const MAX_GUEST_LOG_LINE_CHARS: usize = 4096;
 pub const MAX_GUEST_STDIO_BYTES: usize = 64 << 10;
 /// Wasm stack a call may use (deep recursion traps cleanly past it).
 pub const MAX_WASM_STACK_BYTES: usize = 1 << 20;
-/// Instances the pooling allocator keeps slots for.
-pub const POOLED_INSTANCES: u32 = 256;
+/// Guest instances that may exist at once, unless `[limits] instances` says otherwise. An
+/// instance lives for one call (`sandbox/pool.rs`), so this bounds the calls running guest
+/// code at once — the engine thread's one, one per worker thread (a core each, at least
+/// `DETACHED_WORKERS_MIN`), a package being described — and never the number of sessions:
+/// the default leaves room for a machine of some 250 cores. Each instance's slot reserves
+/// address space for its memories up front (4 GiB a memory, never touched unless used), not
+/// memory; a call finding every slot busy is refused with `capacity_exceeded`.
+pub const INSTANCES: u32 = 256;
+/// Instances kept warm after their call, each for its session's next call of the same package
+/// (`registry/warm.rs`), beside the `INSTANCES` running calls: enough for the handful of
+/// sessions a desktop client or a script keeps busy, which then skip making an instance;
+/// a crowd's calls make their own.
+pub const WARM_INSTANCES: usize = 32;
+/// Linear memory the warm instances may hold together, in bytes: a warm Rust guest holds about
+/// 2 MiB, a Python one 13 MiB, so the warm set never weighs on the host's memory.
+pub const WARM_INSTANCE_BYTES: usize = 64 << 20;
+/// Most `[limits] instances` may ask for: the slots' address space (8 GiB an instance) must fit
+/// in the 128 TiB a process has, with room for everything else.
+pub const MAX_INSTANCES: u32 = 8_192;
 /// How often the epoch advances; call deadlines are counted in these.
 pub const EPOCH_TICK_MS: u64 = 2;
 /// Bytes a package may write into its volumes over the host's run, unless `[files]

@@ -25,6 +25,7 @@ mod identity;
 mod identity_beside;
 mod identity_hostile;
 mod install;
+mod instances;
 mod languages;
 mod latency_tiers;
 mod local_http;

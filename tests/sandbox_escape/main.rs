@@ -12,6 +12,7 @@ mod admission;
 mod boundaries;
 mod files;
 mod identity;
+mod leftovers;
 mod limits;
 mod outbound;
 mod paths;
@@ -19,3 +20,7 @@ mod read_only;
 mod state;
 mod wat_cases;
 mod wat_guest;
+// Only a few of its helpers are used here.
+#[allow(dead_code)]
+#[path = "../all/ws_client.rs"]
+mod ws_client;

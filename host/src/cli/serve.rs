@@ -16,7 +16,7 @@ use limina::packages::{PackageSource, embedded, package_dirs};
 use limina::persistence::{WorldConfig, WorldStore};
 use limina::realm::{Realm, Rng};
 use limina::registry::{Builtins, Registry};
-use limina::sandbox::{CompileCache, Sandbox};
+use limina::sandbox::{CompileCache, PoolSettings, Sandbox};
 use limina::state::StateStore;
 use limina::telemetry::OtlpConfig;
 use limina::trace::Tracer;
@@ -243,9 +243,13 @@ fn build_registry_from(
         .or_else(|| std::env::var_os("LIMINA_PRECOMPILED_DIR").map(PathBuf::from))
         .filter(|_| !cli.no_cache);
     let cache = CompileCache::new(cache_dir.clone()).with_precompiled(precompiled);
+    let pool = PoolSettings {
+        instances: config.ceilings.instances,
+        ..PoolSettings::default()
+    };
     let sandbox = std::thread::Builder::new()
         .name("limina-sandbox".into())
-        .spawn(move || Sandbox::new(cache))
+        .spawn(move || Sandbox::with_pool(cache, pool))
         .context("starting the thread that builds the sandbox")?;
     let trace_dir = cli.trace_dir.clone().unwrap_or_else(default_trace_dir);
     let tracer = if durable_trace {

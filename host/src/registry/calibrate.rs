@@ -1,7 +1,7 @@
 //! Calibration: every guest skill runs a few times on a scratch world — never the live one —
 //! with an input made from its schema, so its latency tier is known before its first real
-//! call. The scratch world is empty and has its own trace; the live world, trace and guest
-//! instances of sessions are not touched.
+//! call. The scratch world is empty and has its own trace; the live world and trace are not
+//! touched.
 
 use super::{Caller, Handler, Registry};
 use crate::limits::{LATENCY_MIN_SAMPLES, TRACE_WINDOW};
@@ -11,7 +11,7 @@ use crate::trace::Tracer;
 use serde_json::{Map, Value, json};
 use std::time::Instant;
 
-/// The session calibration runs under (its guest instances are dropped afterwards).
+/// The session calibration runs under.
 const SESSION: &str = "calibration";
 
 /// What calibrating one skill found.
@@ -73,6 +73,7 @@ impl Registry {
                     handler,
                     input.clone(),
                     "calibration",
+                    None,
                     &mut events,
                 );
                 self.realm_mut().world.rollback();

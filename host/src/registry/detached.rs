@@ -1,8 +1,10 @@
 //! Calls that run away from the engine. A package that declares no capability and holds no
 //! state (dice, rules, names, terrain) cannot touch the world: every world import it reaches
 //! is refused by its grants. So the engine decides its call (resolve, validate, policy — traced in arrival
-//! order, as always), hands its instance to a worker thread, and goes on serving others. The
-//! worker runs it in a scratch realm: an empty world, a random stream seeded from the host's
+//! order, as always), hands it to a worker thread, and goes on serving others. The worker
+//! makes the call's instance, dropped when the call ends (so instances alive are bounded by
+//! the calls running, not the calls waiting; only a call given its session's warm instance
+//! carries one while it waits), and runs it in a scratch realm: an empty world, a random stream seeded from the host's
 //! (so seeded hosts replay the same rolls) and a scratch trace. The engine completes the call
 //! when it comes back: it records in the real trace, in order, what the guest traced (its
 //! `trace.emit` events and refused imports — the id `trace.emit` returned to a detached guest
@@ -68,7 +70,8 @@ pub struct DetachedCall {
 // nothing worth a second allocation per guest call.
 #[allow(clippy::large_enum_variant)]
 enum Work {
-    /// A guest's instance, its input as text, and the seed of the scratch realm's rng.
+    /// A guest call (its instance made where it runs), its input as text, and the seed of the
+    /// scratch realm's rng.
     Guest {
         prep: GuestPrep,
         text: String,
@@ -110,7 +113,16 @@ impl DetachedCall {
                 scratch.tracer = Tracer::new(TRACE_WINDOW);
                 let info = prep.info.clone();
                 let started = self.ran.is_some().then(Instant::now);
-                let (scratch, outcome) = prep.slot.instance.invoke(scratch, info, text);
+                let (scratch, outcome) =
+                    prep.slot
+                        .launch
+                        .run(scratch, info, |instance, realm, info| {
+                            instance.invoke(realm, info, text)
+                        });
+                // Its instance goes now, not when the engine gets round to completing the
+                // call: calls the workers finished faster than the engine completes them
+                // would otherwise hold the pool's instances while they wait.
+                drop(prep.slot.launch.kept());
                 if let Some(started) = started {
                     self.ran = Some(Stage::new(started, Instant::now()));
                 }
@@ -197,7 +209,7 @@ impl Registry {
         let mut events = Vec::new();
         let mark = self.policy.mark(&caller.session_id, name);
         let prepared = self.under(control, |r| {
-            r.decide(caller, name, input, Authority::Session, &mut events)
+            r.decide(caller, name, input, Authority::Session, false, &mut events)
                 .and_then(|decided| r.detach(caller, name, decided))
         });
         // Held back before the decision is written, so a refused write gives it back too.
@@ -213,7 +225,7 @@ impl Registry {
             Ok((decided, work)) => {
                 let (package, ran) = match &work {
                     Work::Guest { prep, .. } => (
-                        self.package_label(prep.slot.key.1),
+                        self.package_label(prep.slot.package),
                         self.observing().then(|| Stage::new(started, started)),
                     ),
                     Work::History(_) | Work::Upstream { .. } => (None, None),
@@ -438,7 +450,8 @@ impl Registry {
     ) -> Result<(Decided, Work), Failure> {
         let work = match decided.handler {
             Handler::Guest(package) => {
-                let mut prep = self.prepare_guest(caller, package, name, &decided.decision_id)?;
+                let mut prep =
+                    self.prepare_guest(caller, package, name, &decided.decision_id, None)?;
                 // Off the engine nobody waits for it: its package's own deadline holds.
                 prep.info.timeout_ms = self.packages[package].limits.timeout_ms;
                 prep.info.clock = crate::call::Clock::Wall;

@@ -1,5 +1,5 @@
-//! Running guest code for a call: the caller's instance of the package (created on first
-//! use, discarded after a trap), fuel and memory sized by the package limits and the session's
+//! Running guest code for a call: an instance of the package made for the call and dropped
+//! after it (`sandbox/pool.rs`), fuel and memory sized by the package limits and the session's
 //! budget, and the measured cost charged afterwards.
 
 use super::load::HOST_SESSION;
@@ -10,7 +10,7 @@ use crate::limits::FUEL_PER_MS;
 use crate::policy::Budget;
 use crate::realm::Realm;
 use crate::sandbox::bindings::SkillError;
-use crate::sandbox::{CallFailure, CallInfo, CallOutcome, GuestInstance};
+use crate::sandbox::{CallFailure, CallInfo, CallOutcome, GuestInstance, Launch};
 use crate::state::Usage;
 use std::path::Path;
 use std::sync::Arc;
@@ -19,19 +19,21 @@ use std::sync::Arc;
 pub(super) type GuestFn<'a, T> =
     dyn FnOnce(&mut GuestInstance, Box<Realm>, CallInfo) -> (Box<Realm>, CallOutcome<T>) + 'a;
 
-/// A guest call set up on the engine: its identity and allotments, and the instance taken
-/// out for it.
+/// A guest call set up on the engine: its identity and allotments, and what makes its
+/// instance where it runs.
 pub(crate) struct GuestPrep {
     pub(crate) info: CallInfo,
     pub(crate) slot: GuestSlot,
 }
 
-/// The instance taken out for a call and what charging it needs: [`Registry::settle`]
-/// charges the call and puts the instance back. Apart from [`CallInfo`], which the call
-/// itself takes (copying its strings was 2 % of the engine thread).
+/// The package a call runs and what charging it needs ([`Registry::settle`]). Apart from
+/// [`CallInfo`], which the call itself takes (copying its strings was 2 % of the engine
+/// thread).
 pub(crate) struct GuestSlot {
-    pub(super) key: (Arc<str>, usize),
-    pub(crate) instance: GuestInstance,
+    /// The package's index.
+    pub(super) package: usize,
+    /// Makes the call's instance (of the version current when the call was decided).
+    pub(crate) launch: Launch,
     fuel_cut_by_budget: bool,
     memory_cut_by_budget: bool,
     /// Its deadline is the engine's (`[limits] engineCallMs`), shorter than its package's.
@@ -43,52 +45,50 @@ pub(crate) struct GuestSlot {
 }
 
 impl Registry {
-    /// Runs `f` in `caller`'s instance of `package`; trace events the guest emitted are
-    /// appended to `events`.
+    /// Runs `f` in an instance of `package` made for this call (in `seat`, when one was taken
+    /// for it); trace events the guest emitted are appended to `events`.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn guest_call<T>(
         &mut self,
         caller: &Caller,
         package: usize,
         skill: &str,
         invocation_id: &str,
+        seat: Option<crate::sandbox::Seat>,
         events: &mut Vec<String>,
         f: Box<GuestFn<'_, T>>,
     ) -> Result<T, Failure> {
         let GuestPrep { info, mut slot } =
-            self.prepare_guest(caller, package, skill, invocation_id)?;
+            self.prepare_guest(caller, package, skill, invocation_id, seat)?;
         let realm = self.realm.take().expect("the realm is home between calls");
-        let (realm, outcome) = f(&mut slot.instance, realm, info);
+        let (realm, outcome) = slot.launch.run(realm, info, f);
         self.realm = Some(realm);
         self.settle(caller, slot, outcome, events)
     }
 
-    /// Takes (or makes) `caller`'s instance of `package` and sizes the call: the allotment is
-    /// the lesser of the package's cap and what the session has left.
+    /// Sizes `caller`'s call of `package` (the allotment is the lesser of the package's cap
+    /// and what the session has left) and readies its instance: the session's warm one if
+    /// it left one, else one made when the call runs (in `seat`, if one was taken for it).
     pub(crate) fn prepare_guest(
         &mut self,
         caller: &Caller,
         package: usize,
         skill: &str,
         invocation_id: &str,
+        seat: Option<crate::sandbox::Seat>,
     ) -> Result<GuestPrep, Failure> {
         let limits = self.packages[package].limits;
-        let key: (Arc<str>, usize) = (caller.session_id.as_str().into(), package);
-        let instance = match self.instances.remove(&key) {
-            Some(instance) => instance,
-            None => {
-                let compiled = self.compiled(package)?;
-                let files = self.file_access(package, caller);
-                let p = &self.packages[package];
-                compiled
-                    .instantiate_with(&p.manifest.name, &limits, files)
-                    .map_err(|e| {
-                        Failure::new(
-                            ErrorCode::HandlerError,
-                            format!("the package could not start: {e:#}"),
-                        )
-                    })?
-            }
-        };
+        let compiled = self.compiled(package)?;
+        let warm = self.warm.take(&caller.session_id, package, &compiled);
+        let files = self.file_access(package, caller);
+        let mut launch = Launch::new(compiled, &self.packages[package].manifest.name, files, seat);
+        if let Some(warm) = warm
+            && let Err(warm) = launch.warm(warm)
+        {
+            // No seat free for it now: it stays warm, and the call makes an instance where it
+            // runs if a seat is free by then.
+            self.warm.put(&caller.session_id, package, warm);
+        }
         // The host's own calls (the scene replay) spend no session's budget.
         let hosted = caller.session_id == HOST_SESSION;
         let budget = if hosted {
@@ -130,8 +130,8 @@ impl Registry {
         Ok(GuestPrep {
             info,
             slot: GuestSlot {
-                key,
-                instance,
+                package,
+                launch,
                 deadline_by_engine: self.ceilings.engine_deadline(limits.timeout_ms)
                     < limits.timeout_ms,
                 fuel_cut_by_budget: budget_fuel.is_some_and(|b| b < limits.fuel_per_call),
@@ -143,7 +143,7 @@ impl Registry {
         })
     }
 
-    /// The volumes `caller`'s instance of `package` mounts: each declared volume the host
+    /// The volumes an instance of `package` mounts for `caller`: each declared volume the host
     /// gives now (writable only where both say so), as far as the session's permissions allow,
     /// under the package's write quota (one per package, shared by its instances).
     fn file_access(&mut self, package: usize, caller: &Caller) -> FileAccess {
@@ -187,15 +187,26 @@ impl Registry {
         })
     }
 
-    /// Charges what the call used, keeps its events and logs, and puts the instance back
-    /// (unless it trapped).
+    /// Charges what the call used, keeps its events and logs, and keeps its instance warm for
+    /// the session's next call (unless it trapped, or its package was replaced meanwhile).
     pub(crate) fn settle<T>(
         &mut self,
         caller: &Caller,
-        prep: GuestSlot,
+        mut prep: GuestSlot,
         outcome: CallOutcome<T>,
         events: &mut Vec<String>,
     ) -> Result<T, Failure> {
+        if let Some(mut instance) = prep.launch.kept() {
+            let current = self
+                .packages
+                .get(prep.package)
+                .and_then(|p| p.compiled.as_ref())
+                .is_some_and(|c| c.same(&instance));
+            if current {
+                instance.unseat();
+                self.warm.put(&caller.session_id, prep.package, instance);
+            }
+        }
         events.extend(outcome.events);
         self.logs.extend(outcome.logs);
         // Charged whatever happened: a call cut mid-way still used what it used, and a call
@@ -220,24 +231,11 @@ impl Registry {
         self.record_usage(outcome.fuel_used, peak);
         self.guest_cpu_ms += outcome.fuel_used as f64 / FUEL_PER_MS as f64;
         match outcome.result {
-            Ok(result) => {
-                // The package may have been replaced meanwhile (hot reload dropped its
-                // instances): only an instance of the package as it is now goes back.
-                if self
-                    .packages
-                    .get(prep.key.1)
-                    .and_then(|p| p.compiled.as_ref())
-                    .is_some_and(|c| c.same(&prep.instance))
-                {
-                    self.instances.insert(prep.key, prep.instance);
-                }
-                result.map_err(|e| match refused {
-                    // The guest failed after the host refused one of its requests: say so.
-                    Some((rule, reason)) => refused_request(rule, &reason, from_guest(e)),
-                    None => from_guest(e),
-                })
-            }
-            // A trapped instance may be inconsistent: never run it again.
+            Ok(result) => result.map_err(|e| match refused {
+                // The guest failed after the host refused one of its requests: say so.
+                Some((rule, reason)) => refused_request(rule, &reason, from_guest(e)),
+                None => from_guest(e),
+            }),
             Err(failure) => Err(from_sandbox(
                 failure,
                 prep.deadline_by_engine,
@@ -340,6 +338,14 @@ fn from_sandbox(
             return Failure::new(
                 ErrorCode::HandlerError,
                 format!("the skill trapped and was stopped; {undone}: {message}"),
+            );
+        }
+        // Refused before any of its code ran: nothing to undo, nothing charged.
+        CallFailure::Full { instances } => crate::sandbox::PoolFull { instances }.to_string(),
+        CallFailure::Start(message) => {
+            return Failure::new(
+                ErrorCode::HandlerError,
+                format!("the package could not start: {message}"),
             );
         }
     };

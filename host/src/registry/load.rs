@@ -108,7 +108,7 @@ impl Registry {
 
     /// Registers a new package or swaps a loaded one atomically: everything is checked
     /// before anything changes. The package keeps its index, so skills point at it unchanged;
-    /// its live instances are dropped and the next call instantiates the new version.
+    /// calls decided before finish on the old version, the next call runs the new one.
     fn register(
         &mut self,
         source: PackageSource,
@@ -193,7 +193,7 @@ impl Registry {
         match existing {
             Some(i) => {
                 self.skills.retain(|_, s| s.package_index() != Some(i));
-                self.instances.retain(|(_, p), _| *p != i);
+                self.warm.retain(|_, p| p != i);
                 self.packages[i] = package;
             }
             None => self.packages.push(package),

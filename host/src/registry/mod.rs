@@ -26,6 +26,7 @@ mod skill_table;
 mod stages;
 mod upstream;
 mod visibility;
+mod warm;
 
 pub use builtins::Builtins;
 pub use calibrate::Calibrated;
@@ -42,7 +43,7 @@ use crate::limits::PackageLimits;
 use crate::packages::Manifest;
 use crate::policy::{LatencyTier, Permissions, PolicyConfig, PolicyEngine, Profiles};
 use crate::realm::Realm;
-use crate::sandbox::{CompiledPackage, GuestInstance, Sandbox};
+use crate::sandbox::{CompiledPackage, Sandbox};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::Instant;
@@ -129,7 +130,7 @@ impl Package {
     }
 }
 
-/// Skills, packages, the policy engine, the realm they act on, and live guest instances.
+/// Skills, packages, the policy engine and the realm they act on.
 pub struct Registry {
     /// Shared so packages can be compiled off the request path (hot reload).
     sandbox: Arc<Sandbox>,
@@ -140,10 +141,8 @@ pub struct Registry {
     host_hooks: Vec<HostHook>,
     /// The realm; `None` only while lent to a guest call.
     realm: Option<Box<Realm>>,
-    /// One instance per (session, package): never shared across sessions.
-    /// Hashed by `foldhash`: SipHash on this map, looked up twice per guest call, was 1 % of
-    /// the engine thread.
-    instances: HashMap<(Arc<str>, usize), GuestInstance, foldhash::fast::RandomState>,
+    /// Instances kept for their session's next call of the same package (`warm.rs`).
+    warm: warm::Warm,
     /// Limits that override manifests, by package name.
     limit_overrides: BTreeMap<String, PackageLimits>,
     /// What the host gives each package to reach outside the world (from the configuration).
@@ -224,7 +223,7 @@ impl Registry {
             skills: Default::default(),
             host_hooks: Vec::new(),
             realm: Some(Box::new(realm)),
-            instances: HashMap::default(),
+            warm: Default::default(),
             limit_overrides: BTreeMap::new(),
             host_grants: Default::default(),
             ceilings: Default::default(),
@@ -276,7 +275,7 @@ impl Registry {
     pub fn set_host_grants(&mut self, grants: crate::grants::HostGrants) {
         self.host_grants = Arc::new(grants);
         // An instance's volumes are mounted when it is made: the next call makes a new one.
-        self.instances.clear();
+        self.warm.retain(|_, _| false);
     }
 
     /// How much each package may write into its volumes (`[files]`); quotas already counting
@@ -537,10 +536,10 @@ impl Registry {
         });
     }
 
-    /// Drops a session's guest instances and frees its seat (on disconnect or shutdown).
+    /// Drops a session's warm instances and frees its seat (on disconnect or shutdown).
     pub fn end_session(&mut self, session_id: &str) {
         self.write_deferred();
-        self.instances.retain(|(s, _), _| &**s != session_id);
+        self.warm.retain(|s, _| s != session_id);
         self.policy.release_session(session_id);
     }
 

@@ -8,6 +8,7 @@ use super::{Caller, Handler, Registry, Response};
 use crate::call::{CallControl, ErrorCode, Failure, Stage};
 use crate::limits::MAX_OUTPUT_BYTES;
 use crate::policy::{CallRequest, Verdict};
+use crate::sandbox::Seat;
 use crate::trace::NewEvent;
 use serde_json::Value;
 use std::time::Instant;
@@ -93,7 +94,7 @@ impl Registry {
         events: &mut Vec<String>,
         started: Instant,
     ) -> Result<Value, Failure> {
-        let decided = self.decide(caller, name, input, authority, events)?;
+        let decided = self.decide(caller, name, input, authority, true, events)?;
         // 4. hooks and handler, as one transaction on the world and the packages' state
         let realm = self.realm_mut();
         realm.world.begin();
@@ -105,6 +106,7 @@ impl Registry {
             decided.handler,
             decided.input,
             &decided.decision_id,
+            decided.seat,
             events,
         );
         self.record_latency(name, started, cpu_before, &result);
@@ -135,13 +137,17 @@ impl Registry {
         )
     }
 
-    /// Steps 1–3: resolve, validate (defaults first), policy (the decision is traced).
+    /// Steps 1–3: resolve, validate (defaults first), policy (the decision is traced). A guest
+    /// call that will run `here` (on the engine, not on a worker) takes its instance's seat in
+    /// the pool before the policy step, so a full pool refuses it having decided, traced and
+    /// charged nothing.
     pub(super) fn decide(
         &mut self,
         caller: &Caller,
         name: &str,
         input: Value,
         authority: Authority,
+        here: bool,
         events: &mut Vec<String>,
     ) -> Result<Decided, Failure> {
         // 1. resolve
@@ -171,8 +177,16 @@ impl Registry {
                 format!("invalid input for `{name}`: {problem}"),
             ));
         }
-        // 3. policy
         let handler = skill.handler;
+        let seat = match handler {
+            Handler::Guest(_) if here => Some(
+                self.sandbox
+                    .seat()
+                    .map_err(|full| Failure::new(ErrorCode::CapacityExceeded, full.to_string()))?,
+            ),
+            _ => None,
+        };
+        // 3. policy
         let skill_tier = skill.tier;
         let version = skill.version.clone();
         let required = skill.permissions;
@@ -233,6 +247,7 @@ impl Registry {
             version,
             input,
             decision_id: decision.id,
+            seat,
         })
     }
 
@@ -275,7 +290,9 @@ impl Registry {
     }
 
     /// Before-hooks, handler, after-hooks and the output check. Returns the input the handler
-    /// ran (after any before-hook rewrote it) and the output.
+    /// ran (after any before-hook rewrote it) and the output. A guest handler's instance is
+    /// made in `seat` when one was taken for it.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn hooks_and_handler(
         &mut self,
         caller: &Caller,
@@ -283,6 +300,7 @@ impl Registry {
         handler: Handler,
         input: Value,
         invocation_id: &str,
+        seat: Option<Seat>,
         events: &mut Vec<String>,
     ) -> Result<(Value, Value), Failure> {
         let (mut input, hooked) = self.run_hooks(
@@ -318,6 +336,7 @@ impl Registry {
                     package,
                     name,
                     invocation_id,
+                    seat,
                     events,
                     Box::new(move |instance, realm, info| instance.invoke(realm, info, &text)),
                 );
@@ -449,6 +468,7 @@ impl Registry {
                     package,
                     name,
                     invocation_id,
+                    None,
                     events,
                     Box::new(move |instance, realm, info| {
                         instance.run_hook(realm, info, &hook, &text)
@@ -475,6 +495,8 @@ pub(super) struct Decided {
     /// The input with defaults filled.
     pub input: Value,
     pub decision_id: String,
+    /// The pool seat its guest's instance is made in, taken before the policy step.
+    pub seat: Option<Seat>,
 }
 
 impl Registry {

@@ -109,7 +109,18 @@ impl Registry {
         self.policy.reconfigure(config.policy);
         self.set_limit_overrides(config.package_limits);
         self.set_host_grants(config.grants);
-        self.set_ceilings(config.ceilings);
+        if config.ceilings.instances != self.ceilings.instances {
+            // The pool's slots are reserved once, when the sandbox is built.
+            crate::log::warn(&format!(
+                "`[limits] instances` = {} takes effect when the host next starts; {} until then",
+                config.ceilings.instances, self.ceilings.instances
+            ));
+        }
+        let instances = self.ceilings.instances;
+        self.set_ceilings(crate::ceilings::Ceilings {
+            instances,
+            ..config.ceilings
+        });
         self.set_files(config.files);
         self.set_tls_roots(config.outbound);
         self.set_scan_results(config.scan_results);

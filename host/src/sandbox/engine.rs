@@ -4,15 +4,14 @@ use super::CompileCache;
 use super::bindings::PackageDescription;
 use super::bindings::limina::skill as wit;
 use super::instance::{CompiledPackage, GuestState};
-use crate::limits::{
-    EPOCH_TICK_MS, MAX_PACKAGE_MEMORY_BYTES, MAX_WASM_STACK_BYTES, POOLED_INSTANCES,
-};
+use super::pool::{PoolSettings, Seat, Seats};
+use crate::limits::{EPOCH_TICK_MS, MAX_WASM_STACK_BYTES};
 use anyhow::{Context, Result};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use wasmtime::component::{HasSelf, Linker};
-use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
+use wasmtime::{Config, Engine};
 
 /// The engine, the linker with the host imports, and the compiled-component cache.
 pub struct Sandbox {
@@ -21,20 +20,29 @@ pub struct Sandbox {
     /// The same, with `wasi:http` added: only packages with network grants link against it.
     http_linker: Linker<GuestState>,
     cache: CompileCache,
+    /// The instances alive now, against `[limits] instances` (`pool.rs`).
+    seats: Arc<Seats>,
     ticker_stop: Arc<AtomicBool>,
 }
 
 /// The wasmtime engine: pooled instance slots when the address space allows reserving them,
 /// else instances allocated one by one (see [`config`]).
-fn engine() -> Result<Engine> {
-    match Engine::new(&config(true)) {
+fn engine(settings: &PoolSettings) -> Result<Engine> {
+    match Engine::new(&config(settings)) {
         Ok(engine) => Ok(engine),
+        Err(e) if !settings.pooled => {
+            Err(anyhow::Error::from(e).context("creating the wasm engine"))
+        }
         // The pool reserves its slots' address space up front (about 2 TiB, never touched);
         // `ulimit -v`, some containers and tools such as valgrind allow far less. Instances
         // made one by one keep every limit (the memory limiter caps each memory, the stack and
         // fuel are the engine's); only their creation costs a little more.
         Err(pooled) => {
-            let engine = Engine::new(&config(false))
+            let one_by_one = PoolSettings {
+                pooled: false,
+                ..*settings
+            };
+            let engine = Engine::new(&config(&one_by_one))
                 .map_err(anyhow::Error::from)
                 .with_context(|| {
                     format!("creating the wasm engine (pooled instance slots failed too: {pooled})")
@@ -47,25 +55,14 @@ fn engine() -> Result<Engine> {
     }
 }
 
-/// The engine's configuration; `pooled`: instance slots reserved up front.
-fn config(pooled: bool) -> Config {
+/// The engine's configuration, its instances made as `settings` say.
+fn config(settings: &PoolSettings) -> Config {
     let mut config = Config::new();
     config.wasm_component_model(true);
     config.consume_fuel(true);
     config.epoch_interruption(true);
     config.max_wasm_stack(MAX_WASM_STACK_BYTES);
-    if pooled {
-        let mut pool = PoolingAllocationConfig::default();
-        pool.total_component_instances(POOLED_INSTANCES);
-        pool.total_core_instances(POOLED_INSTANCES * 2);
-        pool.total_memories(POOLED_INSTANCES * 2);
-        pool.total_tables(POOLED_INSTANCES * 2);
-        pool.max_memory_size(MAX_PACKAGE_MEMORY_BYTES as usize);
-        // Guests run synchronously on the calling thread's stack: no fiber stacks. (The
-        // default reserves 1,000 of them and protects a guard page in each at start-up.)
-        pool.total_stacks(0);
-        config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
-    }
+    settings.apply(&mut config);
     config
 }
 
@@ -73,7 +70,13 @@ impl Sandbox {
     /// An engine with fuel, epoch interruption and pooled instance slots where the address
     /// space allows ([`engine`]); a background thread advances the epoch every `EPOCH_TICK_MS`.
     pub fn new(cache: CompileCache) -> Result<Self> {
-        let engine = engine()?;
+        Self::with_pool(cache, PoolSettings::default())
+    }
+
+    /// [`Sandbox::new`] with instances made as `settings` say (`[limits] instances`, and the
+    /// alternatives the `instances` benchmark measures).
+    pub fn with_pool(cache: CompileCache, settings: PoolSettings) -> Result<Self> {
+        let engine = engine(&settings)?;
         let mut linker = Linker::new(&engine);
         add_imports(&mut linker).context("linking host imports")?;
         let mut http_linker = linker.clone();
@@ -98,6 +101,7 @@ impl Sandbox {
             linker,
             http_linker,
             cache,
+            seats: Seats::new(settings.instances),
             ticker_stop,
         })
     }
@@ -112,7 +116,7 @@ impl Sandbox {
     /// import `wasi:http`: one without grants importing it is refused like any unknown import.
     pub fn compile_for(&self, bytes: &[u8], label: &str, http: bool) -> Result<CompiledPackage> {
         let component = self.cache.load(&self.engine, bytes, label)?;
-        CompiledPackage::new(self.linker(http), &component, label)
+        CompiledPackage::new(self.linker(http), &component, label, &self.seats)
     }
 
     /// The package compiled earlier from the component hashing to `content_hash`, read from
@@ -124,7 +128,12 @@ impl Sandbox {
         http: bool,
     ) -> Option<Result<CompiledPackage>> {
         let component = self.cache.cached_component(&self.engine, content_hash)?;
-        Some(CompiledPackage::new(self.linker(http), &component, label))
+        Some(CompiledPackage::new(
+            self.linker(http),
+            &component,
+            label,
+            &self.seats,
+        ))
     }
 
     /// What the component hashing to `content_hash` said of itself when this host build last
@@ -150,6 +159,18 @@ impl Sandbox {
 
     pub fn engine(&self) -> &Engine {
         &self.engine
+    }
+
+    /// A place in the pool for one instance, taken ahead of making it (a call on the engine
+    /// takes it before its decision, so a refusal changes nothing).
+    pub fn seat(&self) -> Result<Seat, super::PoolFull> {
+        self.seats.take()
+    }
+
+    /// Guest instances alive now (each runs a call, or describes a package), with the seats
+    /// taken for instances about to be made.
+    pub fn instances_alive(&self) -> u32 {
+        self.seats.taken()
     }
 }
 

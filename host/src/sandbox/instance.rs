@@ -5,6 +5,7 @@ use super::bindings::{
     SkillPackagePre as PackagePre,
 };
 use super::limiter::{MemoryLimiter, Refused};
+use super::pool::{Seat, Seats};
 use super::wasi::GuestWasi;
 use super::wasi_files::FileGuard;
 use crate::call::{Cancel, Clock, Cut, Interrupt, ProgressSink};
@@ -89,6 +90,10 @@ pub enum CallFailure {
     Table { limit_elements: usize },
     /// Any other trap (panic, unreachable, stack overflow, bad output encoding).
     Trap(String),
+    /// Every instance the pool holds runs a call (`[limits] instances`).
+    Full { instances: u32 },
+    /// The package's instance could not be made (a component that does not fit the host).
+    Start(String),
 }
 
 /// The result of one call that ran.
@@ -107,6 +112,8 @@ pub struct CallOutcome<T = String> {
 #[derive(Clone)]
 pub struct CompiledPackage {
     pre: PackagePre<GuestState>,
+    /// Where its instances take their place in the pool.
+    pub(super) seats: Arc<Seats>,
     /// Tells this compilation's instances from an earlier version's.
     id: u64,
 }
@@ -118,6 +125,7 @@ impl CompiledPackage {
         linker: &Linker<GuestState>,
         component: &Component,
         label: &str,
+        seats: &Arc<Seats>,
     ) -> Result<Self> {
         let pre = linker
             .instantiate_pre(component)
@@ -127,28 +135,66 @@ impl CompiledPackage {
         })?;
         Ok(CompiledPackage {
             pre,
+            seats: seats.clone(),
             id: NEXT_COMPILED.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         })
     }
 
-    /// Whether `instance` was made from this compilation.
+    /// Whether `instance` was made from this compilation (not an earlier version's).
     pub fn same(&self, instance: &GuestInstance) -> bool {
         instance.compiled == self.id
     }
 
-    /// A fresh instance under `limits`, with no volumes. A start function that runs away is
+    /// A fresh instance under `limits`, with no volumes, for describing the package (and for
+    /// tools and benchmarks that call it directly). A start function that runs away is
     /// stopped by fuel.
     pub fn instantiate(&self, package: &str, limits: &PackageLimits) -> Result<GuestInstance> {
-        self.instantiate_with(package, limits, FileAccess::default())
+        let interrupt = Interrupt::new(limits.timeout_ms, Cancel::default());
+        self.make(package, limits, FileAccess::default(), interrupt, None)
+            .map_err(|not| anyhow!("instantiating package `{package}` failed: {}", not.detail))
     }
 
-    /// [`CompiledPackage::instantiate`] with the volumes `files` mounts.
-    pub fn instantiate_with(
+    /// An instance made for the call `info` describes, mounting `files`, in `seat` (one is
+    /// taken now if `None`): it starts under the call's fuel, memory limit, deadline and
+    /// cancel, which its start-up spends like the call itself, and it serves that call only.
+    pub fn instantiate_for(
+        &self,
+        package: &str,
+        files: FileAccess,
+        info: &CallInfo,
+        seat: Option<Seat>,
+    ) -> Result<GuestInstance, NotStarted> {
+        let interrupt = Interrupt::counted(info.timeout_ms, info.cancel.clone(), info.clock);
+        let limits = PackageLimits {
+            fuel_per_call: info.fuel,
+            memory_bytes: info.memory_limit_bytes,
+            timeout_ms: info.timeout_ms,
+        };
+        let mut instance = self.make(package, &limits, files, interrupt, seat)?;
+        instance.primed = true;
+        Ok(instance)
+    }
+
+    /// An instance in `seat` (or one taken now), under `limits` and `interrupt`.
+    fn make(
         &self,
         package: &str,
         limits: &PackageLimits,
         files: FileAccess,
-    ) -> Result<GuestInstance> {
+        interrupt: Interrupt,
+        seat: Option<Seat>,
+    ) -> Result<GuestInstance, NotStarted> {
+        let fuel = limits.fuel_per_call;
+        let seat = seat
+            .map_or_else(|| self.seats.take(), Ok)
+            .map_err(|full| NotStarted {
+                failure: CallFailure::Full {
+                    instances: full.instances,
+                },
+                fuel_used: 0,
+                peak_memory_bytes: 0,
+                detail: full.to_string(),
+            })?;
         let engine = self.pre.engine();
         let mut store = Store::new(
             engine,
@@ -158,14 +204,13 @@ impl CompiledPackage {
                 call: None,
                 wasi: None,
                 files: FileGuard::new(files),
-                interrupt: Interrupt::new(limits.timeout_ms, Cancel::default()),
+                interrupt,
                 net: Default::default(),
             },
         );
         store.limiter(|s| &mut s.limiter);
-        store
-            .set_fuel(limits.fuel_per_call)
-            .map_err(anyhow::Error::from)?;
+        // A store that cannot take fuel is a host bug (the engine consumes fuel).
+        let _ = store.set_fuel(fuel);
         // Every epoch tick asks whether the guest must stop: its deadline, or a cancel.
         store.epoch_deadline_callback(|ctx: StoreContextMut<'_, GuestState>| {
             match ctx.data().interrupt.tick() {
@@ -174,37 +219,95 @@ impl CompiledPackage {
             }
         });
         store.set_epoch_deadline(1);
-        let bindings = self
-            .pre
-            .instantiate(&mut store)
-            .map_err(|e| anyhow!("instantiating package `{package}` failed: {e:#}"))?;
+        let bindings = match self.pre.instantiate(&mut store) {
+            Ok(bindings) => bindings,
+            Err(e) => {
+                let fuel_used = fuel.saturating_sub(store.get_fuel().unwrap_or(0));
+                let limiter = &store.data().limiter;
+                let trapped =
+                    e.downcast_ref::<Trap>().is_some() || e.downcast_ref::<Cut>().is_some();
+                let detail = format!("{e:#}");
+                let failure = match classify(e, fuel, limits.timeout_ms, limiter) {
+                    // Not the guest's doing: the component does not fit the host (its start
+                    // failed to link or allocate).
+                    CallFailure::Trap(m) if !trapped && limiter.refused().is_none() => {
+                        CallFailure::Start(format!("instantiating package `{package}` failed: {m}"))
+                    }
+                    failure => failure,
+                };
+                return Err(NotStarted {
+                    failure,
+                    fuel_used,
+                    peak_memory_bytes: limiter.peak_bytes(),
+                    detail,
+                });
+            }
+        };
         let instance = GuestInstance {
             store,
             bindings,
             compiled: self.id,
-            context: None,
-            skill: String::new(),
+            primed: false,
+            seat: Some(seat),
         };
         instance.drain_output(&mut Vec::new(), &[]);
         Ok(instance)
     }
 }
 
-/// A live instance of a package. Never shared across sessions; dropped after any trap.
+/// Why an instance could not be made for a call, and what trying used.
+#[derive(Debug)]
+pub struct NotStarted {
+    pub failure: CallFailure,
+    pub fuel_used: u64,
+    pub peak_memory_bytes: usize,
+    /// The error as the engine gave it (with the guest's backtrace).
+    pub detail: String,
+}
+
+impl<T> From<NotStarted> for CallOutcome<T> {
+    fn from(not: NotStarted) -> Self {
+        CallOutcome {
+            result: Err(not.failure),
+            fuel_used: not.fuel_used,
+            peak_memory_bytes: not.peak_memory_bytes,
+            events: Vec::new(),
+            logs: Vec::new(),
+            net: Default::default(),
+        }
+    }
+}
+
+/// A live instance of a package, made for a call (or a description); kept warm afterwards
+/// only for its session's next call (`pool.rs`).
 pub struct GuestInstance {
     store: Store<GuestState>,
     bindings: Package,
     /// The [`CompiledPackage`] it came from.
     compiled: u64,
-    /// The last call's context, its strings rewritten in place for the next: an instance
-    /// serves one session, so its identity rarely changes (five strings made and dropped per
-    /// call before).
-    context: Option<CallContext>,
-    /// The skill the call runs, likewise kept.
-    skill: String,
+    /// Made for the call it runs next: its fuel and deadline already count from its start-up.
+    primed: bool,
+    /// Its place among the instances running calls, while it runs one; a warm instance has
+    /// none. Given back once the store (and its slot) is gone: declared last, dropped last.
+    seat: Option<Seat>,
 }
 
 impl GuestInstance {
+    /// Takes `seat` among the instances running calls, before a warm instance runs one.
+    pub fn seat(&mut self, seat: Seat) {
+        self.seat = Some(seat);
+    }
+
+    /// Gives its seat back as it goes warm (it runs nothing until it is seated again).
+    pub fn unseat(&mut self) {
+        self.seat = None;
+    }
+
+    /// Largest linear memory it has held, in bytes (what it keeps while warm, at most).
+    pub fn peak_memory_bytes(&self) -> usize {
+        self.store.data().limiter.peak_bytes()
+    }
+
     /// The package's self-description (skills, schemas, hooks).
     pub fn describe(&mut self) -> Result<PackageDescription> {
         let description = self
@@ -268,37 +371,25 @@ impl GuestInstance {
     ) -> (Box<Realm>, CallOutcome<T>) {
         let fuel = info.fuel;
         let timeout_ms = info.timeout_ms;
-        let ctx = match &mut self.context {
-            Some(ctx) => {
-                for (kept, now) in [
-                    (&mut ctx.agent_id, &info.agent_id),
-                    (&mut ctx.session_id, &info.session_id),
-                    (&mut ctx.profile, &info.profile),
-                    (&mut ctx.invocation_id, &info.invocation_id),
-                ] {
-                    if kept != now {
-                        kept.clear();
-                        kept.push_str(now);
-                    }
-                }
-                ctx.tick = info.tick;
-                ctx
-            }
-            none => none.insert(CallContext {
-                agent_id: info.agent_id.clone(),
-                session_id: info.session_id.clone(),
-                profile: info.profile.clone(),
-                tick: info.tick,
-                invocation_id: info.invocation_id.clone(),
-            }),
+        let ctx = CallContext {
+            agent_id: info.agent_id.clone(),
+            session_id: info.session_id.clone(),
+            profile: info.profile.clone(),
+            tick: info.tick,
+            invocation_id: info.invocation_id.clone(),
         };
-        let skill = &mut self.skill;
-        skill.clear();
-        skill.push_str(&info.skill);
-        // Fuel and deadline are set per call; a store that cannot take fuel is a host bug.
-        let _ = self.store.set_fuel(fuel);
-        let interrupt = Interrupt::counted(timeout_ms, info.cancel.clone(), info.clock);
-        self.store.data_mut().interrupt = interrupt.clone();
+        let skill = info.skill.clone();
+        // An instance made for this call started under its fuel and deadline (its start-up is
+        // the call's); one kept across calls gets them afresh.
+        let interrupt = if std::mem::take(&mut self.primed) {
+            self.store.data().interrupt.clone()
+        } else {
+            // A store that cannot take fuel is a host bug.
+            let _ = self.store.set_fuel(fuel);
+            let interrupt = Interrupt::counted(timeout_ms, info.cancel.clone(), info.clock);
+            self.store.data_mut().interrupt = interrupt.clone();
+            interrupt
+        };
         self.store.data_mut().net.call = info
             .reach
             .as_ref()
@@ -322,7 +413,7 @@ impl GuestInstance {
             progress_reports: 0,
             secrets_refused: false,
         });
-        let mut raw = call(&self.bindings, &mut self.store, ctx, skill);
+        let mut raw = call(&self.bindings, &mut self.store, &ctx, &skill);
         // A guest woken at its deadline (or by a cancel) may return before the next epoch tick
         // stops it: a call that outlived its time is cut all the same. (The check also runs
         // the cancel watcher, so a cancel that arrived during the call is seen.)
@@ -363,11 +454,6 @@ impl GuestInstance {
             super::outside::redact_outcome(reach, &mut outcome);
         }
         (active.realm, outcome)
-    }
-
-    /// Largest linear memory this instance has held.
-    pub fn peak_memory_bytes(&self) -> usize {
-        self.store.data().limiter.peak_bytes()
     }
 }
 

@@ -1,7 +1,7 @@
 //! The wasm sandbox: one wasmtime engine (pooling allocator, fuel, epoch deadlines), an
 //! on-disk cache of compiled components, the host imports guests may call (ours, and WASI
-//! preview 2 granting nothing), and instances that run one call at a time under a memory
-//! limiter.
+//! preview 2 granting nothing), and an instance made for each call under a memory limiter
+//! (`pool.rs`).
 
 pub mod bindings;
 mod cache;
@@ -9,8 +9,10 @@ mod described;
 mod engine;
 mod imports;
 mod instance;
+mod launch;
 mod limiter;
 mod outside;
+mod pool;
 mod precheck;
 mod wasi;
 mod wasi_env;
@@ -19,5 +21,9 @@ mod wasi_sleep;
 
 pub use cache::{CompileCache, content_hash};
 pub use engine::Sandbox;
-pub use instance::{CallFailure, CallInfo, CallOutcome, CompiledPackage, GuestInstance};
+pub use instance::{
+    CallFailure, CallInfo, CallOutcome, CompiledPackage, GuestInstance, NotStarted,
+};
+pub use launch::Launch;
 pub use limiter::MemoryLimiter;
+pub use pool::{PoolFull, PoolSettings, Seat};
