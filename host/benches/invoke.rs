@@ -1,7 +1,8 @@
 //! `cargo bench -p limina` (or `cargo xtask bench`): what a `scene.createEntity` costs as a
 //! WASM component against the same world operation done natively, and a fresh instance per
-//! call against an instance kept per (session, package). Prints medians and ratios measured
-//! in the same run; needs the core components from `cargo xtask build-guests`.
+//! call (what the host does) against one instance kept across calls. Prints medians and ratios
+//! measured in the same run; needs the core components from `cargo xtask build-guests`. The
+//! `instances` bench compares the ways of getting an instance in more detail.
 
 use limina::grants::credentials;
 use limina::limits::{FUEL_PER_MS, PackageLimits};
@@ -153,7 +154,8 @@ fn main() {
         lent = Some(back);
     });
 
-    // The whole pipeline: resolve, validate with defaults, policy, trace, WASM handler.
+    // The whole pipeline: resolve, validate with defaults, policy, trace, WASM handler (in an
+    // instance made for the call).
     let mut registry = Registry::new(
         Sandbox::new(CompileCache::new(CompileCache::default_dir())).unwrap(),
         PolicyConfig::default(),
@@ -234,9 +236,9 @@ fn main() {
         fresh / kept
     );
     println!(
-        "  full pipeline (kept instance) {pipeline:>9.2}   {:.2}x native, {:.2}x wasm kept",
+        "  full pipeline                 {pipeline:>9.2}   {:.2}x native, {:.2}x wasm fresh",
         pipeline / native,
-        pipeline / kept
+        pipeline / fresh
     );
     println!(
         "  latency statistics per call   {statistics:>9.3}   {:.2}% of the full pipeline",
