@@ -350,6 +350,10 @@ pub const WORLD_REPLAY_MAX_EVENTS: u64 = 100_000;
 /// World checkpoints kept by default (`[world] keepCheckpoints`): the newest, and older ones
 /// to fall back on if the newest is damaged (their journal is kept through trace retention).
 pub const WORLD_CHECKPOINTS_KEPT: usize = 3;
+/// Checkpoints written at once off the engine (`persistence/writer.rs`): each is a forked
+/// process holding a copy-on-write image of the world, so a client asking for checkpoints
+/// back to back gets a refusal past this rather than a process each.
+pub const MAX_CHECKPOINTS_IN_FLIGHT: usize = 2;
 /// Largest world checkpoint a host reads, in bytes: 10,000 entities with bodies take about
 /// 10 MiB, so this leaves room and refuses a file that is not one of ours before reading it.
 pub const MAX_WORLD_CHECKPOINT_BYTES: u64 = 1 << 30;

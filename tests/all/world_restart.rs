@@ -357,10 +357,12 @@ fn the_journal_a_restart_would_replay_stays_within_its_bound() {
             .map(|d| d.count())
             .unwrap_or(0)
     };
+    // Checkpoints are written off the engine: each call waits for the one it started.
     let call = |registry: &mut limina::registry::Registry, name: &str, input: Value| {
         let response = registry.invoke(&caller, name, input);
         assert!(response.success, "{name}: {:?}", response.error);
         registry.world_idle();
+        registry.wait_checkpoints();
     };
 
     // Seven records: under the bound, no checkpoint; the eighth writes one.
@@ -406,4 +408,84 @@ fn the_journal_a_restart_would_replay_stays_within_its_bound() {
     .unwrap();
     assert_eq!(world.state_hash(), want);
     assert_eq!(restored.records, 1);
+}
+
+#[test]
+fn a_checkpoint_taken_while_calls_run_restores_to_a_world_the_trace_agrees_with() {
+    use crate::ws_client::WsHost;
+    let dir = tempfile::tempdir().unwrap();
+    let config = long_calls_config();
+    let args = [
+        "--profile",
+        "builder.readWrite",
+        "--trace-dir",
+        dir.path().to_str().unwrap(),
+        "--config",
+        &config,
+    ];
+    let host = WsHost::start(&args);
+    let mut builder = host.client("builder.readWrite", "builder");
+    let mut keeper = host.client("builder.readWrite", "keeper");
+    for i in 0..8 {
+        builder.call_ok(
+            "scene.createEntity",
+            json!({"position": [i as f64 * 0.4, 1 + i, 0], "dynamic": true}),
+        );
+    }
+    // Checkpoints are taken (and written off the engine) while the builder goes on changing
+    // the world: bodies falling, new ones, impulses, destroyed ones.
+    let taken = std::thread::scope(|s| {
+        let checkpoints = s.spawn(move || {
+            (0..5)
+                .map(|_| keeper.call_ok("world.checkpoint", json!({})).0)
+                .collect::<Vec<_>>()
+        });
+        for i in 0..40 {
+            builder.call_ok("world.step", json!({"ticks": 3}));
+            let (made, _) = builder.call_ok(
+                "scene.createEntity",
+                json!({"position": [i as f64 * 0.1, 6, 1], "dynamic": true}),
+            );
+            let id = made["entity"].as_str().unwrap().to_string();
+            if i % 3 == 0 {
+                builder.call_ok(
+                    "physics.applyImpulse",
+                    json!({"entity": id, "impulse": [0.5, 1.0, 0]}),
+                );
+            }
+            if i % 5 == 4 {
+                builder.call_ok("scene.destroyEntity", json!({"entity": id}));
+            }
+        }
+        checkpoints.join().unwrap()
+    });
+    for pair in taken.windows(2) {
+        assert!(
+            pair[1]["coversEvent"].as_u64() > pair[0]["coversEvent"].as_u64(),
+            "{pair:?}"
+        );
+    }
+    let newest = taken.last().unwrap();
+    assert!(
+        Path::new(newest["file"].as_str().unwrap()).is_file(),
+        "{newest}"
+    );
+    let (want, _) = builder.call_ok("world.hash", json!({}));
+    drop(builder);
+    drop(host); // killed: no checkpoint at shutdown
+
+    // The newest checkpoint and the journal after it give the world the calls left.
+    let (world, restored) = limina::persistence::load(
+        dir.path(),
+        limina::world::WorldSettings {
+            max_entities: 10_000,
+            tick_seconds: 1.0 / 60.0,
+        },
+    )
+    .unwrap();
+    assert!(restored.checkpoint.is_some(), "{restored:?}");
+    assert_eq!(json!(world.state_hash()), want["hash"]);
+    let host = WsHost::start(&args);
+    let mut again = host.client("builder.readWrite", "builder");
+    assert_eq!(again.call_ok("world.hash", json!({})).0, want);
 }

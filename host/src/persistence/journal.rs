@@ -41,6 +41,24 @@ pub fn record(ops: &[Op], tick: u64, author: Author<'_>) -> NewEvent {
     }
 }
 
+/// The trace event recording `ops` that no call made (the steps taken since the last record,
+/// journaled before a checkpoint is taken so the journal misses nothing whatever becomes of
+/// it), ending at `tick`.
+pub fn host_record(ops: &[Op], tick: u64) -> NewEvent {
+    let mut event = record(
+        ops,
+        tick,
+        Author {
+            agent_id: "host",
+            session_id: "host",
+            decision_id: "",
+        },
+    );
+    event.parent_event_id = None;
+    event.caused_by = Vec::new();
+    event
+}
+
 /// The operations a journal event holds.
 pub fn decode(event: &Event) -> Result<Vec<Op>> {
     let p = &event.payload;

@@ -44,6 +44,12 @@ impl ReplayCost {
         self.body_steps += steps_in(ops) * (bodies.max(1) as u64);
     }
 
+    /// Counts `other` too (the journal before a checkpoint that was not written).
+    pub fn add(&mut self, other: ReplayCost) {
+        self.records += other.records;
+        self.body_steps += other.body_steps;
+    }
+
     /// Whether a checkpoint is due to keep a restart within `bound`.
     pub fn over(&self, bound: ReplayBound) -> bool {
         self.records >= bound.records || self.body_steps >= bound.body_steps

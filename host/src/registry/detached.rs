@@ -16,19 +16,24 @@
 //! reservation is given back and what it used is charged. Several detached calls of one
 //! connection run at once, and a session can still never spend past its budget.
 //!
+//! `world.checkpoint` leaves the engine too: the engine takes the world's snapshot when the
+//! call is decided (`persistence/writer.rs`), a worker waits while it is written, and the
+//! engine finishes it — the newest checkpoint, traced — when the call completes.
+//!
 //! The built-ins that only read the trace (`trace.tail`, `trace.explainEvent`, `audit.query`,
 //! `audit.explain`, `trace.export`) leave the engine the same way: they run on a snapshot of
 //! the history (the index, the segments, and a copy of the few newest events not indexed
 //! yet), so a query over a long history, one asked while the index is rebuilt, or a long
 //! export never holds up world calls.
 
-use super::builtins::Job;
+use super::builtins::{Builtin, Job};
 use super::guest_call::GuestPrep;
 use super::hooks::covers;
 use super::pipeline::{Authority, Decided, parse_output};
 use super::{Caller, Handler, Registry, Response};
 use crate::call::{CallControl, CallStages, Failure, Stage};
 use crate::limits::TRACE_WINDOW;
+use crate::persistence::Started;
 use crate::policy::Reservation;
 use crate::realm::{Realm, Rng};
 use crate::sandbox::CallOutcome;
@@ -79,6 +84,8 @@ enum Work {
     },
     /// A built-in that only reads the history, prepared on a snapshot of it (taken when run).
     History(Option<Job>),
+    /// A world checkpoint being written; the worker waits for it.
+    Checkpoint(Started),
     /// A tool of an upstream MCP server: the call waits on the server, not on a CPU.
     Upstream {
         upstream: std::sync::Arc<crate::upstream::Upstream>,
@@ -93,6 +100,8 @@ enum Outcome {
     History(Result<Value, Failure>),
     /// The upstream's answer and the wall time it took, in milliseconds.
     Upstream(Result<Value, Failure>, f64),
+    /// The checkpoint covering this event, written or not.
+    Checkpoint(u64, crate::persistence::writer::Outcome),
 }
 
 /// A detached call that ran.
@@ -140,6 +149,10 @@ impl DetachedCall {
                     |job| job(),
                 );
                 (scratch, Outcome::History(result), Vec::new())
+            }
+            Work::Checkpoint(started) => {
+                let outcome = Outcome::Checkpoint(started.seq, started.done.wait());
+                (scratch, outcome, Vec::new())
             }
             Work::Upstream { .. } => return (scratch, self.run_upstream()),
         };
@@ -228,7 +241,7 @@ impl Registry {
                         self.package_label(prep.slot.package),
                         self.observing().then(|| Stage::new(started, started)),
                     ),
-                    Work::History(_) | Work::Upstream { .. } => (None, None),
+                    Work::History(_) | Work::Checkpoint(_) | Work::Upstream { .. } => (None, None),
                 };
                 Invocation::Detached(Box::new(DetachedCall {
                     caller: caller.clone(),
@@ -308,6 +321,12 @@ impl Registry {
                         self.scan_output(&caller, &name, None, &mut output, &mut call.events)?;
                         Ok(output)
                     });
+                self.complete_history(call, result)
+            }
+            Outcome::Checkpoint(seq, outcome) => {
+                let result = self
+                    .finish_checkpoint(seq, outcome)
+                    .map_err(|e| super::builtins::checkpoint_failure(&e));
                 self.complete_history(call, result)
             }
         }
@@ -431,7 +450,10 @@ impl Registry {
                 let manifest = &self.packages[package].manifest;
                 manifest.capabilities.iter().next().is_none() && manifest.grants.state.is_none()
             }
-            Handler::Builtin(builtin) => builtin.reads_history_only(),
+            Handler::Builtin(builtin) => {
+                builtin.reads_history_only()
+                    || (builtin == Builtin::WorldCheckpoint && self.keeps_world())
+            }
             // It cannot touch the world: it only talks to another server.
             Handler::Upstream(_) => true,
         };
@@ -462,6 +484,11 @@ impl Registry {
                     seed: self.realm_mut().rng.next_u64(),
                 }
             }
+            Handler::Builtin(Builtin::WorldCheckpoint) => match self.start_checkpoint_for_call() {
+                Ok(Some(started)) => Work::Checkpoint(started),
+                Ok(None) => unreachable!("detached only while the world is kept"),
+                Err(e) => return Err(super::builtins::checkpoint_failure(&e)),
+            },
             Handler::Builtin(builtin) => Work::History(Some(builtin.job(self, &decided.input))),
             Handler::Upstream(index) => Work::Upstream {
                 upstream: self.upstreams[index].clone(),

@@ -3,8 +3,9 @@
 //! the world.
 
 use super::{Caller, Registry};
-use crate::persistence::WorldStore;
 use crate::persistence::journal::{self, Author};
+use crate::persistence::writer::Outcome;
+use crate::persistence::{Started, WorldStore};
 use crate::trace::NewEvent;
 use crate::world::Op;
 use anyhow::Result;
@@ -68,8 +69,8 @@ impl Registry {
         }
     }
 
-    /// Writes a world checkpoint now and traces `world.checkpointed`; `None` when the world
-    /// is not kept.
+    /// Writes a world checkpoint now, waiting for it, and traces `world.checkpointed`; `None`
+    /// when the world is not kept. Those being written are waited for first (shutdown).
     pub fn checkpoint_world(&mut self, reason: &str) -> Result<Option<Value>> {
         self.write_checkpoint(reason, false)
     }
@@ -88,25 +89,104 @@ impl Registry {
             .realm
             .as_deref_mut()
             .expect("the realm is home between calls");
-        let summary = store.checkpoint(realm, reason, replaced)?;
-        realm.tracer.emit(NewEvent {
+        let earlier = store.wait_all(realm);
+        let summary = store.checkpoint(realm, reason, replaced);
+        for done in earlier {
+            self.traced_checkpoint(done);
+        }
+        if let Ok(summary) = &summary {
+            self.trace_checkpointed(summary.clone());
+        }
+        summary.map(Some)
+    }
+
+    /// Traces `world.checkpointed` for a checkpoint that was written, logs one that was not.
+    fn traced_checkpoint(&mut self, done: Result<Value>) {
+        match done {
+            Ok(summary) => self.trace_checkpointed(summary),
+            Err(e) => crate::log::error(&format!("the world checkpoint was not written: {e:#}")),
+        }
+    }
+
+    fn trace_checkpointed(&mut self, summary: Value) {
+        self.realm_mut().tracer.emit(NewEvent {
             kind: "world.checkpointed",
             actor_id: "host",
             thread_id: "host",
             parent_event_id: None,
             caused_by: Vec::new(),
-            payload: summary.clone(),
+            payload: summary,
         });
-        Ok(Some(summary))
     }
 
-    /// Between messages: a checkpoint when the schedule says one is due.
-    pub fn world_idle(&mut self) {
-        let due = match (&self.world_store, self.realm.as_deref()) {
-            (Some(store), Some(realm)) => store.due(realm),
-            _ => false,
+    /// Starts a checkpoint for a `world.checkpoint` call run off the engine: the snapshot
+    /// taken now, the outcome for [`Registry::finish_checkpoint`].
+    pub(super) fn start_checkpoint_for_call(&mut self) -> Result<Option<Started>> {
+        let Some(store) = self.world_store.as_mut() else {
+            return Ok(None);
         };
-        if due && let Err(e) = self.checkpoint_world("scheduled") {
+        let realm = self
+            .realm
+            .as_deref_mut()
+            .expect("the realm is home between calls");
+        store.start_for_call(realm, "asked for", false).map(Some)
+    }
+
+    /// Ends a checkpoint started for a call with its writer's outcome, traced.
+    pub(super) fn finish_checkpoint(&mut self, seq: u64, outcome: Outcome) -> Result<Value> {
+        let store = self
+            .world_store
+            .as_mut()
+            .expect("a checkpoint was started, so the world is kept");
+        let realm = self
+            .realm
+            .as_deref_mut()
+            .expect("the realm is home between calls");
+        let done = store.finish(realm, seq, outcome);
+        if let Ok(summary) = &done {
+            self.trace_checkpointed(summary.clone());
+        }
+        done
+    }
+
+    /// Waits for the checkpoints being written and finishes them, traced (what the next
+    /// [`Registry::world_idle`] would do once they are written).
+    pub fn wait_checkpoints(&mut self) {
+        let (Some(store), Some(realm)) = (self.world_store.as_mut(), self.realm.as_deref_mut())
+        else {
+            return;
+        };
+        for done in store.wait_all(realm) {
+            self.traced_checkpoint(done);
+        }
+    }
+
+    /// Between messages: the checkpoints written since the last look finished and traced, and
+    /// a new one started when the schedule says one is due — taken here, written off the
+    /// engine.
+    pub fn world_idle(&mut self) {
+        let (Some(store), Some(realm)) = (self.world_store.as_mut(), self.realm.as_deref_mut())
+        else {
+            return;
+        };
+        // Trace retention waiting for a checkpoint to cut at lets the trace outgrow
+        // `[trace] maxBytes` until one is written: then the engine waits for those in flight.
+        let finished = match store.in_flight() > 0 && realm.tracer.pin_blocks_retention() {
+            true => store.wait_all(realm),
+            false => store.poll(realm),
+        };
+        let due = store.due(realm);
+        for done in finished {
+            self.traced_checkpoint(done);
+        }
+        if !due {
+            return;
+        }
+        let (Some(store), Some(realm)) = (self.world_store.as_mut(), self.realm.as_deref_mut())
+        else {
+            return;
+        };
+        if let Err(e) = store.start(realm, "scheduled", false) {
             crate::log::error(&format!("{e:#}"));
         }
     }

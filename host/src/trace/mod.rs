@@ -369,6 +369,17 @@ impl Tracer {
         }
     }
 
+    /// Writes buffered events and gives a job that syncs them to the disk from another
+    /// thread (a world checkpoint written off the engine must never be newer than the trace
+    /// it names); `None` when there is nothing to sync or no disk.
+    pub fn sync_job(&mut self) -> anyhow::Result<Option<disk::SyncJob>> {
+        self.flush()?;
+        match &mut self.store {
+            Some(store) => store.sync_job().map_err(anyhow::Error::msg),
+            None => Ok(None),
+        }
+    }
+
     /// Keeps every event from `seq` on through retention: the world journal after the oldest
     /// world checkpoint kept must outlive the segments around it.
     pub fn pin_from(&mut self, seq: u64) {

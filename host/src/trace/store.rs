@@ -11,7 +11,7 @@ use super::Event;
 use super::disk::{self, Disk, SegmentFile};
 use super::durability::{Durability, Fsync, OnWriteFailure};
 use super::segments::{self, Cut, LEGACY_FILE, LOCK_FILE, Segment, segment_name};
-use super::syncer::BackgroundSync;
+use super::syncer::{BackgroundSync, SyncJob};
 use crate::limits::{TRACE_FSYNC_INTERVAL_MS, TRACE_RESERVE_BYTES, TRACE_RETRY_MS};
 use anyhow::{Context, Result, bail};
 use std::collections::VecDeque;
@@ -492,6 +492,28 @@ impl Store {
             return Ok(());
         }
         self.sync_inline()
+    }
+
+    /// A job that syncs everything written so far from another thread, whatever `[trace]
+    /// fsync` says (a world checkpoint written off the engine names its last event); `None`
+    /// when all of it is synced already.
+    pub fn sync_job(&mut self) -> std::result::Result<Option<SyncJob>, String> {
+        if let Some(outage) = &self.outage {
+            return Err(outage.cause.clone());
+        }
+        if self.memory_only {
+            return Err("the trace is kept in memory only since a write failed \
+                        ([trace] onWriteFailure = \"memory\")"
+                .into());
+        }
+        // A background sync still running covers what it was started for, but is not done.
+        if !self.unsynced && !self.background.busy() {
+            return Ok(None);
+        }
+        match self.file.sync_job() {
+            Ok(job) => Ok(Some(job)),
+            Err(e) => self.failed(e).map(|()| None),
+        }
     }
 
     /// Syncs the active segment on this thread; a failure is an outage.

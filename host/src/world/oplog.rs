@@ -179,6 +179,11 @@ impl World {
         taken
     }
 
+    /// What was recorded and not yet taken (steps between calls), oldest first.
+    pub fn pending_ops(&self) -> &[Op] {
+        &self.oplog.ops
+    }
+
     /// Whether anything changed the world since the log was last taken.
     pub fn has_pending_ops(&self) -> bool {
         !self.oplog.ops.is_empty()

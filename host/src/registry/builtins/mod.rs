@@ -15,6 +15,7 @@ use crate::call::{ErrorCode, Failure};
 use crate::policy::Permission;
 use crate::trace::History;
 use serde_json::Value;
+pub(crate) use world::checkpoint_failure;
 
 /// Which built-in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -79,7 +79,8 @@ fn kept_world_specs() -> Vec<Spec> {
     ]
 }
 
-/// `world.checkpoint`: a checkpoint now, or a clear refusal when the world is not kept.
+/// `world.checkpoint`: a checkpoint now, or a clear refusal when the world is not kept (on
+/// the engine; a host that keeps its world runs it off the engine, `registry/detached.rs`).
 pub(super) fn checkpoint(registry: &mut Registry) -> Result<Value, Failure> {
     match registry.checkpoint_world("asked for") {
         Ok(Some(summary)) => Ok(summary),
@@ -88,13 +89,18 @@ pub(super) fn checkpoint(registry: &mut Registry) -> Result<Value, Failure> {
             "this host keeps its world in memory only (its trace is not in a folder, or it \
              was started with --ephemeral-trace); nothing to checkpoint",
         )),
-        Err(e) => Err(Failure::new(
-            ErrorCode::HandlerError,
-            format!(
-                "the checkpoint was not written: {e:#}; the world and its journal are as they were"
-            ),
-        )),
+        Err(e) => Err(checkpoint_failure(&e)),
     }
+}
+
+/// The failure of a checkpoint that was not written.
+pub(crate) fn checkpoint_failure(e: &anyhow::Error) -> Failure {
+    Failure::new(
+        ErrorCode::HandlerError,
+        format!(
+            "the checkpoint was not written: {e:#}; the world and its journal are as they were"
+        ),
+    )
 }
 
 /// `world.hash`: the world's canonical hash.
