@@ -114,7 +114,7 @@ fn main() {
     let store_get = common::median_us(SAMPLES, BATCH, || {
         alone.begin();
         alone.get("stash", None, "k").unwrap();
-        alone.commit().unwrap();
+        alone.end_call(true).unwrap();
     });
     let mut m = 0u64;
     let store_set = common::median_us(SAMPLES, BATCH, || {
@@ -123,7 +123,7 @@ fn main() {
         alone
             .set("stash", None, "k", format!("v{m}").into_bytes(), quota)
             .unwrap();
-        alone.commit().unwrap();
+        alone.end_call(true).unwrap();
     });
 
     println!(

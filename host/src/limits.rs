@@ -132,6 +132,12 @@ pub const TRACE_MAX_BYTES: u64 = 1 << 30;
 /// calls until a try succeeds): soon enough that freeing space resumes service at once, rare
 /// enough that a full disk costs nothing.
 pub const TRACE_RETRY_MS: u64 = 200;
+/// How long state writes are refused after a group of them could not be written (a full
+/// disk): then the next write tries the disk again (`state/in_flight.rs`).
+pub const STATE_RETRY_MS: u64 = 200;
+/// How long the state writer waits for a lock on the database another process holds (the
+/// `sqlite3` shell, say) before its group fails: calls are refused rather than held.
+pub const STATE_BUSY_MS: u64 = 100;
 /// Bytes a try reserves after the newest segment's end before an outage is declared over, so
 /// the calls it lets through can be written.
 pub const TRACE_RESERVE_BYTES: u64 = 64 << 10;
@@ -244,6 +250,10 @@ pub const RING_AFTER_MESSAGES: usize = 16;
 /// The longest a queued socket message waits for that wake-up while the engine goes on with
 /// other messages, in microseconds (it is rung at once when nothing else waits).
 pub const RING_AFTER_US: u64 = 100;
+/// Longest the engine hands out turns to waiting messages before it lets the batch's replies
+/// go (the trace written, state settled, held replies released) and looks again, in
+/// microseconds: under load that never lets the queues empty, replies still leave this often.
+pub const ENGINE_BATCH_US: u64 = 2_000;
 
 /// Replies queued for stdio during one batch of input that are written out before the batch
 /// ends: once this many bytes wait, or once the oldest has waited `STDIO_FLUSH_AFTER_US`. A

@@ -9,6 +9,7 @@ mod core_in_process;
 mod deploy;
 mod dice;
 mod discovery;
+mod durable_state;
 mod ecs_skills;
 mod edge;
 mod engine_stall;

@@ -1,9 +1,9 @@
 //! A call is answered only once what it recorded is written. Before a call the trace is asked
 //! whether it can record (an outage ends only when a retry finds writing works); after it, the
-//! call's events are written and only then are its world transaction kept and its state
-//! transaction (prepared in SQLite, every write done) committed. When the write fails
-//! the call is undone — world rolled back, budget, quota and tally as before, its events never
-//! chained — and refused with `capacity_exceeded`, saying why and what to do. While the trace
+//! call's events are written and only then are its world transaction and its state changes
+//! kept (`crate::state`). When the write fails the call is undone — world rolled back, state,
+//! budget, quota and tally as before, its events never chained — and refused with
+//! `capacity_exceeded`, saying why and what to do. While the trace
 //! cannot be written, the built-ins that only read (listings, history queries) still answer,
 //! recording nothing and charging nothing; everything else is refused before it runs. A call
 //! that changed nothing may instead leave its events for its transport's batch write
@@ -67,16 +67,16 @@ impl Registry {
         let deferred = recording.deferrable
             && realm.tracer.records_to_disk()
             && !realm.world.changed_in_call()
-            && !realm.state.has_prepared();
+            && !realm.state.has_pending();
         let written = if deferred {
             Ok(())
         } else {
             realm.tracer.commit()
         };
         let kept = recording.recorded && written.is_ok();
-        // The state the call wrote is made durable only now that its events are: a call the
+        // The state the call wrote is kept only now that its events are written: a call the
         // trace could not record leaves its state as it was.
-        let saved = self.realm_mut().state.finish(kept);
+        let saved = self.realm_mut().state.end_call(kept);
         let world = &mut self.realm_mut().world;
         if result.is_ok() {
             // A read that could not be recorded changed nothing to undo.
@@ -88,9 +88,8 @@ impl Registry {
         }
         self.settle_journal(written.is_ok());
         if kept {
-            // Recorded, but its state could not be saved (SQLite failed at its commit, after
-            // every write had passed): the world stays as the trace and its journal say, the
-            // reply says what was lost.
+            // Recorded, but its state could not be saved (the store refused the write): the
+            // world stays as the trace and its journal say, the reply says what was lost.
             let result = match saved {
                 Ok(()) => result,
                 Err(e) => {

@@ -111,19 +111,10 @@ impl Registry {
         );
         self.record_latency(name, started, cpu_before, &result);
         let realm = self.realm_mut();
-        // State is written first, in a transaction left open: if that fails, the call fails
-        // and the world's changes go with it. A success's world and state changes are kept
-        // once its events are written (`close_record`), and undone when they cannot be.
-        let result = match result {
-            Ok(done) => realm.state.prepare().map(|()| done).map_err(|e| {
-                Failure::new(ErrorCode::HandlerError, format!("{e}; the call was undone"))
-            }),
-            Err(failure) => {
-                realm.state.rollback();
-                Err(failure)
-            }
-        };
+        // A success's world and state changes are kept once its events are written
+        // (`close_record`), and undone when they cannot be.
         if result.is_err() {
+            realm.state.rollback();
             realm.world.rollback();
         }
         self.journal_call(caller, &decided.decision_id, result.is_ok());

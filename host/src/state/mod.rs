@@ -4,16 +4,25 @@
 //! session's, never an argument).
 //!
 //! A call's state changes share its fate: they are held aside while it runs (its own reads
-//! see them), written in one SQLite transaction when it succeeds and committed — durably (WAL,
-//! `synchronous = FULL`) — once the call's trace events are written and before the reply goes
-//! out ([`StateStore::prepare`], then [`StateStore::finish`]); dropped when it fails, is
-//! cancelled or cannot be recorded, as the world's changes are rolled back. A package's state is bounded by its grant's quota (keys,
-//! and bytes of keys and values together), checked on every write against what is stored plus
-//! what the call has pending. The store is `state.sqlite` in the trace folder, so it survives
-//! restarts; a host without a trace folder keeps it in memory.
+//! see them), and kept only once the call succeeded and its trace events are written
+//! ([`StateStore::end_call`]); dropped when it fails, is cancelled or cannot be recorded, as
+//! the world's changes are rolled back. Kept changes are made durable (SQLite, WAL,
+//! `synchronous = FULL`) either at once, or — when the engine groups commits
+//! ([`StateStore::group_commits`]) — by a writer thread that syncs many calls' changes at once
+//! while the engine goes on, each reply waiting for its own (`in_flight.rs`, `writer.rs`). A
+//! package's state is bounded by its grant's quota (keys, and bytes of keys and values
+//! together), checked on every write against what is stored plus what is in flight and
+//! pending. The store is `state.sqlite` in the trace folder, so it survives restarts; a host
+//! without a trace folder keeps it in memory.
 //!
 //! Calls run on the engine own the store; a package holding a state grant never runs on a
 //! worker thread (its call could not commit or roll back with the world's there).
+
+mod in_flight;
+mod writer;
+
+pub use in_flight::Wake;
+pub use writer::Settled;
 
 use crate::limits::{MAX_STATE_KEY_BYTES, MAX_STATE_VALUE_BYTES};
 use rusqlite::{Connection, OptionalExtension, params};
@@ -21,6 +30,7 @@ use std::cell::OnceCell;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Whose keys: the package's, or the calling agent's within the package.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,11 +86,10 @@ pub struct StateStore {
     path: Option<PathBuf>,
     /// Writes (`Some`) and deletions (`None`) of the call in progress.
     pending: BTreeMap<Slot, Option<Vec<u8>>>,
-    /// Committed usage per package, read once and kept up to date.
+    /// Usage per package of what is stored and in flight, read once and kept up to date.
     usage: HashMap<String, Usage>,
-    /// The packages of a call's changes written in an open transaction, waiting for
-    /// [`StateStore::finish`].
-    prepared: Option<Vec<String>>,
+    /// Kept calls' changes on their way to the disk, when commits are grouped.
+    in_flight: in_flight::InFlight,
 }
 
 const SCHEMA: &str = "
@@ -109,7 +118,7 @@ impl StateStore {
             path: Some(path.to_path_buf()),
             pending: BTreeMap::new(),
             usage: HashMap::new(),
-            prepared: None,
+            in_flight: in_flight::InFlight::default(),
         }
     }
 
@@ -144,7 +153,7 @@ impl StateStore {
             path: None,
             pending: BTreeMap::new(),
             usage: HashMap::new(),
-            prepared: None,
+            in_flight: in_flight::InFlight::default(),
         }
     }
 
@@ -188,7 +197,15 @@ impl StateStore {
         if let Some(pending) = self.pending.get(&slot) {
             return Ok(pending.clone());
         }
-        self.stored(&slot)
+        self.kept(&slot)
+    }
+
+    /// The value of `slot` as kept calls left it: in flight, else stored.
+    fn kept(&mut self, slot: &Slot) -> Result<Option<Vec<u8>>, StateError> {
+        if let Some(value) = self.in_flight.get(slot) {
+            return Ok(value.clone());
+        }
+        self.stored(slot)
     }
 
     fn stored(&self, slot: &Slot) -> Result<Option<Vec<u8>>, StateError> {
@@ -222,6 +239,7 @@ impl StateStore {
                 value.len()
             )));
         }
+        self.in_flight.check_writable()?;
         let before = self.get(package, agent, key)?;
         let mut after = self.usage(package)?;
         if let Some(old) = &before {
@@ -247,6 +265,7 @@ impl StateStore {
         agent: Option<&str>,
         key: &str,
     ) -> Result<bool, StateError> {
+        self.in_flight.check_writable()?;
         let existed = self.get(package, agent, key)?.is_some();
         if existed {
             self.pending.insert(slot(package, agent, key)?, None);
@@ -274,20 +293,27 @@ impl StateStore {
                 .map_err(storage)?;
             rows.collect::<Result<_, _>>().map_err(storage)?
         };
-        for (slot, value) in &self.pending {
-            if slot.package == package && slot.agent == agent && slot.key.starts_with(prefix) {
-                match value {
-                    Some(_) => keys.insert(slot.key.clone()),
-                    None => keys.remove(&slot.key),
-                };
-            }
+        let in_flight = self.in_flight.scan(package, &agent, prefix);
+        let pending = self
+            .pending
+            .iter()
+            .filter(|(slot, _)| {
+                slot.package == package && slot.agent == agent && slot.key.starts_with(prefix)
+            })
+            .map(|(slot, value)| (slot.key.clone(), value.is_some()));
+        // Oldest first: what a call pending did wins over what is in flight.
+        for (key, set) in in_flight.into_iter().chain(pending) {
+            match set {
+                true => keys.insert(key),
+                false => keys.remove(&key),
+            };
         }
         Ok(keys.into_iter().collect())
     }
 
-    /// `package`'s usage as the call in progress sees it (stored plus pending).
+    /// `package`'s usage as the call in progress sees it (stored, in flight and pending).
     pub fn usage(&mut self, package: &str) -> Result<Usage, StateError> {
-        let mut usage = self.committed_usage(package)?;
+        let mut usage = self.kept_usage(package)?;
         let pending: Vec<(Slot, Option<usize>)> = self
             .pending
             .iter()
@@ -295,19 +321,14 @@ impl StateStore {
             .map(|(slot, value)| (slot.clone(), value.as_ref().map(Vec::len)))
             .collect();
         for (slot, value) in pending {
-            if let Some(old) = self.stored(&slot)? {
-                usage.keys -= 1;
-                usage.bytes -= (slot.key.len() + old.len()) as u64;
-            }
-            if let Some(len) = value {
-                usage.keys += 1;
-                usage.bytes += (slot.key.len() + len) as u64;
-            }
+            let before = self.kept(&slot)?.map(|v| v.len());
+            usage = usage.replacing(&slot.key, before, value);
         }
         Ok(usage)
     }
 
-    fn committed_usage(&mut self, package: &str) -> Result<Usage, StateError> {
+    /// `package`'s usage as kept calls left it: what is stored, with what is in flight.
+    fn kept_usage(&mut self, package: &str) -> Result<Usage, StateError> {
         if let Some(usage) = self.usage.get(package) {
             return Ok(*usage);
         }
@@ -319,136 +340,125 @@ impl StateStore {
                 |row| Ok((row.get(0)?, row.get(1)?)),
             )
             .map_err(storage)?;
-        let usage = Usage {
+        let mut usage = Usage {
             keys: keys as u64,
             bytes: bytes as u64,
         };
+        for (slot, value) in self.in_flight.of_package(package) {
+            let before = self.stored(&slot)?.map(|v| v.len());
+            usage = usage.replacing(&slot.key, before, value);
+        }
         self.usage.insert(package.to_string(), usage);
         Ok(usage)
     }
 
     /// Starts a call: nothing pending.
-    /// Whether a call's changes wait in an open transaction for [`StateStore::finish`].
-    pub fn has_prepared(&self) -> bool {
-        self.prepared.is_some()
-    }
-
     pub fn begin(&mut self) {
         self.pending.clear();
     }
 
-    /// Drops what the call in progress changed (its prepared transaction too).
+    /// Whether the call in progress has changed anything.
+    pub fn has_pending(&self) -> bool {
+        !self.pending.is_empty()
+    }
+
+    /// Drops what the call in progress changed.
     pub fn rollback(&mut self) {
         self.pending.clear();
-        if let Err(e) = self.finish(false) {
-            crate::log::error(&e);
-        }
     }
 
-    /// Writes what the call in progress changed, in one transaction, durably: [`prepare`]
-    /// then [`finish`]. On failure nothing is written and the changes are dropped.
-    ///
-    /// [`prepare`]: StateStore::prepare
-    /// [`finish`]: StateStore::finish
-    pub fn commit(&mut self) -> Result<(), String> {
-        self.prepare()?;
-        self.finish(true)
-    }
-
-    /// The first half of a commit: writes what the call in progress changed inside a
-    /// transaction left open, so every check and write that can fail has run, and nothing is
-    /// durable or seen by a reopened store until [`StateStore::finish`]. The registry writes
-    /// the call's trace in between: a call the trace cannot record leaves its state as it
-    /// was. On failure nothing is written and the changes are dropped.
-    pub fn prepare(&mut self) -> Result<(), String> {
-        // A transaction left open by a call that never finished is not this call's.
-        self.finish(false)?;
-        if self.pending.is_empty() {
-            return Ok(());
-        }
+    /// Ends the call in progress, once its events are written (`keep`) or not: its changes
+    /// are kept — written and synced now, or handed to the writer when commits are grouped —
+    /// or dropped. On a failure to keep them nothing of them is kept, and the error says so.
+    pub fn end_call(&mut self, keep: bool) -> Result<(), String> {
         let pending = std::mem::take(&mut self.pending);
-        let packages: Vec<String> = pending
-            .keys()
-            .map(|s| s.package.clone())
-            .collect::<std::collections::BTreeSet<_>>()
+        if !keep || pending.is_empty() {
+            return Ok(());
+        }
+        let packages: std::collections::BTreeSet<String> =
+            pending.keys().map(|s| s.package.clone()).collect();
+        // Usage after the call, counted before its changes leave `pending`.
+        self.pending = pending;
+        let after: Result<Vec<(String, Usage)>, StateError> = packages
             .into_iter()
+            .map(|p| self.usage(&p).map(|u| (p, u)))
             .collect();
-        let Some(db) = self.db_mut() else {
-            return Err(
-                "the call's state changes could not be saved: the store is unavailable".into(),
-            );
+        let pending = std::mem::take(&mut self.pending);
+        let fail =
+            |e: &dyn fmt::Display| format!("the call's state changes could not be saved: {e}");
+        let after = after.map_err(|e| fail(&e))?;
+        let kept = if self.in_flight.grouped()
+            && let Some(path) = self.path.clone()
+        {
+            self.in_flight.send(&path, pending).map(|_| ())
+        } else {
+            match self.db_mut() {
+                Some(db) => {
+                    writer::write_group(db, std::iter::once(&pending)).map_err(|e| e.to_string())
+                }
+                None => Err("the store is unavailable".into()),
+            }
         };
-        let written = write_pending(db, &pending);
-        self.prepared = Some(packages);
-        match written {
-            Ok(()) => Ok(()),
+        match kept {
+            Ok(()) => {
+                self.usage.extend(after);
+                Ok(())
+            }
             Err(e) => {
-                self.finish(false)?;
-                Err(format!("the call's state changes could not be saved: {e}"))
+                self.usage.clear();
+                Err(fail(&e))
             }
         }
     }
 
-    /// The second half of a commit: the prepared transaction made durable (`keep`) or
-    /// undone. Nothing prepared: nothing to do.
-    pub fn finish(&mut self, keep: bool) -> Result<(), String> {
-        let Some(packages) = self.prepared.take() else {
-            return Ok(());
-        };
-        // Usage is read again from what is stored now, whichever way it went.
-        for package in packages {
-            self.usage.remove(&package);
+    /// From now on kept calls' changes go to a writer thread, which makes many calls'
+    /// changes durable with one sync while the engine goes on; `wake` is called when some
+    /// are settled ([`StateStore::settle`]). A store without a file writes at once as before.
+    pub fn group_commits(&mut self, wake: impl Fn() + Send + Sync + 'static) {
+        let wake: Wake = Arc::new(wake);
+        self.in_flight.group(wake);
+    }
+
+    /// The newest ticket the replies made since the last take must wait for ([`Settled`]
+    /// says when it is durable), `None` when they told of nothing in flight.
+    pub fn take_owed(&mut self) -> Option<u64> {
+        self.in_flight.take_owed()
+    }
+
+    /// What the writer settled since the last look, oldest first: the replies waiting on
+    /// tickets up to a `Durable` may leave; those waiting on a `Failed` one must say their
+    /// state was not saved.
+    pub fn settle(&mut self) -> Vec<Settled> {
+        let (settled, failed) = self.in_flight.settle();
+        if failed {
+            self.usage.clear();
         }
-        let Some(db) = self.db_mut() else {
-            return Ok(());
-        };
-        if db.is_autocommit() {
-            // The transaction never began (its BEGIN failed) or SQLite already ended it.
-            return match keep {
-                false => Ok(()),
-                true => Err(
-                    "the call's state changes could not be saved: their transaction \
-                             ended before its commit"
-                        .into(),
-                ),
-            };
+        settled
+    }
+
+    /// [`StateStore::settle`], waiting first until every ticket handed out is settled.
+    pub fn settle_all(&mut self) -> Vec<Settled> {
+        let (settled, failed) = self.in_flight.settle_all();
+        if failed {
+            self.usage.clear();
         }
-        let end = if keep { "COMMIT" } else { "ROLLBACK" };
-        match db.execute_batch(end) {
-            Ok(()) => Ok(()),
-            Err(e) => {
-                // A failed COMMIT may leave the transaction open: end it, undone.
-                if !db.is_autocommit() {
-                    let _ = db.execute_batch("ROLLBACK");
-                }
-                Err(format!(
-                    "the call's state changes could not be {}: {e}",
-                    if keep { "saved" } else { "undone" }
-                ))
-            }
-        }
+        settled
     }
 }
 
-/// Opens a transaction on `db` and writes `pending` into it, leaving it open.
-fn write_pending(
-    db: &mut Connection,
-    pending: &BTreeMap<Slot, Option<Vec<u8>>>,
-) -> rusqlite::Result<()> {
-    db.execute_batch("BEGIN IMMEDIATE")?;
-    let mut put = db.prepare_cached(
-        "INSERT INTO state (package, agent, key, value) VALUES (?1, ?2, ?3, ?4)
-         ON CONFLICT (package, agent, key) DO UPDATE SET value = excluded.value",
-    )?;
-    let mut remove =
-        db.prepare_cached("DELETE FROM state WHERE package = ?1 AND agent = ?2 AND key = ?3")?;
-    for (slot, value) in pending {
-        match value {
-            Some(value) => put.execute(params![slot.package, slot.agent, slot.key, value])?,
-            None => remove.execute(params![slot.package, slot.agent, slot.key])?,
-        };
+impl Usage {
+    /// This usage after `key`'s value went from `before` bytes to `after` (`None`: absent).
+    fn replacing(mut self, key: &str, before: Option<usize>, after: Option<usize>) -> Usage {
+        if let Some(old) = before {
+            self.keys -= 1;
+            self.bytes -= (key.len() + old) as u64;
+        }
+        if let Some(new) = after {
+            self.keys += 1;
+            self.bytes += (key.len() + new) as u64;
+        }
+        self
     }
-    Ok(())
 }
 
 fn slot(package: &str, agent: Option<&str>, key: &str) -> Result<Slot, StateError> {

@@ -1,4 +1,5 @@
 use super::*;
+use std::path::Path;
 
 const QUOTA: Usage = Usage { keys: 3, bytes: 40 };
 
@@ -19,7 +20,7 @@ fn a_call_sees_its_own_writes_and_a_commit_keeps_them_across_a_reopen() {
         text(store.get("memory", None, "k").unwrap()),
         Some("v1".into())
     );
-    store.commit().unwrap();
+    store.end_call(true).unwrap();
     drop(store);
     let mut store = StateStore::open(&path).unwrap();
     assert_eq!(
@@ -36,7 +37,7 @@ fn a_rollback_drops_every_change_of_the_call() {
     store
         .set("memory", None, "kept", b"1".to_vec(), QUOTA)
         .unwrap();
-    store.commit().unwrap();
+    store.end_call(true).unwrap();
     store.begin();
     store
         .set("memory", None, "new", b"2".to_vec(), QUOTA)
@@ -62,7 +63,7 @@ fn scopes_keep_packages_and_agents_apart() {
     store
         .set("other", None, "k", b"other's".to_vec(), QUOTA)
         .unwrap();
-    store.commit().unwrap();
+    store.end_call(true).unwrap();
     assert_eq!(
         text(store.get("memory", Some("ann"), "k").unwrap()),
         Some("ann's".into())
@@ -94,7 +95,7 @@ fn the_quota_counts_keys_and_bytes_stored_and_pending() {
     store.begin();
     store.set("p", None, "a", vec![0; 10], QUOTA).unwrap();
     store.set("p", Some("x"), "b", vec![0; 10], QUOTA).unwrap();
-    store.commit().unwrap();
+    store.end_call(true).unwrap();
     store.begin();
     // Replacing a value counts its new size only.
     store.set("p", None, "a", vec![0; 15], QUOTA).unwrap();
@@ -161,48 +162,166 @@ fn an_unavailable_store_says_why() {
         StateError::Unavailable("no state off the engine".into())
     );
     store.begin();
-    assert_eq!(store.commit(), Ok(()), "nothing pending, nothing to write");
+    assert_eq!(
+        store.end_call(true),
+        Ok(()),
+        "nothing pending, nothing to write"
+    );
 }
 
 #[test]
-fn a_prepared_call_is_durable_only_once_finished_and_undone_when_finished_without_keeping() {
+fn a_call_ended_unkept_leaves_nothing_and_a_kept_one_is_on_disk_when_it_returns() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("state.sqlite");
     let mut store = StateStore::open(&path).unwrap();
-    let on_disk = || {
-        let mut other = StateStore::open(&path).unwrap();
-        text(other.get("memory", None, "k").unwrap())
-    };
     store.begin();
     store
         .set("memory", None, "k", b"v1".to_vec(), QUOTA)
         .unwrap();
-    store.prepare().unwrap();
-    assert_eq!(on_disk(), None, "prepared is not committed");
-    store.finish(false).unwrap();
-    assert_eq!(on_disk(), None, "undone");
+    store.end_call(false).unwrap();
+    assert_eq!(on_disk(&path), None, "not kept");
     assert_eq!(store.usage("memory").unwrap(), Usage::default());
 
     store.begin();
     store
         .set("memory", None, "k", b"v2".to_vec(), QUOTA)
         .unwrap();
-    store.prepare().unwrap();
-    store.finish(true).unwrap();
-    assert_eq!(on_disk(), Some("v2".into()), "kept");
+    store.end_call(true).unwrap();
+    assert_eq!(on_disk(&path), Some("v2".into()), "kept");
     assert_eq!(store.usage("memory").unwrap(), Usage { keys: 1, bytes: 3 });
+    assert_eq!(
+        store.take_owed(),
+        None,
+        "written at once: nothing to wait for"
+    );
+}
 
-    // A rollback after prepare undoes the open transaction too.
+/// What a store of its own finds for `memory`'s key `k` in `path` (a restarted host).
+fn on_disk(path: &Path) -> Option<String> {
+    let mut other = StateStore::open(path).unwrap();
+    text(other.get("memory", None, "k").unwrap())
+}
+
+/// A store over `path` whose commits are grouped, and a count of its wake-ups.
+fn grouped(path: &Path) -> (StateStore, Arc<std::sync::atomic::AtomicUsize>) {
+    let mut store = StateStore::open(path).unwrap();
+    let woken = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let count = woken.clone();
+    store.group_commits(move || {
+        count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    });
+    (store, woken)
+}
+
+fn put(store: &mut StateStore, key: &str, value: &str) -> Result<(), String> {
     store.begin();
-    store.delete("memory", None, "k").unwrap();
-    store.prepare().unwrap();
-    store.rollback();
-    assert_eq!(on_disk(), Some("v2".into()));
+    store
+        .set("memory", None, key, value.as_bytes().to_vec(), QUOTA)
+        .map_err(|e| e.to_string())?;
+    store.end_call(true)
+}
+
+#[test]
+fn grouped_commits_are_seen_at_once_owed_to_their_replies_and_on_disk_once_settled() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("state.sqlite");
+    let (mut store, woken) = grouped(&path);
+    put(&mut store, "k", "v1").unwrap();
+    let first = store.take_owed().expect("the reply waits for its batch");
+    put(&mut store, "k", "v2").unwrap();
+    let second = store.take_owed().expect("and the next for its own");
+    assert!(second > first, "{first} {second}");
+    // Later calls see what is in flight, and a reply that read it waits for it too.
+    store.begin();
     assert_eq!(
         text(store.get("memory", None, "k").unwrap()),
         Some("v2".into())
     );
-    // Nothing prepared: finishing either way does nothing.
-    store.finish(true).unwrap();
-    store.finish(false).unwrap();
+    assert_eq!(store.keys("memory", None, "").unwrap(), ["k"]);
+    assert_eq!(store.usage("memory").unwrap(), Usage { keys: 1, bytes: 3 });
+    store.end_call(true).unwrap();
+    assert_eq!(store.take_owed(), Some(second));
+
+    let settled = store.settle_all();
+    assert_eq!(
+        settled.last(),
+        Some(&Settled::Durable(second)),
+        "{settled:?}"
+    );
+    // The writer wakes the engine just after it reports: the report may be read first.
+    let waking = std::time::Instant::now();
+    while woken.load(std::sync::atomic::Ordering::SeqCst) == 0
+        && waking.elapsed() < std::time::Duration::from_secs(5)
+    {
+        std::thread::yield_now();
+    }
+    assert!(
+        woken.load(std::sync::atomic::Ordering::SeqCst) >= 1,
+        "the engine was woken"
+    );
+    assert_eq!(on_disk(&path), Some("v2".into()));
+    // Settled: reading it now owes nothing.
+    store.begin();
+    assert_eq!(
+        text(store.get("memory", None, "k").unwrap()),
+        Some("v2".into())
+    );
+    assert_eq!(store.take_owed(), None);
+    assert_eq!(store.usage("memory").unwrap(), Usage { keys: 1, bytes: 3 });
+}
+
+#[test]
+fn a_group_that_cannot_be_written_is_dropped_refused_and_writing_resumes_after_a_pause() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("state.sqlite");
+    let (mut store, _) = grouped(&path);
+    put(&mut store, "k", "v1").unwrap();
+    assert!(matches!(
+        store.settle_all().last(),
+        Some(Settled::Durable(_))
+    ));
+
+    // Another connection holds the write lock: the writer's transaction cannot start.
+    let blocker = Connection::open(&path).unwrap();
+    blocker.execute_batch("BEGIN IMMEDIATE").unwrap();
+    put(&mut store, "k", "v2").unwrap();
+    put(&mut store, "other", "x").unwrap();
+    let owed = store.take_owed().unwrap();
+    assert_eq!(
+        text(store.get("memory", None, "k").unwrap()),
+        Some("v2".into())
+    );
+    let settled = store.settle_all();
+    let Some(Settled::Failed { through, cause }) = settled.last() else {
+        panic!("the group failed: {settled:?}");
+    };
+    assert_eq!(*through, owed);
+    assert!(cause.contains("could not be written"), "{cause}");
+    assert!(
+        settled.iter().all(|s| matches!(s, Settled::Failed { .. })),
+        "nothing of it is durable: {settled:?}"
+    );
+    blocker.execute_batch("ROLLBACK").unwrap();
+    // What was in flight is gone: the store is as the disk says.
+    store.begin();
+    assert_eq!(
+        text(store.get("memory", None, "k").unwrap()),
+        Some("v1".into())
+    );
+    assert_eq!(store.get("memory", None, "other").unwrap(), None);
+    assert_eq!(store.usage("memory").unwrap(), Usage { keys: 1, bytes: 3 });
+    // Writes are refused for a while, naming the cause, and change nothing.
+    let refused = put(&mut store, "k", "v3").unwrap_err();
+    assert!(
+        refused.contains("could not be written") && refused.contains("refused"),
+        "{refused}"
+    );
+    assert_eq!(on_disk(&path), Some("v1".into()));
+    std::thread::sleep(std::time::Duration::from_millis(
+        crate::limits::STATE_RETRY_MS + 20,
+    ));
+    put(&mut store, "k", "v4").unwrap();
+    let last = store.take_owed().unwrap();
+    assert_eq!(store.settle_all().last(), Some(&Settled::Durable(last)));
+    assert_eq!(on_disk(&path), Some("v4".into()));
 }

@@ -376,6 +376,29 @@ impl Server {
         durable
     }
 
+    /// Groups state commits from now on (`crate::state`): the replies of calls that wrote
+    /// state, or read what is still being written, wait for the ticket
+    /// [`Server::take_state_owed`] names; `wake` is called when the writer settles some.
+    pub fn group_state_commits(&mut self, wake: impl Fn() + Send + Sync + 'static) {
+        self.registry.realm_mut().state.group_commits(wake);
+    }
+
+    /// The state ticket the replies made since the last take must wait for, if any.
+    pub fn take_state_owed(&mut self) -> Option<u64> {
+        self.registry.realm_mut().state.take_owed()
+    }
+
+    /// What the state writer settled since the last look (`wait`: every ticket handed out,
+    /// waiting for them — at shutdown).
+    pub fn settle_state(&mut self, wait: bool) -> Vec<crate::state::Settled> {
+        let state = &mut self.registry.realm_mut().state;
+        if wait {
+            state.settle_all()
+        } else {
+            state.settle()
+        }
+    }
+
     /// Whether replies must wait for [`Server::flush`] (`[trace] fsync = "always"`).
     pub fn replies_wait_for_sync(&self) -> bool {
         self.registry.realm().tracer.syncs_every_batch()

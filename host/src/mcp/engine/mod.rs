@@ -21,8 +21,17 @@
 //!   connection's later messages are handled at once, so several of its detached calls run
 //!   together and each reply goes out as its call finishes: the budget stays exact because a
 //!   detached call's most possible cost is held back when it is decided and settled when it
-//!   completes (see `registry/detached.rs`). World calls run on the engine, in arrival order.
-//!   Past `MAX_PARALLEL_CALLS` detached calls in flight, a connection's messages wait, in order.
+//!   completes (see `registry/detached.rs`). World calls run on the engine. Past
+//!   `MAX_PARALLEL_CALLS` detached calls in flight, a connection's messages wait, in order.
+//! - **Turns** — each connection's messages are handled in its order, and connections take
+//!   turns by the engine time they used, cheapest first (`turns.rs`): a client pipelining
+//!   calls, or calling a package that runs to the engine's deadline, waits behind everyone
+//!   else after each of its calls, so another client waits for one call at most.
+//! - **Durable state** — a call's state changes are synced by the state writer thread, many
+//!   calls' at once, while the engine goes on; the call's reply (and what follows it to the
+//!   same connection) leaves once they are durable, or as an error if they could not be saved
+//!   (`state_waits.rs`, `crate::state`). A world checkpoint is a snapshot the engine takes by
+//!   forking; it is written off the engine (`persistence/writer.rs`).
 //! - After every message and every clock step the engine takes the world's change set and
 //!   queues each subscriber its `state/delta`, filtered by its area of interest; `causedBy`
 //!   names the events of the call that made the change.
@@ -39,8 +48,9 @@
 //!   handle). Transports and the dispatcher use these and nothing else of the engine.
 //! - `drain` (stopping for an orchestrator: admit nothing new, let calls in flight end,
 //!   checkpoint): kept by the loop.
-//! - `thread` (the loop), `workers` (threads for detached calls), `spin` (how long to look
-//!   for the next message before sleeping): above the dispatcher and the transports; the loop
+//! - `thread` (the loop), `turns` (whose message is next), `state_waits` (replies waiting for
+//!   their state), `workers` (threads for detached calls), `spin` (how long to look for the
+//!   next message before sleeping): above the dispatcher and the transports; the loop
 //!   reads stdin itself (`transport/stdio.rs`) and calls the dispatcher (`dispatch/`).
 
 pub(crate) mod cancel;
@@ -49,7 +59,9 @@ mod drain;
 pub(crate) mod inbox;
 pub(crate) mod outbox;
 mod spin;
+mod state_waits;
 mod thread;
+mod turns;
 #[cfg(test)]
 mod unsynced_tests;
 pub(crate) mod vitals;

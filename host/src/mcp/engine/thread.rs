@@ -7,12 +7,14 @@ use super::drain::{self, Drain, Stopped};
 use super::inbox::{EngineHandle, Inbound, Notify, PeerId, Wake};
 use super::outbox::{Lane, Outbox, Sent, frame};
 use super::spin::Spin;
+use super::state_waits::{Released, StateWaits};
+use super::turns::{Place, Turns};
 use super::vitals::Vitals;
 use super::workers::Workers;
 use crate::limits::{
-    DETACHED_WORKERS_MIN, MAX_PARALLEL_CALLS, MAX_STALL_MS, MAX_STDOUT_BACKLOG_BYTES,
-    OUTBOX_CAPACITY, RING_AFTER_MESSAGES, RING_AFTER_US, STDIO_FLUSH_AFTER_US, STDIO_FLUSH_BYTES,
-    STDOUT_DRAIN_MS,
+    DETACHED_WORKERS_MIN, ENGINE_BATCH_US, MAX_PARALLEL_CALLS, MAX_STALL_MS,
+    MAX_STDOUT_BACKLOG_BYTES, OUTBOX_CAPACITY, RING_AFTER_MESSAGES, RING_AFTER_US,
+    STDIO_FLUSH_AFTER_US, STDIO_FLUSH_BYTES, STDOUT_DRAIN_MS,
 };
 use crate::mcp::dispatch::deferred::Deferred;
 use crate::mcp::dispatch::server::{Connection, Handled, PendingReply, Server};
@@ -57,6 +59,10 @@ struct Peer {
     backlog: VecDeque<String>,
     /// It went away while calls of its ran: released once they complete.
     closing: bool,
+    /// The newest state ticket its messages wait for (`state_waits.rs`).
+    gate: u64,
+    /// Its place in the turns its messages take (`turns.rs`).
+    place: Place,
 }
 
 impl Peer {
@@ -69,6 +75,8 @@ impl Peer {
             next_ticket: 0,
             backlog: VecDeque::new(),
             closing: false,
+            gate: 0,
+            place: Place::default(),
         }
     }
 
@@ -111,6 +119,12 @@ pub struct Engine {
     spin: Spin,
     /// When the batch's messages were last let go ([`Engine::flush`]).
     flushed_at: Instant,
+    /// Messages waiting for their state to be durable.
+    state_waits: StateWaits<(Out, Kind)>,
+    /// The state ticket each reply not yet queued tells of, by connection and request id.
+    owing: HashMap<(PeerId, String), u64>,
+    /// The connections with messages waiting, in the order they take turns.
+    turns: Turns,
 }
 
 /// stdin (read by the engine thread) and stdout (queued by it, and by a call's progress
@@ -172,7 +186,14 @@ impl Engine {
             unrung_since: None,
             spin: Spin::for_cores(cores),
             flushed_at: Instant::now(),
+            state_waits: StateWaits::default(),
+            owing: HashMap::new(),
+            turns: Turns::default(),
         };
+        // State is made durable by a writer thread, many calls' at once; it wakes the engine
+        // when some is (`state_waits.rs`).
+        let wake = engine.handle.wake.clone();
+        engine.server.group_state_commits(move || wake.signal());
         if stdio {
             let input = Arc::new(Mutex::new(StdioInput::new(libc::STDIN_FILENO)));
             let cancels = Arc::new(CancelBoard::with_watch(Some(StdioInput::cancel_watch(
@@ -227,8 +248,13 @@ impl Engine {
                 self.stopped = Some(Stopped::Finished);
                 break;
             }
+            self.settle_state(false);
             self.flush()?;
-            let timeout = self.poll_timeout();
+            // Messages still waiting for their turn: look for more input and go on at once.
+            let timeout = match self.turns.is_empty() {
+                true => self.poll_timeout(),
+                false => Duration::ZERO,
+            };
             // While stdio runs all the calls off the engine it may, its input waits in the pipe.
             let stdio_busy = self.peers.get(&STDIO).is_some_and(Peer::full);
             // stdout polled for room while replies wait; past `MAX_STDOUT_BACKLOG_BYTES` of
@@ -267,12 +293,13 @@ impl Engine {
             }
             while let Ok(message) = self.inbox.try_recv() {
                 self.on_inbound(message);
-                self.ring_if_due();
             }
+            self.serve_turns()?;
             self.ring();
             self.idle();
         }
         // stdin's end already flushed and released stdio (`serve_stdio_input`).
+        self.settle_state(true);
         self.flush()?;
         if let Some(stdio) = &self.stdio {
             let drained = stdio
@@ -352,35 +379,34 @@ impl Engine {
         self.handle.wake.listeners.load(Ordering::Relaxed) > 0
     }
 
-    /// Handles every complete line stdin has buffered; false once stdin has ended.
+    /// Handles the complete lines stdin has buffered, each taking its turn among the other
+    /// connections' messages (`turns.rs`): the next line is read once the one before had its
+    /// turn. False once stdin has ended.
     fn serve_stdio_input(&mut self) -> io::Result<bool> {
         let Some(stdio) = &self.stdio else {
             return Ok(true);
         };
         let input = stdio.input.clone();
-        loop {
-            if self.peers.get(&STDIO).is_some_and(Peer::full) {
-                return Ok(true);
+        while let Some(peer) = self.peers.get(&STDIO) {
+            // While a call waits for a person, lines are read on: the answer may be among them.
+            if peer.full() || (!peer.backlog.is_empty() && peer.conn.asking.is_none()) {
+                break;
             }
             let line = input.lock().unwrap_or_else(|e| e.into_inner()).next_line();
             match line {
                 Some(Ok(text)) => {
                     let peer = self.peers.get_mut(&STDIO).expect("stdio is connected");
                     // A connection whose call waits for a person still hears the answer.
-                    let answer = peer.conn.asking.is_some()
-                        && crate::mcp::dispatch::approval::lets_through(&text);
-                    let waits = peer.conn.asking.is_some() || !peer.backlog.is_empty();
-                    if waits && !answer {
-                        peer.backlog.push_back(text);
+                    if peer.conn.asking.is_some()
+                        && crate::mcp::dispatch::approval::lets_through(&text)
+                    {
+                        self.on_message(STDIO, &text);
                         self.drain(STDIO);
                         continue;
                     }
-                    self.on_message(STDIO, &text);
+                    peer.backlog.push_back(text);
                     self.drain(STDIO);
-                    self.ring_if_due();
-                    if self.stdio_flush_due() {
-                        self.flush()?;
-                    }
+                    self.serve_turns()?;
                 }
                 Some(Err(reply)) => self.send(STDIO, reply, Kind::Reply),
                 None => break,
@@ -437,22 +463,26 @@ impl Engine {
                     return;
                 };
                 // A connection whose call waits for a person still hears the answer.
-                let answer = peer.conn.asking.is_some()
-                    && crate::mcp::dispatch::approval::lets_through(&text);
-                let waits = peer.full() || peer.conn.asking.is_some() || !peer.backlog.is_empty();
-                if waits && !answer {
-                    // Behind the others, in order; handled at once if nothing holds them.
-                    peer.backlog.push_back(text);
-                    self.drain(id);
-                } else {
+                if peer.conn.asking.is_some() && crate::mcp::dispatch::approval::lets_through(&text)
+                {
                     peer.in_flight.fetch_sub(1, Ordering::AcqRel);
                     self.on_message(id, &text);
                     self.drain(id);
+                    return;
                 }
+                // Behind its others, in order, for its turn (`serve_turns`).
+                peer.backlog.push_back(text);
+                self.drain(id);
             }
-            // A call waiting for a person is withdrawn with its connection (`release`).
+            // What it sent before it went is still handled (its calls running complete); a
+            // call waiting for a person is withdrawn with it (`release`).
             Inbound::Close { id } => match self.peers.get_mut(&id) {
-                Some(peer) if !peer.running.is_empty() => peer.closing = true,
+                Some(peer)
+                    if !peer.running.is_empty()
+                        || (peer.conn.asking.is_none() && !peer.backlog.is_empty()) =>
+                {
+                    peer.closing = true
+                }
                 Some(_) => self.release(id),
                 None => {}
             },
@@ -471,6 +501,8 @@ impl Engine {
 
     /// Frees a connection's session and forgets it.
     fn release(&mut self, id: PeerId) {
+        self.state_waits.forget(id);
+        self.owing.retain(|(peer, _), _| *peer != id);
         if let Some(mut peer) = self.peers.remove(&id) {
             self.server.disconnect(&mut peer.conn);
             crate::log::debug(&format!("connection {id} closed; its session is released"));
@@ -514,31 +546,60 @@ impl Engine {
         }
     }
 
-    /// Handles the messages that waited behind a call (off the engine, or waiting for a
-    /// person) once it is done; a connection that went away meanwhile is released.
+    /// After anything that may let a connection's waiting messages go on (one arrived, a
+    /// call of its came back, a person answered): it takes a turn when it may; a connection
+    /// that went away is released once nothing of its is left.
     fn drain(&mut self, id: PeerId) {
-        loop {
+        let Some(peer) = self.peers.get_mut(&id) else {
+            return;
+        };
+        let blocked = peer.full() || peer.conn.asking.is_some();
+        if !blocked && !peer.backlog.is_empty() {
+            self.turns.ready(id, &mut peer.place);
+        } else if peer.closing && peer.running.is_empty() && (blocked || peer.backlog.is_empty()) {
+            self.release(id);
+        }
+    }
+
+    /// Handles the waiting messages one per turn, the connection that used the engine least
+    /// going first (`turns.rs`), until none waits or `ENGINE_BATCH_US` have passed (then the
+    /// batch's replies go out and the loop comes straight back).
+    fn serve_turns(&mut self) -> io::Result<()> {
+        let started = Instant::now();
+        while let Some(id) = self.turns.next() {
             let Some(peer) = self.peers.get_mut(&id) else {
-                return;
+                continue;
             };
             if peer.full() || peer.conn.asking.is_some() {
-                return;
+                Turns::skipped(&mut peer.place);
+                continue;
             }
             let Some(text) = peer.backlog.pop_front() else {
-                break;
+                Turns::skipped(&mut peer.place);
+                continue;
             };
             if id != STDIO {
                 peer.in_flight.fetch_sub(1, Ordering::AcqRel);
             }
+            let turn = Instant::now();
             self.on_message(id, &text);
+            if let Some(peer) = self.peers.get_mut(&id) {
+                Turns::took(&mut peer.place, turn.elapsed());
+            }
+            self.drain(id);
+            // What arrived meanwhile takes its turn in this batch.
+            while let Ok(message) = self.inbox.try_recv() {
+                self.on_inbound(message);
+            }
+            self.ring_if_due();
+            if self.stdio_flush_due() {
+                self.flush()?;
+            }
+            if started.elapsed() >= Duration::from_micros(ENGINE_BATCH_US) {
+                break;
+            }
         }
-        if self
-            .peers
-            .get(&id)
-            .is_some_and(|p| p.closing && p.running.is_empty())
-        {
-            self.release(id);
-        }
+        Ok(())
     }
 
     /// One message from `id`: world time first, then the message, its notifications and
@@ -586,9 +647,19 @@ impl Engine {
     /// Sends `id` what it is owed (notifications first), then everyone the deltas its call
     /// caused; a read's reply `deferred` waits for the batch's write.
     fn answer(&mut self, id: PeerId, reply: Option<Out>, deferred: Option<Deferred>) {
+        let owed = self.server.take_state_owed();
         let Some(peer) = self.peers.get_mut(&id) else {
             return;
         };
+        // What it wrote to state (or read of what is being written) is durable before its
+        // reply leaves, and before anything after it to this connection.
+        if let Some(ticket) = owed {
+            peer.gate = peer.gate.max(ticket);
+            // Its reply tells of that state: should it be lost, the reply says so.
+            if let Some(request) = reply.as_ref().and_then(request_of) {
+                self.owing.insert((id, request.to_string()), ticket);
+            }
+        }
         let notes = self.server.notifications(&mut peer.conn);
         let caused_by = std::mem::take(&mut peer.conn.last_events);
         for note in notes {
@@ -777,9 +848,62 @@ impl Engine {
         }
     }
 
-    /// Queues `message` for `id` now. A full outbox drops a delta (the subscriber resyncs
-    /// later) and disconnects a client that is not reading its replies.
+    /// Queues `message` for `id` now, or once the state its connection waits for is durable.
     fn deliver(&mut self, id: PeerId, message: Out, kind: Kind) {
+        let gate = self.peers.get(&id).map_or(0, |p| p.gate);
+        let own = match kind {
+            Kind::Reply if !self.owing.is_empty() => request_of(&message)
+                .and_then(|request| self.owing.remove(&(id, request.to_string())))
+                .unwrap_or(0),
+            _ => 0,
+        };
+        if let Some(released) = self.state_waits.hold(id, gate, own, (message, kind)) {
+            self.send_settled(released);
+        }
+    }
+
+    /// Lets go the messages whose state the writer has settled since the last look (`wait`:
+    /// all of it, waiting — at shutdown). A reply whose state could not be saved becomes an
+    /// error saying so; the notifications behind it go as they are.
+    fn settle_state(&mut self, wait: bool) {
+        let reports = self.server.settle_state(wait);
+        if reports.is_empty() {
+            return;
+        }
+        for released in self.state_waits.settle(reports) {
+            self.send_settled(released);
+        }
+        self.ring();
+    }
+
+    /// Queues a message that waited for its state: as it is, or — the state its call wrote
+    /// or read could not be saved — a reply turned into an error saying so.
+    fn send_settled(&mut self, released: Released<(Out, Kind)>) {
+        let (message, kind) = released.message;
+        let Some(cause) = released.failed else {
+            self.push_out(released.peer, message, kind);
+            return;
+        };
+        let message = match request_of(&message) {
+            Some(request) => Out::Value(crate::mcp::wire::jsonrpc::error(
+                request,
+                -32002,
+                &format!(
+                    "capacity_exceeded: {cause}. The call ran and is in the trace, and its \
+                     world changes were kept, but the state it wrote or read was not saved, \
+                     so it is not acknowledged; state writes are refused for a moment, then \
+                     tried again"
+                ),
+                None,
+            )),
+            None => message,
+        };
+        self.push_out(released.peer, message, kind);
+    }
+
+    /// Queues `message` for `id`. A full outbox drops a delta (the subscriber resyncs later)
+    /// and disconnects a client that is not reading its replies.
+    fn push_out(&mut self, id: PeerId, message: Out, kind: Kind) {
         let Some(peer) = self.peers.get_mut(&id) else {
             return;
         };
@@ -992,6 +1116,14 @@ fn poll(
 
 /// The request a serialized reply answers (`None` for a notification or a delta). Read only
 /// when a batch could not be synced, to turn its replies into errors.
+/// The request a reply answers, if `message` is one.
+fn request_of(message: &Out) -> Option<Value> {
+    match message {
+        Out::Value(message) => message.get("id").cloned(),
+        Out::Frame(frame) => reply_id(frame),
+    }
+}
+
 fn reply_id(frame: &str) -> Option<Value> {
     #[derive(serde::Deserialize)]
     struct Reply {
