@@ -34,6 +34,7 @@ pub mod files;
 mod floors;
 pub mod grants;
 pub mod identity;
+pub mod join;
 pub mod json;
 pub mod limits;
 pub mod log;

@@ -452,3 +452,23 @@ pub const IDENTITY_REFUSALS_PER_SECOND: u32 = 20;
 /// Most of a WebSocket handshake request the edge reads (without consuming it) to find its
 /// bearer token before the handshake; a larger head is left to the handshake to refuse.
 pub const WS_HANDSHAKE_PEEK_BYTES: usize = 16 << 10;
+
+// Joining a world served by another process (`join/`).
+
+/// Largest frame on a control-socket connection (`join/frame.rs`), in bytes: far above any
+/// message (a stdio line has no limit of its own, and a whole trace export is one reply), only
+/// there so that a corrupt length cannot make the other side allocate without bound.
+pub const MAX_JOIN_FRAME_BYTES: usize = 256 << 20;
+/// Bytes a relay reads from stdin or its socket at once.
+pub const JOIN_READ_BYTES: usize = 64 << 10;
+/// How long a relay looks for its client's next message or the server's reply without
+/// sleeping, in microseconds: most arrive within it, and waking from `poll` on a loaded
+/// two-core machine took longer than the look.
+pub const JOIN_SPIN_US: u64 = 50;
+/// How long a joining process waits for the serving host's welcome before it calls that host
+/// stuck (alive, holding the lock, not answering), in milliseconds. The welcome comes from the
+/// engine thread, so a long world call delays it: generous.
+pub const JOIN_WELCOME_MS: u64 = 10_000;
+/// How long a joining process waits, after its server ended, for the world to be served again
+/// (by itself or another joined process) before it gives up, in milliseconds.
+pub const JOIN_TAKEOVER_MS: u64 = 60_000;

@@ -210,6 +210,14 @@ enum Command {
         #[command(subcommand)]
         action: WorldAction,
     },
+    /// Who serves the world kept in --trace-dir: the serving process (pid, version, uptime,
+    /// transports), the processes that joined it and every session, the world's entities and
+    /// tick, and the trace's and checkpoints' sizes. Exits 3 when nobody serves the folder.
+    Status {
+        /// Print one JSON document instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Author skill packages: new, build, sign, keygen, inspect.
     Pkg {
         #[command(subcommand)]
@@ -296,6 +304,13 @@ fn main() -> ExitCode {
         }) => cli::world::export(&cli, output.as_deref()),
         Some(Command::Calibrate { runs }) => cli::calibrate::run(&cli, runs),
         Some(Command::Precompile { into }) => cli::precompile::run(cli, into),
+        Some(Command::Status { json }) => {
+            let dir = cli
+                .trace_dir
+                .clone()
+                .unwrap_or_else(cli::serve::default_trace_dir);
+            cli::status::run(&dir, json)
+        }
         None => cli::serve::serve(cli),
     };
     match result {

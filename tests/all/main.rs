@@ -27,6 +27,7 @@ mod identity_beside;
 mod identity_hostile;
 mod install;
 mod instances;
+mod join;
 mod languages;
 mod latency_tiers;
 mod local_http;

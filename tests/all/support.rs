@@ -26,9 +26,13 @@ pub fn repo() -> PathBuf {
 pub struct Client {
     /// This host's own trace folder (unless the test chose one).
     pub traces: Option<tempfile::TempDir>,
+    /// The serving host this client's process joined (`through_a_joined_process` tests).
+    server: Option<Server>,
     child: Child,
     stdin: Option<ChildStdin>,
     lines: Receiver<String>,
+    /// The host's stderr lines, when kept.
+    stderr: Option<Receiver<String>>,
     next_id: u64,
     /// Notifications that arrived while waiting for replies, oldest first.
     pub notifications: Vec<Value>,
@@ -41,22 +45,88 @@ impl Client {
     }
 
     /// [`Client::spawn`], with the command prepared further by `prepare` (limits, environment).
+    /// A test of the `join::through_a_joined_process` module (the stdio tests run again) gets
+    /// its client behind a joined process: a serving host is started on the same folder with
+    /// the same flags first, and this client's process joins it.
     pub fn spawn_with(args: &[&str], prepare: impl FnOnce(&mut Command)) -> Client {
         let own_trace = !args.contains(&"--trace-dir") && !args.contains(&"--ephemeral-trace");
         let traces = own_trace.then(|| tempfile::tempdir().unwrap());
+        let joined = std::thread::current()
+            .name()
+            .is_some_and(|n| n.contains("through_a_joined_process"))
+            && !args.contains(&"--ephemeral-trace");
+        let mut trace_args: Vec<String> = Vec::new();
+        if let Some(dir) = &traces {
+            trace_args = vec!["--trace-dir".into(), dir.path().display().to_string()];
+        }
+        let server = joined.then(|| {
+            let dir = match &traces {
+                Some(dir) => dir.path().to_path_buf(),
+                None => {
+                    let at = args.iter().position(|a| *a == "--trace-dir").unwrap();
+                    PathBuf::from(args[at + 1])
+                }
+            };
+            let mut all: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+            all.extend(trace_args.iter().cloned());
+            Server::start(&dir, &all)
+        });
         let mut command = Command::new(env!("CARGO_BIN_EXE_limina"));
         command.arg("--mcp-stdio").arg("--manual-clock").args(args);
         // A host under test that tries to connect anywhere but loopback aborts (net/connect.rs).
         command.env("LIMINA_NET_LOOPBACK_ONLY", "1");
-        if let Some(dir) = &traces {
-            command.arg("--trace-dir").arg(dir.path());
-        }
+        command.args(&trace_args);
         command.args(own_calibration(args));
         command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit());
         prepare(&mut command);
+        let mut client = Client::start(command);
+        client.traces = traces;
+        client.server = server;
+        client
+    }
+
+    /// Spawns `limina --mcp-stdio --manual-clock <args>` with `HOME` at `home` (and no
+    /// `XDG_STATE_HOME`), so it takes the default trace folder there as a user's assistant
+    /// would; the compiled cache stays the usual one. Its stderr is kept ([`Client::stderr`]).
+    pub fn spawn_at_home(home: &Path, args: &[&str]) -> Client {
+        let cache = limina::sandbox::CompileCache::default_dir()
+            .and_then(|d| d.parent().map(Path::to_path_buf));
+        let mut command = Command::new(env!("CARGO_BIN_EXE_limina"));
+        command
+            .arg("--mcp-stdio")
+            .arg("--manual-clock")
+            .args(args)
+            .args(own_calibration(args))
+            .env("LIMINA_NET_LOOPBACK_ONLY", "1")
+            .env("HOME", home)
+            .env_remove("XDG_STATE_HOME")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        if let Some(cache) = cache {
+            command.env("LIMINA_CACHE_DIR", cache);
+        }
+        let mut client = Client::start(command);
+        let stderr = client.child.stderr.take().unwrap();
+        let (tx, rx) = channel();
+        let pid = client.pid();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                eprintln!("[{pid}] {line}");
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        client.stderr = Some(rx);
+        client
+    }
+
+    fn start(mut command: Command) -> Client {
         let mut child = command.spawn().expect("spawning limina");
         let stdout = child.stdout.take().unwrap();
         let (tx, rx) = channel();
@@ -69,13 +139,36 @@ impl Client {
             }
         });
         Client {
-            traces,
+            traces: None,
+            server: None,
             stdin: child.stdin.take(),
             child,
             lines: rx,
+            stderr: None,
             next_id: 1,
             notifications: Vec::new(),
         }
+    }
+
+    /// Waits up to `wait` for a line of the host's stderr holding `text` (clients started
+    /// with [`Client::spawn_at_home`]); the lines before it are passed over.
+    pub fn stderr_line(&mut self, text: &str, wait: Duration) -> Option<String> {
+        let lines = self.stderr.as_ref().expect("stderr is kept");
+        let deadline = std::time::Instant::now() + wait;
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match lines.recv_timeout(left) {
+                Ok(line) if line.contains(text) => return Some(line),
+                Ok(_) => {}
+                Err(_) => return None,
+            }
+        }
+    }
+
+    /// Every stderr line the host has written so far.
+    pub fn stderr_so_far(&mut self) -> Vec<String> {
+        let lines = self.stderr.as_ref().expect("stderr is kept");
+        lines.try_iter().collect()
     }
 
     /// Spawns and initializes a session under `profile`.
@@ -212,6 +305,60 @@ impl Client {
 }
 
 impl Drop for Client {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A serving host kept running, its stdin open and its stdout read and dropped, for a client
+/// process to join; killed when dropped.
+pub struct Server {
+    child: Child,
+    _stdin: ChildStdin,
+}
+
+impl Server {
+    /// `limina --mcp-stdio --manual-clock <args>` serving the trace folder `dir` (which `args`
+    /// name), once its control socket is there.
+    pub fn start(dir: &Path, args: &[String]) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_limina"))
+            .arg("--mcp-stdio")
+            .arg("--manual-clock")
+            .args(args)
+            .args(own_calibration(&[]))
+            .env("LIMINA_NET_LOOPBACK_ONLY", "1")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawning the serving limina");
+        let stdout = child.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            std::io::copy(&mut BufReader::new(stdout), &mut std::io::sink())
+        });
+        let socket = dir.join("control.sock");
+        let deadline = std::time::Instant::now() + REPLY_TIMEOUT;
+        while !socket.exists() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the serving host never bound {}",
+                socket.display()
+            );
+            if let Ok(Some(status)) = child.try_wait() {
+                panic!("the serving host exited at start: {status}");
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let stdin = child.stdin.take().unwrap();
+        Server {
+            child,
+            _stdin: stdin,
+        }
+    }
+}
+
+impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();

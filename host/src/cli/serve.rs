@@ -6,9 +6,13 @@ use crate::cli::phases::Phases;
 use anyhow::{Context, Result, bail};
 use limina::config::Config;
 use limina::identity::{IdentityConfig, Verifier};
+use limina::join::holder::{self, Holder};
+use limina::join::settings::Settings;
 use limina::limits::{DEFAULT_HTTP_PORT, DEFAULT_WS_PORT};
 use limina::limits::{TRACE_WINDOW, TRACE_WINDOW_DURABLE};
+use limina::mcp::engine::Stopped;
 use limina::mcp::transport::edge::{Admission, EdgeLimits, NetworkSettings};
+use limina::mcp::transport::joined::ControlConfig;
 use limina::mcp::transport::{http, ws};
 use limina::mcp::{Clock, Engine, Guard, Inbound, Listen, Server, ServerConfig};
 use limina::net::TlsRoots;
@@ -19,7 +23,7 @@ use limina::registry::{Builtins, Registry};
 use limina::sandbox::{CompileCache, PoolSettings, Sandbox};
 use limina::state::StateStore;
 use limina::telemetry::OtlpConfig;
-use limina::trace::Tracer;
+use limina::trace::{FolderInUse, Tracer};
 use limina::world::{World, WorldSettings};
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -43,28 +47,80 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
             "choose a transport: `limina --mcp-stdio`, `--mcp-ws`, `--mcp-http`, or several (see `limina --help`)"
         );
     }
+    let trace_dir = cli.trace_dir.clone().unwrap_or_else(default_trace_dir);
+    // A durable world served by another live host: join it instead of failing.
+    let joinable = !cli.ephemeral_trace;
+    if joinable
+        && let Holder::Held(held) = holder::probe(&trace_dir).with_context(|| {
+            format!(
+                "reading the lock of the trace folder {}",
+                trace_dir.display()
+            )
+        })?
+        && held.on_this_host()
+    {
+        return crate::cli::join::run(&cli, trace_dir, held.pid);
+    }
+    // Before any thread starts, so that all of them hold the signals (see telemetry/signals.rs):
+    // a termination signal stops the engine cleanly (the world's last checkpoint, the last
+    // spans) and the host then exits with 128 + its number, as it would have.
+    limina::telemetry::signals::hold().context("holding termination signals")?;
+    let mut stop_on_signals = Ok(());
+    let started = run_host(&cli, cli.mcp_stdio, |engine| {
+        stop_on_signals = limina::telemetry::signals::stop_on(move |signal| {
+            engine.send(Inbound::Stop { signal });
+        });
+    });
+    stop_on_signals.context("waiting for termination signals")?;
+    match started {
+        // Another host on this machine took the folder between the look above and this one's
+        // start.
+        Err(e)
+            if joinable
+                && e.downcast_ref::<FolderInUse>()
+                    .is_some_and(FolderInUse::on_this_host) =>
+        {
+            let pid = e.downcast_ref::<FolderInUse>().and_then(|f| f.pid);
+            crate::cli::join::run(&cli, trace_dir, pid)
+        }
+        Err(e) => Err(e),
+        Ok(_) => Ok(std::process::ExitCode::SUCCESS),
+    }
+}
+
+/// Builds the host the flags describe and serves until it stops: stdin ends (with `stdio`),
+/// [`Inbound::Finish`], or a termination signal (a drain). `on_engine` is given the engine's
+/// handle once every transport listens, the control socket included.
+pub fn run_host(
+    cli: &Cli,
+    stdio: bool,
+    on_engine: impl FnOnce(limina::mcp::EngineHandle),
+) -> Result<Stopped> {
     let mut phases = Phases::start();
-    let guard = guard(&cli)?;
-    let config = load_config(&cli)?;
+    let guard = guard(cli)?;
+    let config = load_config(cli)?;
     let network = config.network.clone();
     let identity = config
         .identity
         .clone()
         .map(|i| (i, config.outbound.clone()));
     let otlp = OtlpConfig::from_env(cli.otlp_endpoint.as_deref()).map_err(anyhow::Error::msg)?;
-    // Before any thread starts, so that all of them hold the signals (see telemetry/signals.rs):
-    // a termination signal stops the engine cleanly (the world's last checkpoint, the last
-    // spans) and the host then exits with 128 + its number, as it would have.
-    limina::telemetry::signals::hold().context("holding termination signals")?;
     let ws_port = cli.port.unwrap_or(DEFAULT_WS_PORT);
     let http_port = cli
         .http_port
         .or(cli.port.filter(|_| !cli.mcp_ws))
         .unwrap_or(DEFAULT_HTTP_PORT);
     phases.end("configuration");
-    let registry = build_registry_from(&cli, config, true, &mut phases)?;
+    let registry = build_registry_from(cli, config, true, &mut phases)?;
     let default_profile = cli.profile.clone();
-    let (admission, limits) = admission(&cli, &registry, network, shared_token(&cli)?, identity)?;
+    let (admission, limits) = admission(cli, &registry, network, shared_token(cli)?, identity)?;
+    let profiles: Vec<String> = registry
+        .profiles()
+        .names()
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+    let durable = registry.realm().tracer.is_durable();
 
     let clock = if cli.manual_clock {
         Clock::Manual
@@ -93,16 +149,16 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
         server.watch(super::extras::folders(&cli.packages))?;
         limina::log::info("watching the package folders for changes");
     }
-    let mut engine = Engine::new(server, cli.mcp_stdio).context("starting the engine")?;
+    let mut engine = Engine::new(server, stdio).context("starting the engine")?;
     engine.set_drain_period(std::time::Duration::from_millis(cli.drain_ms));
     phases.end("engine");
-    let stopper = engine.handle();
-    limina::telemetry::signals::stop_on(move |signal| {
-        stopper.send(Inbound::Stop { signal });
-    })
-    .context("waiting for termination signals")?;
-    if cli.mcp_stdio {
+    let mut transports = Vec::new();
+    if stdio {
         limina::log::info("serving MCP on stdio");
+    }
+    // Also a process that took the world over: it relays its stdio client to itself.
+    if cli.mcp_stdio {
+        transports.push(serde_json::json!({"kind": "stdio"}));
     }
     if cli.mcp_ws {
         let bind = SocketAddr::new(cli.bind, ws_port);
@@ -116,6 +172,7 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
             .with_context(|| format!("listening for WebSocket clients on {bind}"))?;
         engine.add_listener();
         limina::log::info(&format!("serving MCP over WebSocket on ws://{local}"));
+        transports.push(serde_json::json!({"kind": "ws", "address": format!("ws://{local}")}));
     }
     if cli.mcp_http {
         let bind = SocketAddr::new(cli.bind, http_port);
@@ -138,9 +195,35 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
         limina::log::info(&format!(
             "the world viewer: open http://{local}/ in a browser"
         ));
+        transports
+            .push(serde_json::json!({"kind": "http", "address": format!("http://{local}/mcp")}));
     }
+    // Other limina processes join this world through the control socket (a durable world
+    // only: one kept in memory is this process's alone). Its file goes when this returns.
+    let _control = if durable {
+        let trace_dir = cli.trace_dir.clone().unwrap_or_else(default_trace_dir);
+        let bound = limina::join::socket::bind(&trace_dir).with_context(|| {
+            format!(
+                "binding the control socket {}",
+                limina::join::socket::path(&trace_dir).display()
+            )
+        })?;
+        let config = ControlConfig {
+            listener: bound.listener.try_clone()?,
+            settings: settings(cli),
+            transports,
+            profiles,
+            trace_dir,
+        };
+        limina::mcp::transport::joined::start(config, engine.handle())
+            .context("serving the control socket")?;
+        Some(bound)
+    } else {
+        None
+    };
     phases.end("listeners");
     phases.log();
+    on_engine(engine.handle());
     let stopped = engine.run().context("serving")?;
     // The engine (and with it every recorder) is gone: send the last spans and metrics.
     if let Some(exporting) = exporting {
@@ -149,7 +232,49 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
     // Stopped by a signal, drained or cut short, the world's checkpoint is written: a
     // clean stop, as an orchestrator asked for it.
     limina::log::info(&format!("stopped: {stopped:?}"));
-    Ok(std::process::ExitCode::SUCCESS)
+    Ok(stopped)
+}
+
+/// The configuration this process's flags give, as the control socket's handshake carries
+/// it: the serving host's is told to every joining process, which compares its own.
+pub fn settings(cli: &Cli) -> Settings {
+    let absolute = |p: &std::path::Path| {
+        std::fs::canonicalize(p)
+            .or_else(|_| std::path::absolute(p))
+            .unwrap_or_else(|_| p.to_path_buf())
+            .display()
+            .to_string()
+    };
+    let core_dir = cli
+        .core_dir
+        .clone()
+        .or_else(|| std::env::var_os("LIMINA_CORE_DIR").map(PathBuf::from));
+    Settings {
+        // A folder by its absolute path; anything else (a package reference) as given.
+        packages: cli
+            .packages
+            .iter()
+            .map(|p| {
+                if p.exists() {
+                    absolute(p)
+                } else {
+                    p.display().to_string()
+                }
+            })
+            .collect(),
+        config: cli.config.as_deref().map(absolute),
+        config_digest: cli
+            .config
+            .as_ref()
+            .and_then(|p| std::fs::read(p).ok())
+            .map(|bytes| hex::encode(<sha2::Sha256 as sha2::Digest>::digest(&bytes))),
+        core_dir: core_dir.as_deref().map(absolute),
+        watch: cli.watch,
+        profile: cli.profile.clone(),
+        max_entities: cli.max_entities,
+        tick_ms: cli.tick_ms,
+        manual_clock: cli.manual_clock,
+    }
 }
 
 /// The registry the flags describe: configuration, sandbox, realm, core and extra packages,

@@ -23,8 +23,8 @@ pub use history::{ExportNameError, ExportRange, check_export_name};
 pub use index::{DECISION_KINDS, DecisionQuery, DecisionSummary};
 pub use reading::{History, HistorySnapshot};
 pub use scan::{EventsAfter, events_after};
-pub use segments::SEGMENTS_DIR;
-pub use store::{Health, Retention};
+pub use segments::{LOCK_FILE, SEGMENTS_DIR};
+pub use store::{FolderInUse, Health, Retention};
 pub use verify::{ChainBreak, VerifyError, VerifyReport, verify_dir, verify_file, verify_reader};
 
 use index::Index;

@@ -663,6 +663,61 @@ impl<'a> LineReader<'a> {
     }
 }
 
+/// Another live process holds the trace folder's lock: one host writes a trace folder at a
+/// time. A `limina --mcp-stdio` that meets it on the same machine joins that host instead
+/// (`crate::join`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FolderInUse {
+    /// The trace folder.
+    pub dir: std::path::PathBuf,
+    /// The process holding it, as it wrote its pid.
+    pub pid: Option<u32>,
+    /// The machine it runs on, as it wrote its host name (a container's pid alone says
+    /// little: it is 1 in every one).
+    pub host: Option<String>,
+}
+
+impl FolderInUse {
+    /// The holder of `dir` as its lock file's text (`PID HOST`, or a pid alone) names it.
+    pub fn read(dir: &Path, holder: &str) -> FolderInUse {
+        let mut parts = holder.split_whitespace();
+        let pid = parts
+            .next()
+            .filter(|p| p.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|p| p.parse().ok());
+        FolderInUse {
+            dir: dir.to_path_buf(),
+            pid,
+            host: pid.and(parts.next()).map(str::to_string),
+        }
+    }
+
+    /// Whether the holder runs on this machine (or did not say where it runs).
+    pub fn on_this_host(&self) -> bool {
+        self.host.as_ref().is_none_or(|h| *h == hostname())
+    }
+}
+
+impl std::fmt::Display for FolderInUse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let holder = match (self.pid, &self.host) {
+            (Some(pid), Some(host)) => format!("process {pid} on host {host}"),
+            (Some(pid), None) => format!("process {pid}"),
+            _ => "another process".to_string(),
+        };
+        write!(
+            f,
+            "the trace folder {} is in use by {holder} (another limina host); one host \
+             writes a trace folder at a time. Stop that host, pass a different \
+             --trace-dir, or run with --ephemeral-trace to keep this run's trace in \
+             memory only",
+            self.dir.display()
+        )
+    }
+}
+
+impl std::error::Error for FolderInUse {}
+
 fn lock(dir: &Path) -> Result<File> {
     let path = dir.join(LOCK_FILE);
     let mut file = OpenOptions::new()
@@ -683,22 +738,7 @@ fn lock(dir: &Path) -> Result<File> {
         Err(TryLockError::WouldBlock) => {
             let mut holder = String::new();
             let _ = file.read_to_string(&mut holder);
-            // `PID HOST` (a container's pid alone says little: it is 1 in every one).
-            let mut parts = holder.split_whitespace();
-            let holder = match (parts.next(), parts.next()) {
-                (Some(pid), host) if pid.bytes().all(|b| b.is_ascii_digit()) => match host {
-                    Some(host) => format!("process {pid} on host {host}"),
-                    None => format!("process {pid}"),
-                },
-                _ => "another process".to_string(),
-            };
-            bail!(
-                "the trace folder {} is in use by {holder} (another limina host); one host \
-                 writes a trace folder at a time. Stop that host, pass a different \
-                 --trace-dir, or run with --ephemeral-trace to keep this run's trace in \
-                 memory only",
-                dir.parent().unwrap_or(dir).display()
-            )
+            Err(FolderInUse::read(dir.parent().unwrap_or(dir), &holder).into())
         }
         Err(TryLockError::Error(e)) => {
             Err(e).with_context(|| format!("cannot lock the trace folder {}", dir.display()))

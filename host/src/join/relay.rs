@@ -1,0 +1,296 @@
+//! A joined process's stdio client, relayed to the serving host over one control-socket
+//! connection, on one thread: `poll` on stdin and the socket, every complete line read from
+//! stdin framed and written to the socket in one write, every frame read from the socket
+//! written to stdout in one write. No thread hop per message.
+//!
+//! Writes wait: this process serves one client, so a client that stops reading stalls only
+//! itself (its server-side outbox fills, and the server deals with it as with any slow
+//! client). The relay outlives a server: [`Relay::serve`] returns when the connection ends,
+//! and the caller answers what was in flight ([`Relay::answer_in_flight`]) and serves the
+//! same relay on the next server's connection, which it first recreates the session on.
+
+use super::frame::{self, Kind};
+use super::resume::{FromServer, Resume};
+use crate::limits::{JOIN_READ_BYTES, JOIN_SPIN_US};
+use std::io::{self, Write};
+use std::os::fd::{AsRawFd, RawFd};
+use std::os::unix::net::UnixStream;
+use std::time::{Duration, Instant};
+
+/// How a connection to a server ended.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Ended {
+    /// The client closed stdin and had every reply (or closed stdout): this process is done.
+    ClientDone,
+    /// The server went away while the client is still here.
+    ServerGone,
+}
+
+/// The client's side of the relay, kept from one server to the next.
+pub struct Relay {
+    stdin: RawFd,
+    stdout: Box<dyn Write + Send>,
+    /// Bytes of a line read from stdin but not complete yet.
+    partial: Vec<u8>,
+    stdin_ended: bool,
+    resume: Resume,
+}
+
+impl Default for Relay {
+    fn default() -> Self {
+        Relay::new()
+    }
+}
+
+impl Relay {
+    /// The relay of this process's stdin and stdout.
+    pub fn new() -> Relay {
+        Relay::on(libc::STDIN_FILENO, Box::new(std::io::stdout()))
+    }
+
+    /// The relay of a client reading `stdout` and writing `stdin` (which stays open for the
+    /// relay's life).
+    pub fn on(stdin: RawFd, stdout: Box<dyn Write + Send>) -> Relay {
+        Relay {
+            stdin,
+            stdout,
+            partial: Vec::new(),
+            stdin_ended: false,
+            resume: Resume::default(),
+        }
+    }
+
+    /// The agent the client's session is bound to, if any.
+    pub fn agent(&self) -> Option<&str> {
+        self.resume.agent()
+    }
+
+    /// Whether the client has closed stdin.
+    pub fn client_ended(&self) -> bool {
+        self.stdin_ended
+    }
+
+    /// Answers every request the server that ended (`server_pid`) left unanswered with an
+    /// error saying it may or may not have run; how many.
+    pub fn answer_in_flight(&mut self, server_pid: u32) -> io::Result<usize> {
+        let agent = self.resume.agent().map(str::to_string);
+        let left = self.resume.take_in_flight();
+        let mut out = Vec::new();
+        for request in &left {
+            if let Some(line) = super::resume::unanswered(request, server_pid, agent.as_deref()) {
+                out.extend_from_slice(&line);
+            }
+        }
+        self.write_client(&out)?;
+        Ok(left.len())
+    }
+
+    /// Recreates the client's session on a new server's connection (replies swallowed by
+    /// [`Relay::serve`]).
+    pub fn resume_on(&self, socket: &mut UnixStream) -> io::Result<()> {
+        let mut out = Vec::new();
+        for message in self.resume.messages() {
+            frame::push(&mut out, Kind::Message, message.as_bytes());
+        }
+        socket.write_all(&out)
+    }
+
+    /// Relays between the client and `socket` until one of them ends; `early` is what was
+    /// read from the socket past the handshake.
+    pub fn serve(&mut self, socket: &mut UnixStream, early: &[u8]) -> io::Result<Ended> {
+        let mut from_server = frame::Reader::default();
+        let space = from_server.space(early.len());
+        space.copy_from_slice(early);
+        from_server.filled(early.len(), early.len());
+        let mut to_server = Vec::new();
+        let mut to_client = Vec::new();
+        let mut stdin_buf = vec![0u8; JOIN_READ_BYTES];
+        let mut half_closed = false;
+        // What was complete before a reconnect goes out first.
+        self.frame_lines(&mut to_server);
+        loop {
+            if !to_server.is_empty() {
+                if socket.write_all(&to_server).is_err() {
+                    return Ok(Ended::ServerGone);
+                }
+                to_server.clear();
+            }
+            if self.stdin_ended && !half_closed {
+                // Replies to what was sent still come; the server ends the connection after.
+                let _ = socket.shutdown(std::net::Shutdown::Write);
+                half_closed = true;
+            }
+            let stdin = (!self.stdin_ended).then_some(self.stdin);
+            let ready = wait(stdin, socket.as_raw_fd())?;
+            if ready.socket {
+                let space = from_server.space(JOIN_READ_BYTES);
+                let n = match read(socket.as_raw_fd(), space) {
+                    Ok(n) => n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => 0,
+                    Err(_) => {
+                        from_server.filled(JOIN_READ_BYTES, 0);
+                        return self.server_ended(&mut to_client);
+                    }
+                };
+                from_server.filled(JOIN_READ_BYTES, n);
+                if n == 0 && !ready.interrupted {
+                    return self.server_ended(&mut to_client);
+                }
+                self.take_frames(&mut from_server, &mut to_client)?;
+                if !to_client.is_empty() {
+                    self.write_client(&to_client)?;
+                    to_client.clear();
+                }
+            }
+            if ready.stdin {
+                match read(self.stdin, &mut stdin_buf) {
+                    Ok(0) => self.stdin_ended = true,
+                    Ok(n) => {
+                        self.partial.extend_from_slice(&stdin_buf[..n]);
+                        self.frame_lines(&mut to_server);
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(_) => self.stdin_ended = true,
+                }
+            }
+        }
+    }
+
+    /// The server's connection ended: done if the client has ended and nothing is owed,
+    /// else the server is gone.
+    fn server_ended(&mut self, to_client: &mut Vec<u8>) -> io::Result<Ended> {
+        if !to_client.is_empty() {
+            self.write_client(to_client)?;
+            to_client.clear();
+        }
+        if self.stdin_ended && self.resume.in_flight() == 0 {
+            return Ok(Ended::ClientDone);
+        }
+        Ok(Ended::ServerGone)
+    }
+
+    /// Frames every complete line waiting from stdin (blank lines are skipped, as the stdio
+    /// transport does).
+    fn frame_lines(&mut self, to_server: &mut Vec<u8>) {
+        let mut start = 0;
+        while let Some(end) = memchr::memchr(b'\n', &self.partial[start..]).map(|i| start + i) {
+            let mut line = &self.partial[start..end];
+            if line.last() == Some(&b'\r') {
+                line = &line[..line.len() - 1];
+            }
+            start = end + 1;
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            if let Ok(text) = std::str::from_utf8(line) {
+                self.resume.client_sent(text);
+            }
+            frame::push(to_server, Kind::Message, line);
+        }
+        self.partial.drain(..start);
+        if self.stdin_ended && !self.partial.is_empty() {
+            // A last line without its line break is still a message.
+            let line = std::mem::take(&mut self.partial);
+            if let Ok(text) = std::str::from_utf8(&line) {
+                self.resume.client_sent(text);
+            }
+            frame::push(to_server, Kind::Message, &line);
+        }
+    }
+
+    /// Moves every complete frame into the client's bytes (the relay's own replies dropped).
+    fn take_frames(
+        &mut self,
+        from_server: &mut frame::Reader,
+        to_client: &mut Vec<u8>,
+    ) -> io::Result<()> {
+        while let Some(next) = from_server.next() {
+            let (kind, payload) =
+                next.map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+            match kind {
+                Kind::Message => {
+                    if self.resume.server_sent(payload) == FromServer::Pass {
+                        to_client.extend_from_slice(payload);
+                        to_client.push(b'\n');
+                    }
+                }
+                Kind::Note => crate::log::debug(&format!(
+                    "note from the serving host: {}",
+                    String::from_utf8_lossy(payload)
+                )),
+            }
+        }
+        Ok(())
+    }
+
+    fn write_client(&mut self, bytes: &[u8]) -> io::Result<()> {
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        self.stdout.write_all(bytes)?;
+        self.stdout.flush()
+    }
+}
+
+struct Ready {
+    stdin: bool,
+    socket: bool,
+    interrupted: bool,
+}
+
+/// Waits for stdin (if still open) or the socket, looking without sleeping for a moment
+/// first: a quick client's next message, or the server's reply, usually comes within it, and
+/// waking from `poll` costs more than the look.
+fn wait(stdin: Option<RawFd>, socket: RawFd) -> io::Result<Ready> {
+    let spin_until = Instant::now() + Duration::from_micros(JOIN_SPIN_US);
+    loop {
+        let spinning = Instant::now() < spin_until;
+        let ready = poll(stdin, socket, if spinning { 0 } else { -1 })?;
+        if ready.stdin || ready.socket || ready.interrupted || !spinning {
+            return Ok(ready);
+        }
+        std::thread::yield_now();
+    }
+}
+
+fn poll(stdin: Option<RawFd>, socket: RawFd, timeout_ms: i32) -> io::Result<Ready> {
+    let mut fds = [
+        libc::pollfd {
+            fd: socket,
+            events: libc::POLLIN,
+            revents: 0,
+        },
+        libc::pollfd {
+            fd: stdin.unwrap_or(-1),
+            events: libc::POLLIN,
+            revents: 0,
+        },
+    ];
+    // SAFETY: two valid pollfds for the duration of the call.
+    let n = unsafe { libc::poll(fds.as_mut_ptr(), 2, timeout_ms) };
+    if n < 0 {
+        let e = io::Error::last_os_error();
+        if e.kind() == io::ErrorKind::Interrupted {
+            return Ok(Ready {
+                stdin: false,
+                socket: false,
+                interrupted: true,
+            });
+        }
+        return Err(e);
+    }
+    Ok(Ready {
+        socket: fds[0].revents != 0,
+        stdin: fds[1].revents != 0,
+        interrupted: false,
+    })
+}
+
+fn read(fd: RawFd, into: &mut [u8]) -> io::Result<usize> {
+    // SAFETY: reads at most `into.len()` bytes into a live buffer.
+    let n = unsafe { libc::read(fd, into.as_mut_ptr().cast(), into.len()) };
+    if n < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(n as usize)
+}
