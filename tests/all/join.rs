@@ -13,6 +13,7 @@ use std::time::Duration;
 
 /// The stdio protocol tests again, each with its client behind a joined process
 /// (`Client::spawn_with` sees this module's name on the test's thread).
+#[allow(clippy::duplicate_mod)] // on purpose: the same tests, through another way in
 #[path = "stdio.rs"]
 mod through_a_joined_process;
 

@@ -77,7 +77,7 @@ impl Reader {
     }
 
     /// The next complete frame, if one has arrived.
-    pub fn next(&mut self) -> Option<Result<(Kind, &[u8]), FrameError>> {
+    pub fn next_frame(&mut self) -> Option<Result<(Kind, &[u8]), FrameError>> {
         let rest = &self.buf[self.at..];
         if rest.len() < HEADER {
             return None;
@@ -126,7 +126,7 @@ mod tests {
             let mut got = Vec::new();
             for part in [&out[..cut], &out[cut..]] {
                 feed(&mut reader, part);
-                while let Some(frame) = reader.next() {
+                while let Some(frame) = reader.next_frame() {
                     let (kind, payload) = frame.unwrap();
                     got.push((kind, payload.to_vec()));
                 }
@@ -151,12 +151,12 @@ mod tests {
         bytes.push(0);
         feed(&mut reader, &bytes);
         assert_eq!(
-            reader.next(),
+            reader.next_frame(),
             Some(Err(FrameError::TooLong(MAX_JOIN_FRAME_BYTES + 1)))
         );
         let mut reader = Reader::default();
         feed(&mut reader, &[0, 0, 0, 0, 9]);
-        assert_eq!(reader.next(), Some(Err(FrameError::UnknownKind(9))));
+        assert_eq!(reader.next_frame(), Some(Err(FrameError::UnknownKind(9))));
         assert!(
             FrameError::UnknownKind(9)
                 .to_string()
@@ -171,8 +171,8 @@ mod tests {
         space[..3].copy_from_slice(&[2, 0, 0]);
         reader.filled(64, 3);
         assert_eq!(reader.pending(), 3);
-        assert!(reader.next().is_none());
+        assert!(reader.next_frame().is_none());
         feed(&mut reader, &[0, 0, b'h', b'i']);
-        assert_eq!(reader.next(), Some(Ok((Kind::Message, &b"hi"[..]))));
+        assert_eq!(reader.next_frame(), Some(Ok((Kind::Message, &b"hi"[..]))));
     }
 }

@@ -204,7 +204,7 @@ impl Relay {
         from_server: &mut frame::Reader,
         to_client: &mut Vec<u8>,
     ) -> io::Result<()> {
-        while let Some(next) = from_server.next() {
+        while let Some(next) = from_server.next_frame() {
             let (kind, payload) =
                 next.map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
             match kind {

@@ -104,12 +104,12 @@ impl Server {
             return Err(RpcError::new(jsonrpc::NOT_INITIALIZED, reason));
         }
         let params = &params;
-        let session = Session::bind(
-            params,
-            self.registry.profiles(),
-            &self.config.default_profile,
-        )
-        .map_err(|m| RpcError::new(jsonrpc::INVALID_PARAMS, m))?;
+        let default_profile = conn
+            .default_profile
+            .as_deref()
+            .unwrap_or(&self.config.default_profile);
+        let session = Session::bind(params, self.registry.profiles(), default_profile)
+            .map_err(|m| RpcError::new(jsonrpc::INVALID_PARAMS, m))?;
         let tier = self.requested_tier(params, &session.caller.profile)?;
         self.disconnect(conn);
         self.registry

@@ -82,6 +82,9 @@ pub struct Connection {
     pub grant: Option<crate::mcp::transport::edge::Grant>,
     /// Its connection's seat, told once a session is bound.
     pub ticket: Option<std::sync::Arc<crate::mcp::transport::edge::Ticket>>,
+    /// The profile it gets when its `initialize` names none, when not the server's own
+    /// (a joined process's `--profile`).
+    pub default_profile: Option<String>,
 }
 
 /// An open `subscriptions/listen`: the request it answers, and the registry generation its

@@ -38,7 +38,11 @@ pub enum Inbound {
         /// The session id its transport gave it (`Mcp-Session-Id` over HTTP).
         transport_session: Option<String>,
         /// What the edge admitted it with: the profiles and agent it may take at `initialize`.
-        grant: crate::mcp::transport::edge::Grant,
+        /// (`None`: no ceiling, as over stdio — a joined process's stdio client).
+        grant: Option<crate::mcp::transport::edge::Grant>,
+        /// The profile it gets when its `initialize` names none, if not the server's
+        /// `--profile` (a joined process's own `--profile`).
+        default_profile: Option<String>,
         /// Its connection's seat, told when it initializes (WebSocket).
         ticket: Option<Arc<crate::mcp::transport::edge::Ticket>>,
     },
@@ -62,6 +66,23 @@ pub enum Inbound {
         agent: Option<String>,
         reason: String,
     },
+    /// Stop cleanly as when stdin ends: the client of a process that took the world over
+    /// (`crate::join`) is done.
+    Finish,
+    /// What the engine serves, for `limina status` and a joining process's welcome (which
+    /// proves the engine is alive).
+    Status {
+        reply: Box<dyn FnOnce(EngineStatus) + Send>,
+    },
+}
+
+/// What the engine serves now.
+#[derive(Debug, Clone, Default)]
+pub struct EngineStatus {
+    pub entities: usize,
+    pub tick: u64,
+    /// Each connection's bound session (`initialize`'s `session` object), by connection.
+    pub sessions: Vec<(PeerId, Value)>,
 }
 
 /// A transport's way in: a channel plus the eventfd that wakes the engine's `poll`.

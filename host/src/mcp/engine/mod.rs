@@ -68,6 +68,6 @@ pub(crate) mod vitals;
 mod workers;
 
 pub use drain::Stopped;
-pub use inbox::{EngineHandle, Inbound, Notify, PeerId, next_peer_id};
+pub use inbox::{EngineHandle, EngineStatus, Inbound, Notify, PeerId, next_peer_id};
 pub use thread::Engine;
 pub use vitals::Vitals;

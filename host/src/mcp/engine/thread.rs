@@ -4,7 +4,7 @@
 
 use super::cancel::CancelBoard;
 use super::drain::{self, Drain, Stopped};
-use super::inbox::{EngineHandle, Inbound, Notify, PeerId, Wake};
+use super::inbox::{EngineHandle, EngineStatus, Inbound, Notify, PeerId, Wake};
 use super::outbox::{Lane, Outbox, Sent, frame};
 use super::spin::Spin;
 use super::state_waits::{Released, StateWaits};
@@ -445,11 +445,13 @@ impl Engine {
                 notify,
                 transport_session,
                 grant,
+                default_profile,
                 ticket,
             } => {
                 let mut conn = Connection::new(cancels, Some(notify));
                 conn.transport_session = transport_session;
-                conn.grant = Some(grant);
+                conn.grant = grant;
+                conn.default_profile = default_profile;
                 conn.ticket = ticket;
                 if let Some(lane) = outbox.lane()
                     && !self.lanes.iter().any(|l| Arc::ptr_eq(l, lane))
@@ -496,6 +498,27 @@ impl Engine {
                 .server
                 .registry_mut()
                 .refuse_admission(&serde_json::json!({ "agentId": agent }), &reason),
+            // The client of a process that took the world over is done (`crate::join`).
+            Inbound::Finish => {
+                self.stopped.get_or_insert(Stopped::Finished);
+            }
+            Inbound::Status { reply } => reply(self.status()),
+        }
+    }
+
+    /// What it serves: the world's size and every bound session.
+    fn status(&self) -> EngineStatus {
+        let world = &self.server.registry().realm().world;
+        let mut sessions: Vec<(PeerId, Value)> = self
+            .peers
+            .iter()
+            .filter_map(|(id, p)| Some((*id, p.conn.session.as_ref()?.describe())))
+            .collect();
+        sessions.sort_by_key(|(id, _)| *id);
+        EngineStatus {
+            entities: world.entity_count(),
+            tick: world.tick(),
+            sessions,
         }
     }
 

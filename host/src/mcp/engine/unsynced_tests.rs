@@ -66,11 +66,12 @@ impl Peer {
             in_flight: Arc::new(AtomicUsize::new(0)),
             notify: Arc::new(|_| {}),
             transport_session: None,
-            grant: Grant {
+            grant: Some(Grant {
                 profiles: vec!["builder.readWrite".into()],
                 agent_id: None,
                 setting: "test".into(),
-            },
+            }),
+            default_profile: None,
             ticket: None,
         });
         Peer {

@@ -14,6 +14,7 @@ mod bearer;
 pub mod edge;
 mod guard;
 pub mod http;
+pub mod joined;
 mod listener;
 pub mod stdio;
 pub(crate) mod stdout;

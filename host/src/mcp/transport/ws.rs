@@ -259,7 +259,8 @@ impl Peer {
                 let _ = progress.send_now(outbox::frame(&message));
             }),
             transport_session: None,
-            grant,
+            grant: Some(grant),
+            default_profile: None,
             ticket: Some(ticket),
         });
     }

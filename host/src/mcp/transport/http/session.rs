@@ -137,7 +137,8 @@ pub(super) fn open_session(shared: &Arc<Shared>, grant: Grant) -> Arc<HttpSessio
             let _ = own.send_now(outbox::frame(&message));
         }),
         transport_session: Some(id),
-        grant,
+        grant: Some(grant),
+        default_profile: None,
         ticket: None,
     });
     let router = session.clone();
