@@ -18,7 +18,7 @@
 //! | 8 | `mcp::transport::edge` | the network edge: who may connect, how many, how much they send |
 //! | 7 | `registry` | the call pipeline: resolve, validate, policy, hooks, handler, output check, emit |
 //! | 6 | `packages` | manifests, package sources, the watcher that rebuilds them |
-//! | 5 | `sandbox`, `upstream`, `identity` | wasmtime and the host imports; other MCP servers whose tools the registry mounts; who a token from an identity provider names (fetching the provider's keys through `net`) |
+//! | 5 | `sandbox`, `upstream`, `identity`, `join` | wasmtime and the host imports; other MCP servers whose tools the registry mounts; who a token from an identity provider names (fetching the provider's keys through `net`); the control socket other `limina` processes join a world through, and a joined process's relay |
 //! | 4 | `net`, `persistence`, `telemetry`, `viewer` | outbound HTTP for guests; world checkpoints; OpenTelemetry export; the viewer's files |
 //! | 3 | `call`, `grants`, `files`, `realm` | a call's vocabulary (failures, control, interrupts, stages); grants and the paths they allow; volumes; the world with its trace and state |
 //! | 2 | `ceilings`, `policy`, `state`, `trace`, `world`, `mcp::wire` | host ceilings; decisions, quotas, budgets; package state; the event trace; hecs + rapier; JSON-RPC and the MCP revisions (shared by server and client) |

@@ -262,6 +262,25 @@ fn the_serving_clients_stdin_closing_hands_the_world_over_and_sessions_carry_on(
 }
 
 #[test]
+fn sigterm_of_the_serving_process_hands_the_world_over_cleanly() {
+    let home = tempfile::tempdir().unwrap();
+    let mut a = assistant(home.path(), "alice", &[]);
+    let mut b = assistant(home.path(), "bob", &[]);
+    a.call_ok("scene.createEntity", json!({}));
+    let before = hash(&mut b);
+    // A drain: the host stops cleanly (its checkpoint written) and exits 0.
+    assert_eq!(a.terminate(libc::SIGTERM), Some(0));
+    assert_eq!(
+        hash(&mut b),
+        before,
+        "the next call is served by the process that took over"
+    );
+    assert_eq!(serving_pid(home.path()), b.pid());
+    let (_, doc) = status(home.path());
+    assert_eq!(doc["disk"]["checkpoints"]["count"], 1, "{doc}");
+}
+
+#[test]
 fn a_subscription_resumes_with_a_snapshot_after_a_takeover() {
     let home = tempfile::tempdir().unwrap();
     let a = assistant(home.path(), "alice", &[]);

@@ -33,6 +33,8 @@ pub struct Relay {
     /// Bytes of a line read from stdin but not complete yet.
     partial: Vec<u8>,
     stdin_ended: bool,
+    /// The server is draining: the client's further requests wait for the next server.
+    holding: bool,
     resume: Resume,
 }
 
@@ -56,6 +58,7 @@ impl Relay {
             stdout,
             partial: Vec::new(),
             stdin_ended: false,
+            holding: false,
             resume: Resume::default(),
         }
     }
@@ -106,6 +109,7 @@ impl Relay {
         let mut to_client = Vec::new();
         let mut stdin_buf = vec![0u8; JOIN_READ_BYTES];
         let mut half_closed = false;
+        self.holding = false;
         // What was complete before a reconnect goes out first.
         self.frame_lines(&mut to_server);
         loop {
@@ -120,7 +124,7 @@ impl Relay {
                 let _ = socket.shutdown(std::net::Shutdown::Write);
                 half_closed = true;
             }
-            let stdin = (!self.stdin_ended).then_some(self.stdin);
+            let stdin = (!self.stdin_ended && !self.holding).then_some(self.stdin);
             let ready = wait(stdin, socket.as_raw_fd())?;
             if ready.socket {
                 let space = from_server.space(JOIN_READ_BYTES);
@@ -214,13 +218,26 @@ impl Relay {
                         to_client.push(b'\n');
                     }
                 }
-                Kind::Note => crate::log::debug(&format!(
-                    "note from the serving host: {}",
-                    String::from_utf8_lossy(payload)
-                )),
+                Kind::Note => self.note(payload),
             }
         }
         Ok(())
+    }
+
+    /// A note from the serving host: it is draining (hold the client's input until the next
+    /// server), or it closes this connection (why, for the log).
+    fn note(&mut self, payload: &[u8]) {
+        let note: serde_json::Value = serde_json::from_slice(payload).unwrap_or_default();
+        if note["draining"] == true {
+            crate::log::info(
+                "the serving host is stopping: this client's next requests wait for the host that takes the world over",
+            );
+            self.holding = true;
+        } else if let Some(reason) = note["closing"].as_str() {
+            crate::log::warn(&format!(
+                "the serving host closes this client's connection: {reason}"
+            ));
+        }
     }
 
     fn write_client(&mut self, bytes: &[u8]) -> io::Result<()> {

@@ -115,6 +115,13 @@ impl EngineHandle {
         })
     }
 
+    /// Whether a termination signal started a drain: the host admits no new calls and stops
+    /// once those in flight finish (a joined process then holds its client's input for the
+    /// host that takes the world over).
+    pub fn draining(&self) -> bool {
+        self.vitals.draining()
+    }
+
     /// Why the host is not healthy, if it is not: its engine loop has stopped turning.
     pub fn unhealthy(&self) -> Option<String> {
         self.vitals.stalled()

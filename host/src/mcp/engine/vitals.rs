@@ -37,6 +37,11 @@ impl Vitals {
         self.draining.store(true, Ordering::Relaxed);
     }
 
+    /// Whether the host stopped admitting.
+    pub fn draining(&self) -> bool {
+        self.draining.load(Ordering::Relaxed)
+    }
+
     /// Why the engine counts as stalled, if it does: its loop has not turned for
     /// `ENGINE_STALL_MS` (a call holding the engine, a deadlock). Before its first turn it is
     /// starting, not stalled.

@@ -14,8 +14,8 @@ use crate::join::settings::Settings;
 use crate::join::{peer, socket};
 use crate::limits::{JOIN_READ_BYTES, JOIN_WELCOME_MS, MAX_IN_FLIGHT_PER_CONNECTION};
 use crate::mcp::engine::cancel::{CancelBoard, cancelled_request};
+use crate::mcp::engine::inbox::{EngineHandle, EngineStatus, Inbound, PeerId, next_peer_id};
 use crate::mcp::engine::outbox::{self, Frame, Lane, Sent};
-use crate::mcp::engine::{EngineHandle, EngineStatus, Inbound, PeerId, next_peer_id};
 use crate::mcp::wire::jsonrpc;
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -28,6 +28,8 @@ use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 
 /// How long a connecting process may take to send its hello.
 const HELLO_TIMEOUT: Duration = Duration::from_secs(5);
+/// How often the control socket looks whether the host has started draining.
+const DRAIN_LOOK: Duration = Duration::from_millis(10);
 /// The longest hello line read.
 const MAX_HELLO_BYTES: u64 = 64 << 10;
 
@@ -58,6 +60,8 @@ struct Control {
     started: Instant,
     lane: Arc<Lane>,
     joined: Mutex<HashMap<PeerId, Joined>>,
+    /// Turns true once the host starts draining (a termination signal).
+    draining: tokio::sync::watch::Receiver<bool>,
 }
 
 /// Serves the control socket on a thread of its own.
@@ -66,17 +70,27 @@ pub fn start(config: ControlConfig, engine: EngineHandle) -> std::io::Result<()>
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
+    let (drain_started, draining) = tokio::sync::watch::channel(false);
     let control = Arc::new(Control {
         config,
         started: Instant::now(),
         lane: Lane::new(),
         joined: Mutex::default(),
+        draining,
     });
+    let watched = engine.clone();
     std::thread::Builder::new()
         .name("limina-control".into())
         .spawn(move || {
             runtime.block_on(async move {
                 tokio::spawn(control.lane.clone().serve());
+                tokio::spawn(async move {
+                    let mut look = tokio::time::interval(DRAIN_LOOK);
+                    while !watched.draining() {
+                        look.tick().await;
+                    }
+                    let _ = drain_started.send(true);
+                });
                 let listener = match control
                     .config
                     .listener
@@ -294,12 +308,27 @@ async fn client(
     .await;
 
     let closing = close.clone();
+    let mut drain = control.draining.clone();
     let writing = tokio::spawn(async move {
         let mut batch: Vec<Frame> = Vec::new();
         let mut bytes = Vec::new();
+        let mut told_draining = false;
         loop {
             tokio::select! {
                 biased;
+                // A drain started: the joined process holds its client's further requests for
+                // the host that takes the world over, instead of having them refused here.
+                changed = drain.changed(), if !told_draining => {
+                    // It only ever turns true, once; a closed channel means no drain to tell.
+                    told_draining = true;
+                    if changed.is_ok() && *drain.borrow_and_update() {
+                        bytes.clear();
+                        frame::push(&mut bytes, Kind::Note, json!({"draining": true}).to_string().as_bytes());
+                        if writer.write_all(&bytes).await.is_err() {
+                            break;
+                        }
+                    }
+                }
                 (_, reason) = closing.requested() => {
                     bytes.clear();
                     frame::push(&mut bytes, Kind::Note, json!({"closing": reason}).to_string().as_bytes());
