@@ -3,8 +3,8 @@
 //! `/readyz` turns 503 while draining. SIGTERM stops admitting (a new call gets -32000), lets
 //! the call in flight finish, checkpoints and exits 0; a second SIGTERM or the end of
 //! `--drain-ms` cuts the drain short, saying how many calls were abandoned, and still exits 0
-//! with a checkpoint. A second host on the same trace folder is refused naming the holder's
-//! process and host name.
+//! with a checkpoint. The trace folder's lock names its holder's process and host name, and a
+//! second host is refused naming a holder on another machine (one on this machine is joined).
 
 use crate::http_client::{HttpHost, Reply};
 use crate::support::{package_dir, repo};
@@ -295,22 +295,25 @@ fn the_end_of_the_drain_period_cuts_the_drain_short_saying_so() {
 
 #[test]
 fn a_second_host_on_the_same_trace_folder_is_told_the_holders_process_and_host_name() {
+    // The lock names its holder: its process and this machine.
     let host = off_engine(1_000);
+    let name = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap();
+    let lock = std::fs::read_to_string(host.traces.path().join("segments/lock")).unwrap();
+    assert_eq!(lock.trim(), format!("{} {}", host.child.id(), name.trim()));
+    // On this machine a second host joins that world (tests/all/join.rs); a holder on
+    // another machine sharing the volume (a pod's) cannot be joined, and is named.
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(elsewhere.path().join("segments")).unwrap();
+    let mut held = std::fs::File::create(elsewhere.path().join("segments/lock")).unwrap();
+    held.lock().unwrap();
+    std::io::Write::write_all(&mut held, b"4242 another-node").unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_limina"))
         .args(["--mcp-stdio", "--trace-dir"])
-        .arg(host.traces.path())
+        .arg(elsewhere.path())
         .stdin(Stdio::null())
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let log = String::from_utf8_lossy(&out.stderr);
-    let name = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap();
-    assert!(
-        log.contains(&format!(
-            "process {} on host {}",
-            host.child.id(),
-            name.trim()
-        )),
-        "{log}"
-    );
+    assert!(log.contains("process 4242 on host another-node"), "{log}");
 }
