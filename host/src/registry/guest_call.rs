@@ -211,10 +211,15 @@ impl Registry {
         self.logs.extend(outcome.logs);
         // Charged whatever happened: a call cut mid-way still used what it used, and a call
         // refused memory reached for at least the limit. A call the CPU budget cut used all
-        // that was left (charged exactly, so float rounding cannot leave a sliver unspent).
+        // that was left (charged exactly, so float rounding cannot leave a sliver unspent), and
+        // never more: a sliver under one unit of fuel still gets one unit to run on.
         let mut cpu_ms = outcome.fuel_used as f64 / FUEL_PER_MS as f64;
-        if prep.fuel_cut_by_budget && matches!(outcome.result, Err(CallFailure::OutOfFuel { .. })) {
-            cpu_ms = cpu_ms.max(prep.cpu_ms_left.unwrap_or(0.0));
+        if prep.fuel_cut_by_budget {
+            let left = prep.cpu_ms_left.unwrap_or(0.0);
+            cpu_ms = match outcome.result {
+                Err(CallFailure::OutOfFuel { .. }) => left,
+                _ => cpu_ms.min(left),
+            };
         }
         let mut peak = outcome.peak_memory_bytes as u64;
         if matches!(outcome.result, Err(CallFailure::Memory { .. })) {
