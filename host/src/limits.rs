@@ -174,6 +174,17 @@ pub const STANDARD_TIER_MS: f64 = 1_500.0;
 pub const ERROR_RATE_DEMOTION: f64 = 0.30;
 /// Tools per `tools/list` page.
 pub const TOOLS_PAGE_SIZE: usize = 100;
+/// Resources per `resources/list` page (and prompts per `prompts/list` page).
+pub const RESOURCES_PAGE_SIZE: usize = 100;
+/// Most entities `limina://world/scene` draws (the first by id); it says when it holds fewer
+/// than the world (`truncated`).
+pub const MAX_SCENE_RESOURCE_ENTITIES: usize = 2_000;
+/// `ttlMs` of a trace event read as a resource: events never change once written.
+pub const TRACE_EVENT_TTL_MS: u64 = 86_400_000;
+/// `ttlMs` of the viewer app's page (`ui://limina/viewer`): fixed for a given binary.
+pub const APP_TTL_MS: u64 = 3_600_000;
+/// Most values `completion/complete` returns (the protocol's own cap).
+pub const MAX_COMPLETIONS: usize = 100;
 /// `ttlMs` on 2026-07-28 listings when packages are not watched for hot reload: how long a
 /// client may reuse a tool list without asking again. Short, because `package.*` skills and
 /// tier changes still alter it; listen streams hear `tools/list_changed` at once.

@@ -46,6 +46,7 @@ mod precompiled;
 mod privileged_skills;
 mod python_package;
 mod reference;
+mod resources;
 mod scene;
 mod sdk_clients;
 mod sdk_http;

@@ -277,15 +277,18 @@ fn http_serves_stateless_posts_without_a_session_beside_a_session() {
     assert_eq!(created_entity(&made.json()), "ent_3");
 
     // A method this server does not have is 404 with -32601, so clients know it is modern.
-    let unknown = json!({"jsonrpc": "2.0", "id": 5, "method": "completion/complete", "params": modern(json!({}))});
+    let unknown = json!({"jsonrpc": "2.0", "id": 5, "method": "sampling/createMessage", "params": modern(json!({}))});
     let reply = post_modern(&host, &unknown, &[]);
     assert_eq!(reply.status, 404, "{}", reply.body);
     assert_eq!(reply.json()["error"]["code"], -32601);
-    // No prompts or resources: empty, cacheable listings, and no resource is found.
+    // The world's resources, private to the caller; a file is no resource of it.
     let listed =
         json!({"jsonrpc": "2.0", "id": 6, "method": "resources/list", "params": modern(json!({}))});
     let reply = post_modern(&host, &listed, &[]).json();
-    assert_eq!(reply["result"]["resources"], json!([]), "{reply}");
+    assert_eq!(
+        reply["result"]["resources"][0]["uri"], "limina://world",
+        "{reply}"
+    );
     assert_eq!(reply["result"]["cacheScope"], "private");
     let read = json!({"jsonrpc": "2.0", "id": 7, "method": "resources/read",
                       "params": modern(json!({"uri": "file:///etc/passwd"}))});

@@ -17,7 +17,9 @@ pub(crate) mod latency;
 mod load;
 mod persist;
 mod pipeline;
+pub mod prompts;
 mod reload;
+pub mod resources;
 mod response;
 mod scan;
 mod schema;
@@ -201,6 +203,10 @@ pub struct Registry {
     scan_results: crate::grants::credentials::ScanResults,
     /// Calls whose events wait for the batch's write (`deferral.rs`).
     deferral: deferral::Deferral,
+    /// What clients may read besides calling skills (`resources/`).
+    resources: resources::ResourceTable,
+    /// The prompts clients may get (`prompts/`).
+    prompts: prompts::PromptTable,
 }
 
 impl Registry {
@@ -252,6 +258,8 @@ impl Registry {
             upstreams: Vec::new(),
             held: Default::default(),
             scan_results: Default::default(),
+            resources: resources::ResourceTable::host(),
+            prompts: prompts::PromptTable::host(),
         };
         builtins::register(&mut registry, builtins);
         registry

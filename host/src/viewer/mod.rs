@@ -10,6 +10,8 @@
 //! the pinned three.js files embedded at build time; glTF assets are read from the assets
 //! folder under the same path rules as `three.loadGLTF`.
 
+pub mod app;
+
 use crate::grants::path;
 use crate::limits::MAX_ASSET_BYTES;
 use std::borrow::Cow;

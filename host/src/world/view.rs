@@ -65,6 +65,36 @@ impl World {
     }
 }
 
+impl World {
+    /// Up to `limit` entity numbers after `after` (all when `None`), ascending: listings page
+    /// through the world with it.
+    pub fn entity_numbers_after(&self, after: Option<u64>, limit: usize) -> Vec<u64> {
+        let from = after.map_or(std::ops::Bound::Unbounded, std::ops::Bound::Excluded);
+        self.by_number
+            .range((from, std::ops::Bound::Unbounded))
+            .take(limit)
+            .map(|(n, _)| *n)
+            .collect()
+    }
+
+    /// The highest entity number issued so far (0 before the first): an entity numbered
+    /// above it appeared since.
+    pub fn last_issued(&self) -> u64 {
+        self.next_number - 1
+    }
+
+    /// Each agent with a body and its body's entity number (the lowest-numbered entity
+    /// carrying its tag), by agent id.
+    pub fn agent_bodies(&self) -> Vec<(String, u64)> {
+        self.tagged
+            .starting_with("agent:")
+            .filter_map(|(tag, numbers)| {
+                Some((tag.strip_prefix("agent:")?.to_string(), *numbers.first()?))
+            })
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::world::{BodyKind, EntitySpec, MaterialPatch, Shape, World, WorldSettings};
@@ -103,6 +133,22 @@ mod tests {
         assert_eq!(view["tags"], serde_json::json!(["crate"]));
         assert!(view.get("gltf").is_none());
         assert!(w.entity_view(99).is_none());
+    }
+
+    #[test]
+    fn entity_numbers_page_in_order_and_the_last_issued_stays_after_a_destroy() {
+        let mut w = world();
+        assert_eq!(w.last_issued(), 0);
+        for _ in 0..5 {
+            w.create_entity(&spec()).unwrap();
+        }
+        assert!(w.destroy_entity("ent_3"));
+        assert_eq!(w.entity_numbers_after(None, 2), [1, 2]);
+        assert_eq!(w.entity_numbers_after(Some(2), 10), [4, 5]);
+        assert!(w.entity_numbers_after(Some(5), 10).is_empty());
+        assert_eq!(w.last_issued(), 5);
+        w.add_tag("ent_4", "agent:bob");
+        assert_eq!(w.agent_bodies(), [("bob".to_string(), 4)]);
     }
 
     #[test]

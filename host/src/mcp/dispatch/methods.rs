@@ -55,6 +55,14 @@ impl Server {
                 Ok(Value::Null)
             }
             "state/subscribe" => self.subscribe(conn, request, &params),
+            "resources/list" => self.resources_list(conn, request, &params),
+            "resources/templates/list" => self.resources_templates(conn, request, &params),
+            "resources/read" => self.resources_read(conn, request, &params),
+            "resources/subscribe" => self.resources_subscribe(conn, request, &params),
+            "resources/unsubscribe" => self.resources_unsubscribe(conn, request, &params),
+            "prompts/list" => self.prompts_list(conn, request, &params),
+            "prompts/get" => self.prompts_get(conn, request, &params),
+            "completion/complete" => self.completion_complete(conn, request, &params),
             "aoi/declare" => self.declare_aoi(conn, request, &params),
             "ping" => Ok(json!({})),
             "logging/setLevel" => {
@@ -123,6 +131,9 @@ impl Server {
             "protocolVersion": session.protocol_version,
             "capabilities": {
                 "tools": {"listChanged": true},
+                "resources": {"subscribe": true, "listChanged": true},
+                "prompts": {"listChanged": true},
+                "completions": {},
                 "logging": {},
                 "tasks": {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}},
             },
@@ -279,7 +290,7 @@ impl Server {
     }
     /// Who a listing is for: the bound session, or before `initialize` a caller under the
     /// server's default profile.
-    fn listing_caller(
+    pub(in crate::mcp) fn listing_caller(
         &self,
         conn: &Connection,
         request: &Request,

@@ -11,6 +11,7 @@
 //!   `tools/list` and `tools/call`; `answer`: results on their way to the reply; `stateless`
 //!   serves 2026-07-28 requests without a session; `session` binds one at `initialize`.
 //! - `tools`, `call_result`: tool listings and call results written straight to their reply.
+//! - `resources`, `prompts`: resources (reads and subscriptions), prompts and completion.
 //! - `tasks`, `approval`, `sync` (with `aoi`), `reload`, `deferred`, `observe`: tasks, the
 //!   approval gate, state sync, hot reload, replies that wait for the batch's write, and what
 //!   telemetry is told.
@@ -26,8 +27,10 @@ pub(crate) mod call_result;
 pub(crate) mod deferred;
 mod methods;
 mod observe;
+mod prompts;
 mod reload;
 mod request;
+pub(crate) mod resources;
 pub(crate) mod server;
 pub(crate) mod session;
 mod stateless;

@@ -42,6 +42,11 @@ pub struct Server {
     pub(in crate::mcp) tasks: super::tasks::Tasks,
     /// Reads whose replies wait for the batch's write (`deferred.rs`).
     pub(in crate::mcp) deferring: super::deferred::Deferring,
+    /// Someone subscribed to resources or listed them: world updates are worked out for
+    /// resource watchers (`resources.rs`).
+    pub(in crate::mcp) resources_watched: bool,
+    /// The last entity number issued when resource watchers were last told of changes.
+    pub(in crate::mcp) issued: u64,
 }
 
 /// One client's connection: its session once bound, its subscription, and what it is owed.
@@ -72,6 +77,8 @@ pub struct Connection {
     notify: Option<Notify>,
     /// Its open `subscriptions/listen` (2026-07-28), if any.
     pub listen: Option<Listening>,
+    /// The resources it subscribed to and the list changes it hears (`resources.rs`).
+    pub(in crate::mcp) resources: super::resources::Watching,
     /// What it came over (`network.transport` in telemetry).
     pub transport: crate::telemetry::NetworkTransport,
     /// The session id its transport gave it (`Mcp-Session-Id` over HTTP), which telemetry
@@ -96,6 +103,9 @@ pub struct Listening {
     pub tools: bool,
     /// It asked for state deltas (the subscription is its).
     pub deltas: bool,
+    /// It asked for resource updates or resource or prompt list changes (the connection's
+    /// resource watching is its).
+    pub resources: bool,
 }
 
 /// What handling a message gave.
@@ -180,6 +190,8 @@ impl Server {
             questions: Default::default(),
             tasks: Default::default(),
             deferring: Default::default(),
+            resources_watched: false,
+            issued: 0,
         }
     }
 

@@ -89,15 +89,6 @@ impl Server {
         match method {
             "server/discover" => Ok(modern::discover(INSTRUCTIONS)),
             "subscriptions/listen" => self.listen(conn, request, &params),
-            // A skill host has no prompts or resources: its listings are empty (and cacheable
-            // like tools), and no resource is found.
-            "prompts/list" | "resources/list" | "resources/templates/list" => {
-                let mut result = modern::empty_listing(method);
-                let generation = self.registry().generation();
-                modern::cache(&mut result, generation, self.reloads.is_some());
-                Ok(result)
-            }
-            "resources/read" => Err(modern::resource_not_found(&params)),
             _ => {
                 // It runs as its identity; the connection's own session (an older revision's)
                 // is left as it is.
@@ -155,13 +146,22 @@ impl Server {
         params: &Value,
     ) -> Result<Value, RpcError> {
         let id = request.id.clone().expect("a listen is a request");
-        let honoured = modern::listen_filter(params)?;
+        let mut honoured = modern::listen_filter(params)?;
+        let resources = self.listen_resources(conn, &mut honoured)?;
         if honoured.get(modern::STATE_DELTAS_KEY).is_some() {
             request.identity = Some(self.identity_session(self.request_identity(conn)?)?);
             self.subscribe(conn, request, &json!({}))?;
         }
         if let Some(previous) = conn.listen.take() {
             conn.cancels.finish(&previous.id);
+            if previous.resources && resources.is_none() {
+                conn.resources = Default::default();
+            }
+        }
+        let watches = resources.is_some();
+        if let Some(watching) = resources {
+            conn.resources = watching;
+            self.watch_resources(conn);
         }
         // The acknowledgement goes first, then whatever the subscription queued (a snapshot).
         conn.pending.insert(0, modern::acknowledged(&id, &honoured));
@@ -170,8 +170,43 @@ impl Server {
             generation: self.registry().generation(),
             tools: honoured.get("toolsListChanged").is_some(),
             deltas: honoured.get(modern::STATE_DELTAS_KEY).is_some(),
+            resources: watches,
         });
         Ok(Value::Null)
+    }
+
+    /// The resource watching a listen filter asks for (`None`: none), its
+    /// `resourceSubscriptions` narrowed in `honoured` to the URIs the request's identity may
+    /// read and that exist now; the others are left out of the acknowledgement.
+    fn listen_resources(
+        &mut self,
+        conn: &Connection,
+        honoured: &mut Value,
+    ) -> Result<Option<super::resources::Watching>, RpcError> {
+        let asked = |key: &str| honoured.get(key).is_some();
+        if !asked("resourceSubscriptions")
+            && !asked("resourcesListChanged")
+            && !asked("promptsListChanged")
+        {
+            return Ok(None);
+        }
+        let caller = self.identity_session(self.request_identity(conn)?)?.caller;
+        let mut watching = super::resources::Watching::default();
+        watching.list = asked("resourcesListChanged");
+        watching.prompts = asked("promptsListChanged");
+        if let Some(Value::Array(uris)) = honoured.get("resourceSubscriptions") {
+            let uris: Vec<String> = uris
+                .iter()
+                .filter_map(|u| u.as_str().map(str::to_string))
+                .collect();
+            for uri in uris {
+                if self.check_subscribable(&caller, &uri, true).is_ok() {
+                    watching.uris.insert(uri);
+                }
+            }
+            honoured["resourceSubscriptions"] = json!(watching.uris);
+        }
+        Ok(Some(watching))
     }
 
     /// Ends the listen stream `id` names, if it is the open one.
@@ -180,6 +215,9 @@ impl Server {
             let listen = conn.listen.take().expect("checked above");
             if listen.deltas {
                 conn.subscription = None;
+            }
+            if listen.resources {
+                conn.resources = Default::default();
             }
             conn.cancels.finish(id);
         }

@@ -281,7 +281,7 @@ impl Server {
     }
 
     /// Watches the world value now in place (sync then keeps its changes).
-    fn watch_world(&mut self) {
+    pub(in crate::mcp) fn watch_world(&mut self) {
         let world = self.registry().realm().world.instance();
         self.sync_watch = Some(SyncWatch { world });
     }

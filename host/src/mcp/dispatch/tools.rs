@@ -71,10 +71,19 @@ struct Meta<'a> {
     category: &'a str,
     latency: Value,
     permissions: Vec<&'static str>,
+    /// The MCP App that shows its results (`io.modelcontextprotocol/ui`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ui: Option<UiMeta>,
     /// Its description is another server's text: shown as coming from it.
     #[serde(skip_serializing_if = "Option::is_none")]
     upstream: Option<&'a str>,
     version: &'a str,
+}
+
+#[derive(Serialize)]
+struct UiMeta {
+    #[serde(rename = "resourceUri")]
+    resource_uri: &'static str,
 }
 
 #[derive(Serialize)]
@@ -104,6 +113,8 @@ impl<'a> Tool<'a> {
                 category: &skill.category,
                 latency: registry.latency(skill).to_json(),
                 permissions: skill.permissions.names(),
+                ui: crate::registry::resources::app_for(&skill.name)
+                    .map(|resource_uri| UiMeta { resource_uri }),
                 upstream: skill.upstream(),
                 version: &skill.version,
             },
@@ -225,6 +236,9 @@ mod tests {
                 read_only || skill.annotations.idempotent
             );
             assert!(tool["execution"]["taskSupport"].is_string());
+            // The scene skills' results are best seen in the viewer app.
+            let app = name.starts_with("scene.").then_some("ui://limina/viewer");
+            assert_eq!(tool["_meta"]["ui"]["resourceUri"].as_str(), app, "{name}");
         }
         // A bad cursor is refused by name, and nothing is listed.
         let refused = reply(

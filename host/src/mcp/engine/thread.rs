@@ -18,7 +18,7 @@ use crate::limits::{
 };
 use crate::mcp::dispatch::deferred::Deferred;
 use crate::mcp::dispatch::server::{Connection, Handled, PendingReply, Server};
-use crate::mcp::dispatch::sync::Deltas;
+use crate::mcp::dispatch::sync::{Deltas, WorldUpdate};
 use crate::mcp::transport::stdio::StdioInput;
 use crate::mcp::transport::stdout::StdoutQueue;
 use crate::registry::RanCall;
@@ -765,7 +765,9 @@ impl Engine {
     /// Sends every subscriber what the world's latest changes owe it: each distinct delta
     /// serialized once, its frame shared by the subscribers owed it.
     fn publish(&mut self, caused_by: &[String]) {
-        let Some(update) = self.server.take_world_update() else {
+        let update = self.server.take_world_update();
+        self.publish_resources(update.as_ref());
+        let Some(update) = update else {
             return;
         };
         let mut deltas = Deltas::new(&update, caused_by);
@@ -784,6 +786,22 @@ impl Engine {
             }
             if let Some(delta) = self.server.delta_frame(subscription, &mut deltas) {
                 self.send(id, Out::Frame(delta), Kind::Delta);
+            }
+        }
+    }
+
+    /// Tells resource watchers what the world's latest changes (if any) touched: each
+    /// subscribed resource at most once per tick, and list changes.
+    fn publish_resources(&mut self, update: Option<&WorldUpdate>) {
+        if !self.server.resources_watched() {
+            return;
+        }
+        let touched = self.server.resource_update(update);
+        let ids: Vec<PeerId> = self.peers.keys().copied().collect();
+        for id in ids {
+            let peer = self.peers.get_mut(&id).expect("listed above");
+            for note in self.server.resource_notes(&mut peer.conn, &touched) {
+                self.send(id, note, Kind::Notification);
             }
         }
     }
@@ -1010,7 +1028,11 @@ impl Engine {
 
     /// Until the next world step when someone watches the world; else the idle period.
     fn poll_timeout(&self) -> Duration {
-        let watched = self.peers.values().any(|p| p.conn.subscription.is_some());
+        // Also when a resource update waits for the next tick.
+        let watched = self
+            .peers
+            .values()
+            .any(|p| p.conn.subscription.is_some() || p.conn.resources.owes());
         let timeout = match self.server.until_next_step() {
             Some(next) if watched => next.min(IDLE_POLL),
             _ => IDLE_POLL,

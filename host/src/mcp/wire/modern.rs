@@ -115,6 +115,9 @@ pub fn removed(method: &str) -> Option<RpcError> {
             "send the level with each request in `_meta.io.modelcontextprotocol/logLevel`"
         }
         "shutdown" => "there is no session to end",
+        "resources/subscribe" | "resources/unsubscribe" => {
+            "subscribe with `subscriptions/listen` {\"notifications\": {\"resourceSubscriptions\": [URI, …]}}; cancel that request to stop"
+        }
         _ => return None,
     };
     Some(RpcError::new(
@@ -128,36 +131,17 @@ fn server_info() -> Value {
     json!({"name": "limina", "version": env!("CARGO_PKG_VERSION")})
 }
 
-/// The server's capabilities in this revision: tools that change (hot reload), and the
-/// prompt and resource listings, which are always empty.
+/// The server's capabilities in this revision: tools, resources and prompts that change
+/// (hot reload, the world), resources subscribed on `subscriptions/listen`, completion.
 pub fn capabilities() -> Value {
     json!({
         "tools": {"listChanged": true},
-        "prompts": {},
-        "resources": {},
+        "prompts": {"listChanged": true},
+        "resources": {"subscribe": true, "listChanged": true},
+        "completions": {},
         "logging": {},
         "extensions": {TASKS_EXTENSION: {}},
     })
-}
-
-/// The empty result of `prompts/list`, `resources/list` or `resources/templates/list`.
-pub fn empty_listing(method: &str) -> Value {
-    let key = match method {
-        "prompts/list" => "prompts",
-        "resources/list" => "resources",
-        _ => "resourceTemplates",
-    };
-    json!({ key: [] })
-}
-
-/// `resources/read` of anything: not found (-32602 in this revision, naming the URI).
-pub fn resource_not_found(params: &Value) -> RpcError {
-    let uri = params.get("uri").cloned().unwrap_or(Value::Null);
-    RpcError::new(
-        jsonrpc::INVALID_PARAMS,
-        format!("Resource not found: {uri}; this host serves tools (skills), not resources"),
-    )
-    .with_data(json!({ "uri": uri }))
 }
 
 /// The `server/discover` result.
@@ -200,8 +184,10 @@ pub fn cache(result: &mut Value, generation: u64, hot_reload: bool) {
     result["_meta"][GENERATION_KEY] = json!(generation);
 }
 
-/// What a `subscriptions/listen` request opts in to, as honoured: tool list changes, and
-/// (Limina) state deltas. The error names a filter that is not an object.
+/// What a `subscriptions/listen` request opts in to, as honoured: tool, prompt and resource
+/// list changes, resource updates (`resourceSubscriptions`, which the caller narrows to the
+/// URIs it may subscribe to), and (Limina) state deltas. The error names a filter field of
+/// the wrong type.
 pub fn listen_filter(params: &Value) -> Result<Value, RpcError> {
     let filter = params.get("notifications").unwrap_or(&Value::Null);
     if !filter.is_object() {
@@ -213,6 +199,25 @@ pub fn listen_filter(params: &Value) -> Result<Value, RpcError> {
     let mut honoured = json!({});
     if filter.get("toolsListChanged") == Some(&json!(true)) {
         honoured["toolsListChanged"] = json!(true);
+    }
+    for flag in ["promptsListChanged", "resourcesListChanged"] {
+        if filter.get(flag) == Some(&json!(true)) {
+            honoured[flag] = json!(true);
+        }
+    }
+    match filter.get("resourceSubscriptions") {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(uris)) if uris.iter().all(Value::is_string) => {
+            honoured["resourceSubscriptions"] = json!(uris);
+        }
+        Some(other) => {
+            return Err(RpcError::new(
+                jsonrpc::INVALID_PARAMS,
+                format!(
+                    "`notifications.resourceSubscriptions` must be an array of resource URIs, got {other}"
+                ),
+            ));
+        }
     }
     if filter.get(STATE_DELTAS_KEY) == Some(&json!(true)) {
         honoured[STATE_DELTAS_KEY] = json!(true);

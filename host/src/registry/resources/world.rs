@@ -1,0 +1,510 @@
+//! The host's own resources under `limina://`: the world's summary and its drawable scene,
+//! each entity, the agents, the UI panels and the trace's events. All JSON; all private to
+//! the caller's profile and changing at any moment (`ttlMs` 0), except trace events, which
+//! never change once written.
+
+use super::{Access, Contents, ResourceInfo, ResourceSource, TemplateInfo, variable};
+use crate::call::{ErrorCode, Failure};
+use crate::limits::{MAX_SCENE_RESOURCE_ENTITIES, TRACE_EVENT_TTL_MS};
+use crate::policy::Permission;
+use crate::registry::{Caller, Registry};
+use crate::world::{ChangeSet, World, entity_id};
+use serde_json::{Value, json};
+use std::sync::Arc;
+
+const JSON: &str = "application/json";
+const WORLD: &str = "limina://world";
+const SCENE: &str = "limina://world/scene";
+const AGENTS: &str = "limina://agents";
+const AGENT: &str = "limina://agent/";
+const PANELS: &str = "limina://panels";
+const PANEL: &str = "limina://panel/";
+const ENTITY: &str = "limina://entity/";
+const TRACE: &str = "limina://trace/";
+
+/// The host's world sources, in listing order (the many entities last).
+pub(super) fn sources() -> Vec<Arc<dyn ResourceSource>> {
+    vec![
+        Arc::new(WorldSource),
+        Arc::new(AgentSource),
+        Arc::new(PanelSource),
+        Arc::new(TraceSource),
+        Arc::new(EntitySource),
+    ]
+}
+
+fn access(cap: &str, required: &[Permission]) -> Access {
+    Access {
+        cap: cap.to_string(),
+        required: required.iter().copied().collect(),
+        package: None,
+    }
+}
+
+fn info(uri: &str, name: &str, title: &str, description: &str) -> ResourceInfo {
+    ResourceInfo {
+        uri: uri.to_string(),
+        name: name.to_string(),
+        title: Some(title.to_string()),
+        description: Some(description.to_string()),
+        mime_type: JSON.to_string(),
+        meta: None,
+    }
+}
+
+fn template(uri: &str, name: &str, title: &str, description: &str) -> TemplateInfo {
+    TemplateInfo {
+        uri_template: uri.to_string(),
+        name: name.to_string(),
+        title: Some(title.to_string()),
+        description: Some(description.to_string()),
+        mime_type: JSON.to_string(),
+    }
+}
+
+/// JSON contents that may change at any moment and depend on the caller's profile.
+fn live(uri: &str, value: &Value) -> Contents {
+    Contents {
+        uri: uri.to_string(),
+        mime_type: JSON.to_string(),
+        text: crate::json::text(value),
+        meta: None,
+        ttl_ms: 0,
+        public: false,
+    }
+}
+
+/// A fixed list paged by position: the entries after the one keyed `after`.
+fn fixed(
+    items: Vec<ResourceInfo>,
+    after: Option<&str>,
+    limit: usize,
+) -> Vec<(String, ResourceInfo)> {
+    let skip = after
+        .and_then(|a| a.parse::<usize>().ok())
+        .map_or(0, |a| a + 1);
+    items
+        .into_iter()
+        .enumerate()
+        .skip(skip)
+        .take(limit)
+        .map(|(i, r)| (i.to_string(), r))
+        .collect()
+}
+
+/// Values among `candidates` starting with `prefix`, at most `limit`.
+fn starting(candidates: impl Iterator<Item = String>, prefix: &str, limit: usize) -> Vec<String> {
+    candidates
+        .filter(|c| c.starts_with(prefix))
+        .take(limit)
+        .collect()
+}
+
+/// `limina://world` (tick, counts, lighting) and `limina://world/scene` (everything a
+/// renderer draws).
+struct WorldSource;
+
+impl ResourceSource for WorldSource {
+    fn name(&self) -> &str {
+        "world"
+    }
+    fn access(&self) -> Access {
+        access("resource.world", &[Permission::SceneRead])
+    }
+    fn claims(&self, uri: &str) -> bool {
+        uri == WORLD || uri == SCENE
+    }
+    fn list(&self, _: &Registry, after: Option<&str>, limit: usize) -> Vec<(String, ResourceInfo)> {
+        let items = vec![
+            info(
+                WORLD,
+                "world",
+                "The world",
+                "The shared world now: its tick, how many entities, bodies, agents, panels and sounds it holds, and its lighting.",
+            ),
+            info(
+                SCENE,
+                "scene",
+                "The world's scene",
+                "Everything a renderer draws: lighting, panels, agents and entities with shape, size, transform and material (the first entities by id, up to a cap).",
+            ),
+        ];
+        fixed(items, after, limit)
+    }
+    fn read(
+        &self,
+        registry: &mut Registry,
+        _: &Caller,
+        uri: &str,
+    ) -> Result<Option<Contents>, Failure> {
+        let world = &registry.realm().world;
+        let value = if uri == WORLD {
+            summary(world)
+        } else {
+            scene(world)
+        };
+        Ok(Some(live(uri, &value)))
+    }
+    fn touched(
+        &self,
+        _: &Registry,
+        changes: &ChangeSet,
+        issued_before: u64,
+        out: &mut Vec<String>,
+    ) {
+        if changes.is_empty() {
+            return;
+        }
+        out.push(SCENE.to_string());
+        if changes.scene || appeared_or_went(changes, issued_before) {
+            out.push(WORLD.to_string());
+        }
+    }
+}
+
+fn appeared_or_went(changes: &ChangeSet, issued_before: u64) -> bool {
+    !changes.removed.is_empty() || changes.changed.iter().any(|c| c.number > issued_before)
+}
+
+fn summary(world: &World) -> Value {
+    let scene = world.scene_view();
+    json!({
+        "tick": world.tick(),
+        "tickSeconds": world.settings().tick_seconds,
+        "counts": {
+            "entities": world.entity_count(),
+            "bodies": world.body_count(),
+            "agents": scene["agents"].as_array().map_or(0, Vec::len),
+            "panels": world.ui().len(),
+            "sounds": world.mixer().len(),
+        },
+        "maxEntities": world.settings().max_entities,
+        "lighting": scene["lighting"],
+    })
+}
+
+fn scene(world: &World) -> Value {
+    let numbers = world.entity_numbers_after(None, MAX_SCENE_RESOURCE_ENTITIES);
+    let entities: Vec<Value> = numbers
+        .iter()
+        .filter_map(|n| world.entity_view(*n))
+        .collect();
+    let mut view = world.scene_view();
+    view["tick"] = json!(world.tick());
+    view["totalEntities"] = json!(world.entity_count());
+    view["truncated"] = json!(world.entity_count() > entities.len());
+    view["entities"] = Value::Array(entities);
+    view
+}
+
+/// `limina://entity/{id}`: one entity as a renderer draws it, listed one by one.
+struct EntitySource;
+
+impl ResourceSource for EntitySource {
+    fn name(&self) -> &str {
+        "entity"
+    }
+    fn access(&self) -> Access {
+        access("resource.entity", &[Permission::SceneRead])
+    }
+    fn claims(&self, uri: &str) -> bool {
+        uri.starts_with(ENTITY)
+    }
+    fn list(
+        &self,
+        registry: &Registry,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Vec<(String, ResourceInfo)> {
+        let after = after.and_then(|a| a.parse::<u64>().ok());
+        let world = &registry.realm().world;
+        world
+            .entity_numbers_after(after, limit)
+            .into_iter()
+            .map(|n| {
+                let id = entity_id(n);
+                let uri = format!("{ENTITY}{id}");
+                let entry = info(
+                    &uri,
+                    &id,
+                    &format!("Entity {id}"),
+                    "One entity: shape, size, transform, material and tags.",
+                );
+                (n.to_string(), entry)
+            })
+            .collect()
+    }
+    fn templates(&self) -> Vec<TemplateInfo> {
+        vec![template(
+            "limina://entity/{id}",
+            "entity",
+            "An entity",
+            "One entity by id (ent_<n>): shape, size, transform, material and tags.",
+        )]
+    }
+    fn read(
+        &self,
+        registry: &mut Registry,
+        _: &Caller,
+        uri: &str,
+    ) -> Result<Option<Contents>, Failure> {
+        let world = &registry.realm().world;
+        let view = variable(uri, ENTITY)
+            .and_then(|id| id.strip_prefix("ent_"))
+            .and_then(|n| n.parse::<u64>().ok())
+            .and_then(|n| world.entity_view(n));
+        Ok(view.map(|v| live(uri, &v)))
+    }
+    fn complete(
+        &self,
+        registry: &Registry,
+        template: &str,
+        variable: &str,
+        prefix: &str,
+        limit: usize,
+    ) -> Option<Vec<String>> {
+        if template != "limina://entity/{id}" || variable != "id" {
+            return None;
+        }
+        let world = &registry.realm().world;
+        let ids = world
+            .entity_numbers_after(None, usize::MAX)
+            .into_iter()
+            .map(entity_id);
+        Some(starting(ids, prefix, limit))
+    }
+    fn touched(&self, _: &Registry, changes: &ChangeSet, _: u64, out: &mut Vec<String>) {
+        let numbers = changes
+            .changed
+            .iter()
+            .map(|c| c.number)
+            .chain(changes.removed.iter().copied());
+        out.extend(numbers.map(|n| format!("{ENTITY}{}", entity_id(n))));
+    }
+    fn list_changed(&self, changes: &ChangeSet, issued_before: u64) -> bool {
+        appeared_or_went(changes, issued_before)
+    }
+}
+
+/// `limina://agents` and `limina://agent/{id}`: agents with bodies or walks in progress.
+struct AgentSource;
+
+impl ResourceSource for AgentSource {
+    fn name(&self) -> &str {
+        "agent"
+    }
+    fn access(&self) -> Access {
+        access("resource.agent", &[Permission::AgentRead])
+    }
+    fn claims(&self, uri: &str) -> bool {
+        uri == AGENTS || uri.starts_with(AGENT)
+    }
+    fn list(&self, _: &Registry, after: Option<&str>, limit: usize) -> Vec<(String, ResourceInfo)> {
+        let items = vec![info(
+            AGENTS,
+            "agents",
+            "Agents",
+            "Every agent with a body in the world or a walk in progress: its entity, position, approach and speech bubble.",
+        )];
+        fixed(items, after, limit)
+    }
+    fn templates(&self) -> Vec<TemplateInfo> {
+        vec![template(
+            "limina://agent/{id}",
+            "agent",
+            "An agent",
+            "One agent by id: its body, approach and speech bubble, and what it perceives.",
+        )]
+    }
+    fn read(
+        &self,
+        registry: &mut Registry,
+        _: &Caller,
+        uri: &str,
+    ) -> Result<Option<Contents>, Failure> {
+        let world = &registry.realm().world;
+        if uri == AGENTS {
+            return Ok(Some(live(uri, &json!({"agents": world.agents_json()}))));
+        }
+        let Some(id) = variable(uri, AGENT) else {
+            return Ok(None);
+        };
+        let Some(agent) = world.agents_json().into_iter().find(|a| a["agentId"] == id) else {
+            return Ok(None);
+        };
+        let value = json!({"agent": agent, "perception": world.perception(id)});
+        Ok(Some(live(uri, &value)))
+    }
+    fn complete(
+        &self,
+        registry: &Registry,
+        template: &str,
+        variable: &str,
+        prefix: &str,
+        limit: usize,
+    ) -> Option<Vec<String>> {
+        if template != "limina://agent/{id}" || variable != "id" {
+            return None;
+        }
+        let agents = registry.realm().world.agents_json();
+        let ids = agents
+            .into_iter()
+            .filter_map(|a| a["agentId"].as_str().map(str::to_string));
+        Some(starting(ids, prefix, limit))
+    }
+    fn touched(&self, registry: &Registry, changes: &ChangeSet, _: u64, out: &mut Vec<String>) {
+        let bodies = registry.realm().world.agent_bodies();
+        let moved: Vec<&String> = bodies
+            .iter()
+            .filter(|(_, n)| {
+                changes.changed.iter().any(|c| c.number == *n) || changes.removed.contains(n)
+            })
+            .map(|(id, _)| id)
+            .collect();
+        if changes.scene {
+            out.push(AGENTS.to_string());
+            out.push(AGENT.to_string());
+        } else if !moved.is_empty() {
+            out.push(AGENTS.to_string());
+            out.extend(moved.into_iter().map(|id| format!("{AGENT}{id}")));
+        }
+    }
+}
+
+/// `limina://panels` and `limina://panel/{handle}`: labels, bubbles and HUD panels.
+struct PanelSource;
+
+impl ResourceSource for PanelSource {
+    fn name(&self) -> &str {
+        "panel"
+    }
+    fn access(&self) -> Access {
+        access("resource.panel", &[Permission::SceneRead])
+    }
+    fn claims(&self, uri: &str) -> bool {
+        uri == PANELS || uri.starts_with(PANEL)
+    }
+    fn list(&self, _: &Registry, after: Option<&str>, limit: usize) -> Vec<(String, ResourceInfo)> {
+        let items = vec![info(
+            PANELS,
+            "panels",
+            "UI panels",
+            "Every UI panel in the world (labels, text boxes, speech and thought bubbles, callouts, HUD panels) with its anchor, style and owner.",
+        )];
+        fixed(items, after, limit)
+    }
+    fn templates(&self) -> Vec<TemplateInfo> {
+        vec![template(
+            "limina://panel/{handle}",
+            "panel",
+            "A UI panel",
+            "One UI panel by handle (ui_<n>): kind, anchor, style, text and owner.",
+        )]
+    }
+    fn read(
+        &self,
+        registry: &mut Registry,
+        _: &Caller,
+        uri: &str,
+    ) -> Result<Option<Contents>, Failure> {
+        let panels = registry.realm().world.ui().to_json();
+        if uri == PANELS {
+            return Ok(Some(live(uri, &json!({"panels": panels}))));
+        }
+        let Some(handle) = variable(uri, PANEL) else {
+            return Ok(None);
+        };
+        Ok(panels
+            .into_iter()
+            .find(|p| p["handle"] == handle)
+            .map(|p| live(uri, &p)))
+    }
+    fn complete(
+        &self,
+        registry: &Registry,
+        template: &str,
+        variable: &str,
+        prefix: &str,
+        limit: usize,
+    ) -> Option<Vec<String>> {
+        if template != "limina://panel/{handle}" || variable != "handle" {
+            return None;
+        }
+        let panels = registry.realm().world.ui().to_json();
+        let handles = panels
+            .into_iter()
+            .filter_map(|p| p["handle"].as_str().map(str::to_string));
+        Some(starting(handles, prefix, limit))
+    }
+    fn touched(&self, _: &Registry, changes: &ChangeSet, _: u64, out: &mut Vec<String>) {
+        if changes.scene {
+            out.push(PANELS.to_string());
+            out.push(PANEL.to_string());
+        }
+    }
+}
+
+/// `limina://trace/{eventId}`: one event of the trace, never listed (there are too many).
+struct TraceSource;
+
+impl ResourceSource for TraceSource {
+    fn name(&self) -> &str {
+        "trace"
+    }
+    fn access(&self) -> Access {
+        access("resource.trace", &[])
+    }
+    fn claims(&self, uri: &str) -> bool {
+        uri.starts_with(TRACE)
+    }
+    fn list(&self, _: &Registry, _: Option<&str>, _: usize) -> Vec<(String, ResourceInfo)> {
+        Vec::new()
+    }
+    fn templates(&self) -> Vec<TemplateInfo> {
+        vec![template(
+            "limina://trace/{eventId}",
+            "trace-event",
+            "A trace event",
+            "One event of the host's trace by id (evt_…): type, actor, causes, payload and its link in the hash chain.",
+        )]
+    }
+    fn read(
+        &self,
+        registry: &mut Registry,
+        _: &Caller,
+        uri: &str,
+    ) -> Result<Option<Contents>, Failure> {
+        let Some(id) = variable(uri, TRACE) else {
+            return Ok(None);
+        };
+        let event = registry.realm_mut().tracer.history().get(id);
+        let Some(event) = event else {
+            return Ok(None);
+        };
+        let value = serde_json::to_value(&event).map_err(|e| {
+            Failure::new(
+                ErrorCode::HandlerError,
+                format!("writing event `{id}`: {e}"),
+            )
+        })?;
+        let mut contents = live(uri, &value);
+        // An event never changes once written.
+        contents.ttl_ms = TRACE_EVENT_TTL_MS;
+        Ok(Some(contents))
+    }
+    fn complete(
+        &self,
+        registry: &Registry,
+        template: &str,
+        variable: &str,
+        prefix: &str,
+        limit: usize,
+    ) -> Option<Vec<String>> {
+        if template != "limina://trace/{eventId}" || variable != "eventId" {
+            return None;
+        }
+        // The newest events the in-memory window holds, newest first.
+        let ids = registry.realm().tracer.recent().rev().map(|e| e.id);
+        Some(starting(ids, prefix, limit))
+    }
+}
