@@ -197,7 +197,7 @@ fn a_listen_stream_hears_tools_list_changed_after_a_hot_reload() {
         .expect("the listen stream is acknowledged");
     assert_eq!(
         ack["params"]["notifications"],
-        json!({"toolsListChanged": true})
+        json!({"toolsListChanged": true, "promptsListChanged": true})
     );
     assert_eq!(
         ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
