@@ -262,15 +262,24 @@ fn a_host_whose_log_cannot_be_written_keeps_serving() {
 }
 
 #[test]
-fn a_second_host_on_a_trace_folder_exits_naming_the_folder_and_the_first_host() {
+fn a_second_host_that_would_listen_on_a_served_trace_folder_exits_naming_the_folder_and_the_first_host()
+ {
     let dir = tempfile::tempdir().unwrap();
     let args = ["--trace-dir", dir.path().to_str().unwrap()];
     let first = Client::session("builder.readWrite", &args);
-    let out = limina(&["--mcp-stdio", "--trace-dir", dir.path().to_str().unwrap()]);
+    // A second stdio process joins the first (tests/all/join.rs); one that would open its own
+    // listener cannot join yet, and says who serves the folder and what to do instead.
+    let out = limina(&[
+        "--mcp-ws",
+        "--port",
+        "0",
+        "--trace-dir",
+        dir.path().to_str().unwrap(),
+    ]);
     assert!(!out.status.success());
     let err = text(&out.stderr);
     assert!(err.contains(&dir.path().display().to_string()), "{err}");
-    assert!(err.contains(&format!("process {}", first.pid())), "{err}");
+    assert!(err.contains(&format!("pid {}", first.pid())), "{err}");
     assert!(err.contains("--ephemeral-trace"), "{err}");
     assert!(out.stdout.is_empty());
 
