@@ -146,7 +146,8 @@ fn over_http(issuer: &str, port: u16, resource: &str, requests: usize, rounds: u
             "--log-level",
             "info",
         ],
-        Some("http://"),
+        // The serving line itself: earlier lines name the provider's http:// address.
+        Some("serving MCP Streamable HTTP on "),
     );
     let addr = format!("127.0.0.1:{port}");
     let jwt = mint(issuer, resource, 0);
