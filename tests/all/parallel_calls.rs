@@ -19,8 +19,9 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 /// The naps sent together, longest first. A nap's instance is made on the engine as its call
-/// is decided, so the 300 ms gaps leave room for that (well over any instantiation's time).
-const NAPS: [f64; 3] = [0.8, 0.5, 0.2];
+/// is decided, so the 200 ms gaps leave room for that (well over any instantiation's time),
+/// and the longest ends 400 ms inside the package's 1 s deadline even on a loaded machine.
+const NAPS: [f64; 3] = [0.6, 0.4, 0.2];
 
 /// A packages folder with the Python guest `sleepy` (`sleepy.nap` sleeps in WASI), as shipped:
 /// no capability and no state, so its calls run off the engine.
