@@ -212,10 +212,12 @@ impl Registry {
         // Charged whatever happened: a call cut mid-way still used what it used, and a call
         // refused memory reached for at least the limit. A call the CPU budget cut used all
         // that was left (charged exactly, so float rounding cannot leave a sliver unspent), and
-        // never more: a sliver under one unit of fuel still gets one unit to run on.
+        // never more than is left now: the sliver under one unit of fuel this call could not
+        // be given may have gone to another call meanwhile, and a sliver still runs on one unit.
         let mut cpu_ms = outcome.fuel_used as f64 / FUEL_PER_MS as f64;
         if prep.fuel_cut_by_budget {
-            let left = prep.cpu_ms_left.unwrap_or(0.0);
+            let now = self.policy.budget(&caller.session_id).cpu_ms_left();
+            let left = prep.cpu_ms_left.unwrap_or(0.0).min(now.unwrap_or(0.0));
             cpu_ms = match outcome.result {
                 Err(CallFailure::OutOfFuel { .. }) => left,
                 _ => cpu_ms.min(left),
