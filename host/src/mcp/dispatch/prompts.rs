@@ -4,7 +4,7 @@
 
 use super::answer::not_initialized;
 use super::request::Request;
-use super::resources::read_error;
+use super::resources::{cursor_param, read_error};
 use super::server::{Connection, Server};
 use crate::limits::{MAX_COMPLETIONS, RESOURCES_PAGE_SIZE};
 use crate::mcp::wire::jsonrpc::{self, RpcError};
@@ -68,11 +68,7 @@ impl Server {
         params: &Value,
     ) -> Result<Value, RpcError> {
         let caller = self.listing_caller(conn, request)?;
-        let cursor = match params.get("cursor") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(c)) => Some(c.as_str()),
-            Some(_) => return Err(invalid("`cursor` must be a string")),
-        };
+        let cursor = cursor_param(params)?;
         let page = self
             .registry()
             .list_prompts(&caller, cursor, RESOURCES_PAGE_SIZE)

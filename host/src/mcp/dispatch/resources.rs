@@ -82,7 +82,7 @@ fn uri_param(params: &Value) -> Result<&str, RpcError> {
         .ok_or_else(|| RpcError::new(jsonrpc::INVALID_PARAMS, "`uri` (string) is required"))
 }
 
-fn cursor_param(params: &Value) -> Result<Option<&str>, RpcError> {
+pub(super) fn cursor_param(params: &Value) -> Result<Option<&str>, RpcError> {
     match params.get("cursor") {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(c)) => Ok(Some(c)),
