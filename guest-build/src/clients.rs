@@ -127,3 +127,18 @@ pub const OIDC_PROVIDER: Tool = Tool {
     size: "3 MB",
     with: &["jose@6.2.18"],
 };
+
+/// The official MCP Apps SDK, whose `AppBridge` plays the client's part for the host's viewer
+/// app in headless Chromium; installed beside its peer, the TypeScript client v2, and the
+/// browser driver.
+pub const EXT_APPS: Tool = Tool {
+    package: "@modelcontextprotocol/ext-apps",
+    version: "2.0.4",
+    registry: Registry::Npm,
+    purpose: "the official MCP Apps SDK (AppBridge), for the viewer app test",
+    size: "20 MB",
+    with: &[
+        "@modelcontextprotocol/client@2.4.0",
+        "playwright-core@1.65.1",
+    ],
+};

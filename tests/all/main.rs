@@ -66,6 +66,7 @@ mod upstream_http;
 mod upstream_pins;
 mod upstream_rmcp;
 mod viewer;
+mod viewer_app;
 mod world_restart;
 mod ws;
 mod ws_client;
