@@ -28,6 +28,7 @@ mod identity_hostile;
 mod install;
 mod instances;
 mod join;
+mod join_network;
 mod languages;
 mod latency_tiers;
 mod local_http;

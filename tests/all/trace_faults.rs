@@ -261,18 +261,42 @@ fn a_host_whose_log_cannot_be_written_keeps_serving() {
     assert_durable(traces.path(), &acked);
 }
 
+/// A second host that would open its own listener on a served trace folder joins it (its
+/// listener in front of the first, `tests/all/join_network.rs`) and says whom it joined; one
+/// that cannot (`--fresh-world`) exits naming the folder and the first host, and how to get a
+/// world of its own.
 #[test]
-fn a_second_host_that_would_listen_on_a_served_trace_folder_exits_naming_the_folder_and_the_first_host()
+fn a_second_host_that_would_listen_on_a_served_trace_folder_joins_it_naming_the_folder_and_the_first_host()
  {
     let dir = tempfile::tempdir().unwrap();
     let args = ["--trace-dir", dir.path().to_str().unwrap()];
     let first = Client::session("builder.readWrite", &args);
-    // A second stdio process joins the first (tests/all/join.rs); one that would open its own
-    // listener cannot join yet, and says who serves the folder and what to do instead.
+    let mut second = std::process::Command::new(env!("CARGO_BIN_EXE_limina"))
+        .args(["--mcp-ws", "--port", "0", "--manual-clock"])
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = std::io::BufReader::new(second.stderr.take().unwrap());
+    let joined = std::io::BufRead::lines(stderr)
+        .map_while(Result::ok)
+        .find(|l| l.contains("joined the limina host serving"))
+        .expect("the second host says whom it joined");
+    assert!(
+        joined.contains(&dir.path().display().to_string()),
+        "{joined}"
+    );
+    assert!(joined.contains(&format!("pid {}", first.pid())), "{joined}");
+    let _ = second.kill();
+    let _ = second.wait();
+
     let out = limina(&[
         "--mcp-ws",
         "--port",
         "0",
+        "--fresh-world",
         "--trace-dir",
         dir.path().to_str().unwrap(),
     ]);
@@ -280,13 +304,13 @@ fn a_second_host_that_would_listen_on_a_served_trace_folder_exits_naming_the_fol
     let err = text(&out.stderr);
     assert!(err.contains(&dir.path().display().to_string()), "{err}");
     assert!(err.contains(&format!("pid {}", first.pid())), "{err}");
-    assert!(err.contains("--ephemeral-trace"), "{err}");
+    assert!(err.contains("--trace-dir"), "{err}");
     assert!(out.stdout.is_empty());
 
     // Told to, it runs beside the first with its trace in memory only.
-    let mut second = Client::session("builder.readWrite", &["--ephemeral-trace"]);
-    second.call_ok("scene.createEntity", json!({"position": [0, 0, 0]}));
-    assert_eq!(second.close(), Some(0));
+    let mut other = Client::session("builder.readWrite", &["--ephemeral-trace"]);
+    other.call_ok("scene.createEntity", json!({"position": [0, 0, 0]}));
+    assert_eq!(other.close(), Some(0));
     assert_eq!(first.close(), Some(0));
 }
 

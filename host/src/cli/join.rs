@@ -1,7 +1,9 @@
-//! A `limina --mcp-stdio` whose trace folder another live host serves: it joins that host
-//! (`limina::join`), relaying its own stdio client, and when that host ends it either takes the
-//! world over — the trace folder's lock decides which joined process does — or joins the one
-//! that did. Its client keeps its session throughout.
+//! A `limina` whose trace folder another live host serves: it joins that host
+//! (`limina::join`), relaying its own stdio client, and serving its own `--mcp-ws`/`--mcp-http`
+//! listeners in front of that host (`limina::mcp::transport::front`); when that host ends it
+//! either takes the world over — the trace folder's lock decides which joined process does —
+//! or joins the one that did. Its clients keep their sessions throughout, and its listeners
+//! keep listening.
 
 use crate::Cli;
 use crate::cli::serve;
@@ -28,7 +30,8 @@ type Serving = Arc<Mutex<Option<EngineHandle>>>;
 const RETRY: Duration = Duration::from_millis(10);
 
 /// Joins the host serving `trace_dir` and relays this process's stdio client to it until the
-/// client ends, taking over whenever the serving host ends.
+/// client ends (without one, until a signal), serving its own listeners in front of it, and
+/// taking over whenever the serving host ends.
 pub fn run(cli: &Cli, trace_dir: PathBuf, holder: Option<u32>) -> Result<ExitCode> {
     refuse_flags(cli, &trace_dir, holder)?;
     let serving: Serving = Arc::default();
@@ -47,13 +50,21 @@ pub fn run(cli: &Cli, trace_dir: PathBuf, holder: Option<u32>) -> Result<ExitCod
         }
     })
     .context("waiting for termination signals")?;
+    // After the signals are held: the listeners' threads hold them too.
+    let fronted = if cli.mcp_ws || cli.mcp_http {
+        Some(serve::front_listeners(cli, &trace_dir)?)
+    } else {
+        None
+    };
+    let presence = Presence::new(cli, fronted);
     let mine = serve::settings(cli);
     let mut relay = Relay::new();
     let mut told = false;
     std::thread::scope(|scope| -> Result<ExitCode> {
         let mut host: Option<std::thread::ScopedJoinHandle<'_, Result<Stopped>>> = None;
         loop {
-            let (mut stream, welcome, early) = reach(cli, &trace_dir, &serving, scope, &mut host)?;
+            let (mut stream, welcome, early) =
+                reach(&presence, &trace_dir, &serving, scope, &mut host)?;
             let server = welcome.pid;
             if !told {
                 told = true;
@@ -61,10 +72,28 @@ pub fn run(cli: &Cli, trace_dir: PathBuf, holder: Option<u32>) -> Result<ExitCod
             }
             if server != std::process::id() {
                 limina::log::info(&format!(
-                    "joined the limina host serving {} (pid {server}, limina {}): this process relays its stdio client to it",
+                    "joined the limina host serving {} (pid {server}, limina {}): this process relays its {} to it",
                     trace_dir.display(),
-                    welcome.version
+                    welcome.version,
+                    if cli.mcp_stdio {
+                        "stdio client"
+                    } else {
+                        "listeners' clients"
+                    }
                 ));
+            }
+            if !cli.mcp_stdio {
+                // Nothing to relay here (each listener's client has a connection of its own):
+                // only learn when the host ends.
+                watch(&mut stream);
+                if server == std::process::id() {
+                    return finish(&serving, host.take());
+                }
+                limina::log::warn(&format!(
+                    "the limina host serving {} (pid {server}) ended; the world is served again by whichever joined process takes the trace folder's lock",
+                    trace_dir.display()
+                ));
+                continue;
             }
             relay
                 .resume_on(&mut stream)
@@ -105,19 +134,59 @@ fn refuse_flags(cli: &Cli, trace_dir: &Path, holder: Option<u32>) -> Result<()> 
             trace_dir.display()
         );
     }
-    if cli.mcp_ws || cli.mcp_http {
-        bail!(
-            "the trace folder {} is served by {by}; only --mcp-stdio processes join a served world so far, so --mcp-ws and --mcp-http cannot start here. Add them to the serving host's flags, or pass another --trace-dir (or --ephemeral-trace) for a world of this process's own",
-            trace_dir.display()
-        );
-    }
     Ok(())
+}
+
+/// How this process presents itself to the serving host.
+struct Presence<'a> {
+    cli: &'a Cli,
+    /// Its own listeners' transports, when it serves any.
+    fronted: Option<Vec<serde_json::Value>>,
+}
+
+impl<'a> Presence<'a> {
+    fn new(cli: &'a Cli, fronted: Option<Vec<serde_json::Value>>) -> Presence<'a> {
+        Presence { cli, fronted }
+    }
+
+    /// Its hello: its stdio client's connection, or (serving only network clients) its
+    /// presence, named by its listeners' addresses.
+    fn hello(&self) -> Hello {
+        if self.cli.mcp_stdio {
+            let mut hello = Hello::new(Purpose::Client);
+            hello.transport = Some("stdio".into());
+            hello.profile = Some(self.cli.profile.clone());
+            return hello;
+        }
+        let mut hello = Hello::new(Purpose::Watch);
+        let addresses: Vec<&str> = self
+            .fronted
+            .iter()
+            .flatten()
+            .filter_map(|t| t["address"].as_str())
+            .collect();
+        hello.transport = Some(addresses.join(", "));
+        hello
+    }
+}
+
+/// Waits until the serving host closes the connection (it ended).
+fn watch(stream: &mut UnixStream) {
+    let mut sink = [0u8; 64];
+    loop {
+        match std::io::Read::read(stream, &mut sink) {
+            Ok(0) => return,
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return,
+        }
+    }
 }
 
 /// Connects and shakes hands with whoever serves the folder, waiting while it starts or
 /// while the world is taken over, and taking it over itself when the lock is free.
 fn reach<'scope>(
-    cli: &'scope Cli,
+    presence: &'scope Presence<'scope>,
     trace_dir: &Path,
     serving: &Serving,
     scope: &'scope std::thread::Scope<'scope, '_>,
@@ -127,7 +196,7 @@ fn reach<'scope>(
     let mut waiting_on = None;
     loop {
         match socket::connect(trace_dir) {
-            Ok(stream) => match shake_hands(stream, cli) {
+            Ok(stream) => match shake_hands(stream, &presence.hello()) {
                 Ok(Some(joined)) => return Ok(joined),
                 // The host is ending (its engine stopped): the lock frees in a moment.
                 Ok(None) => {}
@@ -145,7 +214,7 @@ fn reach<'scope>(
         }
         match holder::probe(trace_dir).context("reading the trace folder's lock")? {
             Holder::Free if host.is_none() => {
-                if let Some(started) = take_over(cli, serving, scope)? {
+                if let Some(started) = take_over(presence, serving, scope)? {
                     *host = Some(started);
                 }
                 continue;
@@ -171,11 +240,8 @@ fn reach<'scope>(
 /// refused, or is stuck.
 fn shake_hands(
     mut stream: UnixStream,
-    cli: &Cli,
+    hello: &Hello,
 ) -> Result<Option<(UnixStream, Welcome, Vec<u8>)>> {
-    let mut hello = Hello::new(Purpose::Client);
-    hello.transport = Some("stdio".into());
-    hello.profile = Some(cli.profile.clone());
     if stream.write_all(&handshake::line(&hello)).is_err() {
         return Ok(None);
     }
@@ -211,20 +277,23 @@ fn shake_hands(
 }
 
 /// Starts serving the world in this process, on a thread of its own, if the lock is still
-/// free; `None` when another process took it first.
+/// free; `None` when another process took it first. This process's own listeners keep
+/// serving, in front of it as they were in front of the host before.
 fn take_over<'scope>(
-    cli: &'scope Cli,
+    presence: &'scope Presence<'scope>,
     serving: &Serving,
     scope: &'scope std::thread::Scope<'scope, '_>,
 ) -> Result<Option<std::thread::ScopedJoinHandle<'scope, Result<Stopped>>>> {
     let started = Instant::now();
+    let cli = presence.cli;
+    let fronted = presence.fronted.clone();
     let (ready, readied) = std::sync::mpsc::channel();
     let slot = serving.clone();
     let failed = ready.clone();
     let thread = std::thread::Builder::new()
         .name("limina-host".into())
         .spawn_scoped(scope, move || {
-            let result = serve::run_host(cli, false, move |engine: EngineHandle| {
+            let result = serve::run_host(cli, false, fronted, move |engine: EngineHandle| {
                 *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(engine);
                 let _ = ready.send(Ok(()));
             });

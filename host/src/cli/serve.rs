@@ -66,7 +66,7 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
     // spans) and the host then exits with 128 + its number, as it would have.
     limina::telemetry::signals::hold().context("holding termination signals")?;
     let mut stop_on_signals = Ok(());
-    let started = run_host(&cli, cli.mcp_stdio, |engine| {
+    let started = run_host(&cli, cli.mcp_stdio, None, |engine| {
         stop_on_signals = limina::telemetry::signals::stop_on(move |signal| {
             engine.send(Inbound::Stop { signal });
         });
@@ -90,10 +90,14 @@ pub fn serve(cli: Cli) -> Result<std::process::ExitCode> {
 
 /// Builds the host the flags describe and serves until it stops: stdin ends (with `stdio`),
 /// [`Inbound::Finish`], or a termination signal (a drain). `on_engine` is given the engine's
-/// handle once every transport listens, the control socket included.
+/// handle once every transport listens, the control socket included. `fronted`: the
+/// transports of this process's own listeners when they already run in front of the world
+/// (a joined process taking it over: they keep serving, through the control socket), else
+/// `None` and the listeners the flags ask for are started here.
 pub fn run_host(
     cli: &Cli,
     stdio: bool,
+    fronted: Option<Vec<serde_json::Value>>,
     on_engine: impl FnOnce(limina::mcp::EngineHandle),
 ) -> Result<Stopped> {
     let mut phases = Phases::start();
@@ -113,7 +117,13 @@ pub fn run_host(
     phases.end("configuration");
     let registry = build_registry_from(cli, config, true, &mut phases)?;
     let default_profile = cli.profile.clone();
-    let (admission, limits) = admission(cli, &registry, network, shared_token(cli)?, identity)?;
+    let (admission, limits) = admission(
+        cli,
+        registry.profiles(),
+        network,
+        shared_token(cli)?,
+        identity,
+    )?;
     let profiles: Vec<String> = registry
         .profiles()
         .names()
@@ -160,7 +170,9 @@ pub fn run_host(
     if cli.mcp_stdio {
         transports.push(serde_json::json!({"kind": "stdio"}));
     }
-    if cli.mcp_ws {
+    let listen = fronted.is_none();
+    transports.extend(fronted.unwrap_or_default());
+    if cli.mcp_ws && listen {
         let bind = SocketAddr::new(cli.bind, ws_port);
         let config = Listen {
             bind,
@@ -174,7 +186,7 @@ pub fn run_host(
         limina::log::info(&format!("serving MCP over WebSocket on ws://{local}"));
         transports.push(serde_json::json!({"kind": "ws", "address": format!("ws://{local}")}));
     }
-    if cli.mcp_http {
+    if cli.mcp_http && listen {
         let bind = SocketAddr::new(cli.bind, http_port);
         let config = Listen {
             bind,
@@ -233,6 +245,78 @@ pub fn run_host(
     // clean stop, as an orchestrator asked for it.
     limina::log::info(&format!("stopped: {stopped:?}"));
     Ok(stopped)
+}
+
+/// A joined process's own listeners (`--mcp-ws`, `--mcp-http`), run in front of the host
+/// serving `trace_dir`: the same transports and network edge a serving host runs, with this
+/// process's own admission rules (its flags and --config's `[network]` and `[identity]`),
+/// each client forwarded to the serving host as a session of its own
+/// (`limina::mcp::transport::front` says why admission happens here). Their transports, as
+/// `limina status` lists them.
+pub fn front_listeners(cli: &Cli, trace_dir: &std::path::Path) -> Result<Vec<serde_json::Value>> {
+    let guard = guard(cli)?;
+    let config = load_config(cli)?;
+    let profiles = &config.policy.profiles;
+    profiles
+        .get(&cli.profile)
+        .map_err(anyhow::Error::msg)
+        .context("--profile")?;
+    let identity = config
+        .identity
+        .clone()
+        .map(|i| (i, config.outbound.clone()));
+    let (admission, limits) = admission(
+        cli,
+        profiles,
+        config.network.clone(),
+        shared_token(cli)?,
+        identity,
+    )?;
+    let engine = limina::mcp::transport::front::start(trace_dir.to_path_buf())
+        .context("starting the forwarder of this process's listeners")?;
+    let mut transports = Vec::new();
+    if cli.mcp_ws {
+        let bind = SocketAddr::new(cli.bind, cli.port.unwrap_or(DEFAULT_WS_PORT));
+        let config = Listen {
+            bind,
+            guard: guard.clone(),
+            admission: admission.clone(),
+            limits,
+        };
+        let local = ws::start(config, engine.clone())
+            .with_context(|| format!("listening for WebSocket clients on {bind}"))?;
+        limina::log::info(&format!(
+            "in front of the host serving {}: serving MCP over WebSocket on ws://{local}",
+            trace_dir.display()
+        ));
+        transports.push(serde_json::json!({"kind": "ws", "address": format!("ws://{local}")}));
+    }
+    if cli.mcp_http {
+        let port = cli
+            .http_port
+            .or(cli.port.filter(|_| !cli.mcp_ws))
+            .unwrap_or(DEFAULT_HTTP_PORT);
+        let bind = SocketAddr::new(cli.bind, port);
+        let config = Listen {
+            bind,
+            guard,
+            admission,
+            limits,
+        };
+        let viewer = limina::viewer::Viewer {
+            profile: cli.viewer_profile.clone(),
+            assets_dir: cli.assets_dir.clone(),
+        };
+        let local = http::start(config, viewer, engine)
+            .with_context(|| format!("listening for HTTP clients on {bind}"))?;
+        limina::log::info(&format!(
+            "in front of the host serving {}: serving MCP Streamable HTTP on http://{local}/mcp",
+            trace_dir.display()
+        ));
+        transports
+            .push(serde_json::json!({"kind": "http", "address": format!("http://{local}/mcp")}));
+    }
+    Ok(transports)
 }
 
 /// The configuration this process's flags give, as the control socket's handshake carries
@@ -296,14 +380,13 @@ fn load_config(cli: &Cli) -> Result<Config> {
 /// connection limits.
 fn admission(
     cli: &Cli,
-    registry: &Registry,
+    profiles: &limina::policy::Profiles,
     network: NetworkSettings,
     shared_token: Option<String>,
     identity: Option<(IdentityConfig, TlsRoots)>,
 ) -> Result<(Arc<Admission>, EdgeLimits)> {
     for name in &cli.network_profile {
-        registry
-            .profiles()
+        profiles
             .get(name)
             .map_err(anyhow::Error::msg)
             .context("--network-profile")?;

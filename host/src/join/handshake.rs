@@ -8,8 +8,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// The control protocol this binary speaks. Raised whenever the handshake, the frames or the
-/// notes change in a way an older binary would misread.
-pub const PROTOCOL: u32 = 1;
+/// notes change in a way an older binary would misread. (2: a network client's admission
+/// travels in the hello; a host of protocol 1 would have ignored it and served that client
+/// with no ceiling, as over stdio.)
+pub const PROTOCOL: u32 = 2;
 
 /// This binary's version.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -22,6 +24,10 @@ pub enum Purpose {
     Client,
     /// `limina status`: the welcome carries the status, then the connection ends.
     Status,
+    /// A joined process's own presence, held open while it lives: nothing follows the
+    /// welcome, and the connection's end tells the joined process its host ended (one serving
+    /// only network clients has no stdio client's connection to learn it from).
+    Watch,
 }
 
 /// The joining side's first line.
@@ -38,6 +44,25 @@ pub struct Hello {
     /// The profile its process's flags give its clients when they name none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile: Option<String>,
+    /// A network client's admission, decided by the joining process's own network edge
+    /// (`None`: a stdio client, with no ceiling).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub admitted: Option<Admitted>,
+    /// The session id its transport gave it (`Mcp-Session-Id` over HTTP).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+}
+
+/// What a joined process's network edge admitted one of its clients with: the profiles it may
+/// take at `initialize` (the first when it names none), the agent its token names, and the
+/// setting that decided, for errors.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Admitted {
+    pub profiles: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_id: Option<String>,
+    pub setting: String,
 }
 
 impl Hello {
@@ -50,6 +75,8 @@ impl Hello {
             purpose,
             transport: None,
             profile: None,
+            admitted: None,
+            session: None,
         }
     }
 }
@@ -181,6 +208,16 @@ mod tests {
         let text = line(&hello);
         assert_eq!(text.last(), Some(&b'\n'));
         assert_eq!(read_hello(&text[..text.len() - 1]).unwrap(), hello);
+        // A network client's admission goes with it.
+        hello.transport = Some("WebSocket".into());
+        hello.admitted = Some(Admitted {
+            profiles: vec!["builder.readWrite".into()],
+            agent_id: Some("alice".into()),
+            setting: "the `[[network.tokens]]` entry of agent `alice`".into(),
+        });
+        hello.session = Some("abc".into());
+        let text = line(&hello);
+        assert_eq!(read_hello(&text[..text.len() - 1]).unwrap(), hello);
         let welcome = Welcome::accept(None, Some(json!({"pid": 1})));
         assert_eq!(read_welcome(&line(&welcome)).unwrap(), welcome);
     }
@@ -220,7 +257,7 @@ mod tests {
                 .contains("not a limina join handshake")
         );
         assert!(
-            read_hello(br#"{"join": 1, "version": "x"}"#)
+            read_hello(format!(r#"{{"join": {PROTOCOL}, "version": "x"}}"#).as_bytes())
                 .unwrap_err()
                 .contains("malformed")
         );

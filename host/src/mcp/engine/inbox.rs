@@ -104,6 +104,22 @@ impl EngineHandle {
         sent
     }
 
+    /// A handle whose messages go to the [`Forwarding`] returned with it instead of to an
+    /// engine of this process: a joined process's network listener hands its clients to the
+    /// host serving the world through it (`transport/front.rs`).
+    pub fn forwarding() -> io::Result<(EngineHandle, Forwarding)> {
+        let (tx, inbox) = std::sync::mpsc::channel();
+        let vitals = Arc::new(super::vitals::Vitals::new());
+        vitals.beat();
+        let handle = EngineHandle {
+            tx,
+            wake: Arc::new(Wake::new()?),
+            trace_health: crate::trace::Health::default(),
+            vitals: vitals.clone(),
+        };
+        Ok((handle, Forwarding { inbox, vitals }))
+    }
+
     /// Why the host should not be sent traffic now, if so: the engine has not begun serving,
     /// drains, or is stalled, or the trace cannot be written.
     pub fn not_ready(&self) -> Option<String> {
@@ -125,6 +141,20 @@ impl EngineHandle {
     /// Why the host is not healthy, if it is not: its engine loop has stopped turning.
     pub fn unhealthy(&self) -> Option<String> {
         self.vitals.stalled()
+    }
+}
+
+/// The receiving end of a forwarding [`EngineHandle`]: what its transports hand over, and the
+/// pulse its `/healthz` and `/readyz` read (the forwarder's loop, beating as it turns).
+pub struct Forwarding {
+    pub inbox: std::sync::mpsc::Receiver<Inbound>,
+    vitals: Arc<super::vitals::Vitals>,
+}
+
+impl Forwarding {
+    /// The forwarder's loop turned now.
+    pub fn beat(&self) {
+        self.vitals.beat();
     }
 }
 

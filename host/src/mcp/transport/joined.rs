@@ -16,6 +16,7 @@ use crate::limits::{JOIN_READ_BYTES, JOIN_WELCOME_MS, MAX_IN_FLIGHT_PER_CONNECTI
 use crate::mcp::engine::cancel::{CancelBoard, cancelled_request};
 use crate::mcp::engine::inbox::{EngineHandle, EngineStatus, Inbound, PeerId, next_peer_id};
 use crate::mcp::engine::outbox::{self, Frame, Lane, Sent};
+use crate::mcp::transport::edge::Grant;
 use crate::mcp::wire::jsonrpc;
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -30,6 +31,8 @@ use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 const HELLO_TIMEOUT: Duration = Duration::from_secs(5);
 /// How often the control socket looks whether the host has started draining.
 const DRAIN_LOOK: Duration = Duration::from_millis(10);
+/// How often a joined process's presence looks whether this host's engine has stopped.
+const WATCH_LOOK: Duration = Duration::from_millis(250);
 /// The longest hello line read.
 const MAX_HELLO_BYTES: u64 = 64 << 10;
 
@@ -171,6 +174,7 @@ async fn connection(stream: UnixStream, control: Arc<Control>, engine: EngineHan
             answer(&mut writer, &Welcome::accept(None, Some(doc))).await;
         }
         Purpose::Client => client(hello, credentials.pid, reader, writer, control, engine).await,
+        Purpose::Watch => watch(hello, credentials.pid, reader, writer, control, engine).await,
     }
 }
 
@@ -201,27 +205,32 @@ impl Control {
             .unwrap_or_else(|e| e.into_inner())
             .clone();
         let mut own = Vec::new();
-        let mut by_pid: std::collections::BTreeMap<u32, (String, Vec<Value>)> = Default::default();
+        // Each joined process's transports (a stdio client, its own listeners) and sessions.
+        let mut by_pid: std::collections::BTreeMap<u32, (Vec<String>, Vec<Value>)> =
+            Default::default();
         let me = std::process::id();
+        for j in joined.values().filter(|j| j.pid != me) {
+            let (transports, _) = by_pid.entry(j.pid).or_default();
+            if !transports.contains(&j.transport) {
+                transports.push(j.transport.clone());
+                transports.sort();
+            }
+        }
         for (peer, session) in status.sessions {
-            // A process that took the world over relays its own client to itself.
+            // A process that took the world over relays its own clients to itself.
             match joined.get(&peer).filter(|j| j.pid != me) {
-                Some(j) => by_pid
-                    .entry(j.pid)
-                    .or_insert_with(|| (j.transport.clone(), Vec::new()))
-                    .1
-                    .push(session),
+                Some(j) => by_pid.entry(j.pid).or_default().1.push(session),
                 None => own.push(session),
             }
         }
-        for j in joined.values().filter(|j| j.pid != me) {
-            by_pid
-                .entry(j.pid)
-                .or_insert_with(|| (j.transport.clone(), Vec::new()));
-        }
         let joined: Vec<Value> = by_pid
             .into_iter()
-            .map(|(pid, (transport, sessions))| json!({"pid": pid, "transport": transport, "sessions": sessions}))
+            .map(|(pid, (mut transports, sessions))| {
+                // A listener's address (`ws://…`, its presence) says more than its clients' kind.
+                let named = transports.clone();
+                transports.retain(|t| !named.iter().any(|n| n.starts_with(&format!("{t}://"))));
+                json!({"pid": pid, "transport": transports.join(", "), "sessions": sessions})
+            })
             .collect();
         json!({
             "traceDir": self.config.trace_dir.display().to_string(),
@@ -238,16 +247,49 @@ impl Control {
         })
     }
 
-    /// The profile a joined stdio client gets when it names none: its process's `--profile`,
-    /// which must be one the host's configuration defines. Like any stdio client it may name
-    /// another at `initialize` (the user who started it chose).
-    fn default_profile(&self, hello: &Hello) -> Result<Option<String>, String> {
-        match &hello.profile {
-            Some(asked) if !self.config.profiles.contains(asked) => Err(format!(
-                "--profile `{asked}` is not a profile the serving host's configuration defines ({}); pass one of those, or give this process its own --trace-dir to serve its own configuration",
+    /// What a joined client may take: a stdio client gets its process's `--profile` when it
+    /// names none and has no ceiling (the user who started it chose, as over stdio); a network
+    /// client gets what its process's network edge admitted it with. Either way every profile
+    /// named must be one the host's configuration defines.
+    fn admit(&self, hello: &Hello) -> Result<(Option<String>, Option<Grant>), String> {
+        let undefined = |asked: &str, by: &str| {
+            format!(
+                "{by} `{asked}` is not a profile the serving host's configuration defines ({}); pass one of those, or give this process its own --trace-dir to serve its own configuration",
                 self.config.profiles.join(", ")
+            )
+        };
+        let network = hello.transport.as_deref().is_some_and(|t| t != "stdio");
+        match (&hello.admitted, network) {
+            (Some(admitted), true) => {
+                if let Some(asked) = admitted
+                    .profiles
+                    .iter()
+                    .find(|p| !self.config.profiles.contains(p))
+                {
+                    return Err(undefined(asked, &admitted.setting));
+                }
+                let grant = Grant {
+                    profiles: admitted.profiles.clone(),
+                    agent_id: admitted.agent_id.clone(),
+                    setting: admitted.setting.clone(),
+                };
+                Ok((None, Some(grant)))
+            }
+            // Fail closed: a network client with no admission would have no ceiling.
+            (None, true) => Err(format!(
+                "a {} client of a joining process came without its admission (its network edge's decision); this host serves no network client unadmitted",
+                hello.transport.as_deref().unwrap_or("network")
             )),
-            other => Ok(other.clone()),
+            (Some(_), false) => Err(
+                "a stdio client of a joining process came with a network admission; stdio clients have none"
+                    .into(),
+            ),
+            (None, false) => match &hello.profile {
+                Some(asked) if !self.config.profiles.contains(asked) => {
+                    Err(undefined(asked, "--profile"))
+                }
+                other => Ok((other.clone(), None)),
+            },
         }
     }
 }
@@ -261,8 +303,8 @@ async fn client(
     control: Arc<Control>,
     engine: EngineHandle,
 ) {
-    let default_profile = match control.default_profile(&hello) {
-        Ok(profile) => profile,
+    let (default_profile, grant) = match control.admit(&hello) {
+        Ok(admitted) => admitted,
         Err(refusal) => {
             crate::log::warn(&format!("refused a joining process (pid {pid}): {refusal}"));
             answer(&mut writer, &Welcome::refuse(refusal)).await;
@@ -282,8 +324,8 @@ async fn client(
         notify: Arc::new(move |message: Value| {
             let _ = progress.send_now(outbox::frame(&message));
         }),
-        transport_session: None,
-        grant: None,
+        transport_session: hello.session.clone(),
+        grant,
         default_profile,
         ticket: None,
     });
@@ -363,6 +405,61 @@ async fn client(
     crate::log::debug(&format!(
         "the joined client on connection {id} (pid {pid}) left"
     ));
+}
+
+/// A joined process's presence: welcomed once the engine answers, listed in the status, and
+/// held until that process goes or this host's engine stops (the connection's end is how the
+/// joined process learns its host ended).
+async fn watch(
+    hello: Hello,
+    pid: u32,
+    mut reader: BufReader<OwnedReadHalf>,
+    mut writer: OwnedWriteHalf,
+    control: Arc<Control>,
+    engine: EngineHandle,
+) {
+    if ask_status(&engine).await.is_none() {
+        return;
+    }
+    let id = next_peer_id();
+    let transport = hello.transport.clone().unwrap_or_else(|| "network".into());
+    control
+        .joined
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(id, Joined { pid, transport });
+    crate::log::info(&format!(
+        "limina pid {pid} (limina {}) joined with its own listener",
+        hello.version
+    ));
+    answer(
+        &mut writer,
+        &Welcome::accept(Some(control.config.settings.clone()), None),
+    )
+    .await;
+    let mut look = tokio::time::interval(WATCH_LOOK);
+    let mut sink = [0u8; 64];
+    loop {
+        tokio::select! {
+            read = reader.read(&mut sink) => {
+                if !matches!(read, Ok(n) if n > 0) {
+                    break;
+                }
+            }
+            _ = look.tick() => {
+                // A stopped engine takes no more messages: this host has ended.
+                if !engine.send(Inbound::Status { reply: Box::new(|_| {}) }) {
+                    break;
+                }
+            }
+        }
+    }
+    let _ = writer.shutdown().await;
+    control
+        .joined
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .remove(&id);
 }
 
 /// Hands each message frame to the engine until the joined process closes its side.

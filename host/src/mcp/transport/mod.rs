@@ -12,6 +12,7 @@
 
 mod bearer;
 pub mod edge;
+pub mod front;
 mod guard;
 pub mod http;
 pub mod joined;

@@ -1,0 +1,361 @@
+//! A joined process's own network listener: `--mcp-ws` or `--mcp-http` on a trace folder
+//! another host serves. The listener is this process's, run by the same WebSocket and HTTP
+//! transports a serving host runs, handed a forwarding [`EngineHandle`] instead of an engine:
+//! each client it opens becomes one control-socket connection to the serving host (its own
+//! session on the one world), its messages frames on it, the frames back its replies.
+//!
+//! Admission happens here, at this process's edge, with the same code a serving host uses
+//! (Origin check, gate, meter, `--auth-token-file`, `[[network.tokens]]`, `[identity]`), and
+//! only its decision — the profiles and agent a client may take, and which setting decided —
+//! crosses the control socket in the hello. Why here: the token stays in the process it was
+//! sent to (a network secret does not travel further than it must); the identity provider is
+//! asked by the process that holds the request, so a refused or flooding client costs the
+//! serving engine nothing; and the peer on the control socket is this user's own process
+//! (`SO_PEERCRED`), which could already join over stdio with no ceiling at all, so trusting its
+//! decision gives it nothing it did not have. The serving host still checks that every profile
+//! a decision names is one its configuration defines, and serves a network client with no
+//! decision not at all.
+//!
+//! When the serving host ends, each client's connection waits for the next one (whichever
+//! process takes the world over — perhaps this one, see `cli/join.rs`), answers the requests
+//! it had in flight with an error saying they may or may not have run, and recreates the
+//! client's session there with the same ids (`crate::join::resume`), as a stdio relay does.
+
+use crate::join::frame::{self, Kind};
+use crate::join::handshake::{self, Admitted, Hello, Purpose, Welcome};
+use crate::join::relay::Ended;
+use crate::join::resume::{FromServer, Resume, unanswered};
+use crate::join::socket::{self, ConnectError};
+use crate::limits::{JOIN_READ_BYTES, JOIN_TAKEOVER_MS, JOIN_WELCOME_MS};
+use crate::mcp::engine::inbox::{EngineHandle, Forwarding, Inbound, PeerId};
+use crate::mcp::engine::outbox::{Frame, Outbox, Sent};
+use crate::mcp::transport::edge::{Grant, Ticket};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::RecvTimeoutError;
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::UnixStream;
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+
+/// How often a client whose host ended looks for the next one.
+const RETRY: Duration = Duration::from_millis(10);
+/// How often the forwarder's loop beats when nothing arrives (its `/healthz`).
+const BEAT: Duration = Duration::from_millis(500);
+
+/// Starts forwarding to the host serving `trace_dir`: the handle to give this process's
+/// listeners.
+pub fn start(trace_dir: PathBuf) -> std::io::Result<EngineHandle> {
+    let (handle, forwarding) = EngineHandle::forwarding()?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let spawner = runtime.handle().clone();
+    std::thread::Builder::new()
+        .name("limina-front-io".into())
+        .spawn(move || runtime.block_on(std::future::pending::<()>()))?;
+    std::thread::Builder::new()
+        .name("limina-front".into())
+        .spawn(move || forward(forwarding, spawner, trace_dir))?;
+    Ok(handle)
+}
+
+/// Routes what the listeners hand over to each client's task.
+fn forward(forwarding: Forwarding, spawner: tokio::runtime::Handle, trace_dir: PathBuf) {
+    let trace_dir = Arc::new(trace_dir);
+    let mut clients: HashMap<PeerId, UnboundedSender<String>> = HashMap::new();
+    loop {
+        forwarding.beat();
+        match forwarding.inbox.recv_timeout(BEAT) {
+            Ok(Inbound::Open {
+                id,
+                outbox,
+                in_flight,
+                transport_session,
+                grant,
+                ticket,
+                ..
+            }) => {
+                let (up, messages) = unbounded_channel();
+                clients.insert(id, up);
+                let client = Client {
+                    hello: hello(grant, transport_session),
+                    outbox,
+                    in_flight,
+                    ticket,
+                    resume: Resume::default(),
+                    trace_dir: trace_dir.clone(),
+                };
+                spawner.spawn(client.run(messages));
+            }
+            Ok(Inbound::Message { id, text }) => {
+                if let Some(up) = clients.get(&id) {
+                    let _ = up.send(text);
+                }
+            }
+            // Its task ends when its channel does; the serving host then closes the session.
+            Ok(Inbound::Close { id }) => {
+                clients.remove(&id);
+            }
+            // A refusal at this edge was logged by the transport; the serving host's trace is
+            // for what reached the world.
+            Ok(_) => {}
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => return,
+        }
+    }
+}
+
+/// The hello of one network client: its transport and what this edge admitted it with.
+fn hello(grant: Option<Grant>, session: Option<String>) -> Hello {
+    let mut hello = Hello::new(Purpose::Client);
+    // Only HTTP gives a connection a session id of its transport's own. (The kinds the
+    // status names transports by.)
+    hello.transport = Some(if session.is_some() { "http" } else { "ws" }.into());
+    hello.admitted = grant.map(|g| Admitted {
+        profiles: g.profiles,
+        agent_id: g.agent_id,
+        setting: g.setting,
+    });
+    hello.session = session;
+    hello
+}
+
+/// One network client, relayed to whichever host serves the world.
+struct Client {
+    hello: Hello,
+    outbox: Outbox,
+    in_flight: Arc<AtomicUsize>,
+    ticket: Option<Arc<Ticket>>,
+    resume: Resume,
+    trace_dir: Arc<PathBuf>,
+}
+
+impl Client {
+    async fn run(mut self, mut messages: UnboundedReceiver<String>) {
+        loop {
+            let (stream, welcome, early) = match reach(&self.trace_dir, &self.hello).await {
+                Ok(reached) => reached,
+                Err(reason) => {
+                    crate::log::warn(&format!("a network client cannot be served: {reason}"));
+                    self.outbox.close(1011, &reason);
+                    self.ring();
+                    return;
+                }
+            };
+            let server = welcome.pid;
+            match self.serve(stream, &early, &mut messages).await {
+                Ended::ClientDone => return,
+                Ended::ServerGone => {
+                    let agent = self.resume.agent().map(str::to_string);
+                    for request in self.resume.take_in_flight() {
+                        if let Some(line) = unanswered(&request, server, agent.as_deref()) {
+                            self.send_client(line.trim_ascii_end());
+                        }
+                    }
+                    self.ring();
+                }
+            }
+        }
+    }
+
+    /// Relays between the client and one host's connection until either ends.
+    async fn serve(
+        &mut self,
+        stream: UnixStream,
+        early: &[u8],
+        messages: &mut UnboundedReceiver<String>,
+    ) -> Ended {
+        let (mut from_server, mut to_server) = stream.into_split();
+        let mut frames = frame::Reader::default();
+        frames.space(early.len()).copy_from_slice(early);
+        frames.filled(early.len(), early.len());
+        let mut bytes = Vec::new();
+        // The session again, with its ids, on a host that is not the one it was bound on.
+        for message in self.resume.messages() {
+            frame::push(&mut bytes, Kind::Message, message.as_bytes());
+        }
+        if !bytes.is_empty() && to_server.write_all(&bytes).await.is_err() {
+            return Ended::ServerGone;
+        }
+        // The host drains: the client's further requests wait for the next one.
+        let mut holding = false;
+        loop {
+            if !self.take_frames(&mut frames, &mut holding) {
+                return Ended::ClientDone;
+            }
+            let got = {
+                let space = frames.space(JOIN_READ_BYTES);
+                tokio::select! {
+                    biased;
+                    read = from_server.read(space) => Got::Read(read.unwrap_or(0)),
+                    message = messages.recv(), if !holding => Got::Up(message),
+                }
+            };
+            match got {
+                Got::Read(n) => {
+                    frames.filled(JOIN_READ_BYTES, n);
+                    if n == 0 {
+                        self.take_frames(&mut frames, &mut holding);
+                        return Ended::ServerGone;
+                    }
+                }
+                Got::Up(None) => return Ended::ClientDone,
+                Got::Up(Some(first)) => {
+                    frames.filled(JOIN_READ_BYTES, 0);
+                    bytes.clear();
+                    let mut next = Some(first);
+                    // Everything already waiting goes in the same write.
+                    while let Some(text) = next {
+                        self.resume.client_sent(&text);
+                        self.in_flight.fetch_sub(1, Ordering::AcqRel);
+                        frame::push(&mut bytes, Kind::Message, text.as_bytes());
+                        next = messages.try_recv().ok();
+                    }
+                    if to_server.write_all(&bytes).await.is_err() {
+                        return Ended::ServerGone;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Passes every complete frame on to the client; false once the client is gone.
+    fn take_frames(&mut self, frames: &mut frame::Reader, holding: &mut bool) -> bool {
+        let mut any = false;
+        while let Some(next) = frames.next_frame() {
+            let (kind, payload) = match next {
+                Ok(frame) => frame,
+                Err(e) => {
+                    crate::log::warn(&format!("the serving host sent {e}"));
+                    break;
+                }
+            };
+            match kind {
+                Kind::Message => {
+                    let bound = self.resume.agent().is_some();
+                    if self.resume.server_sent(payload) == FromServer::Swallow {
+                        continue;
+                    }
+                    if !bound
+                        && self.resume.agent().is_some()
+                        && let Some(ticket) = &self.ticket
+                    {
+                        ticket.initialized();
+                    }
+                    any = true;
+                    if !self.send_client(payload) {
+                        return false;
+                    }
+                }
+                Kind::Note => {
+                    let note: serde_json::Value =
+                        serde_json::from_slice(payload).unwrap_or_default();
+                    if note["draining"] == true {
+                        *holding = true;
+                    } else if let Some(reason) = note["closing"].as_str() {
+                        crate::log::warn(&format!(
+                            "the serving host closes a network client's connection: {reason}"
+                        ));
+                    }
+                }
+            }
+        }
+        if any {
+            self.ring();
+        }
+        true
+    }
+
+    /// Queues one message for the client; false once it is gone.
+    fn send_client(&mut self, payload: &[u8]) -> bool {
+        let Ok(text) = std::str::from_utf8(payload) else {
+            return true;
+        };
+        match self.outbox.push_frame(Frame::from(text.to_string())) {
+            Sent::Queued => true,
+            Sent::Gone => false,
+            Sent::Full => {
+                self.outbox.close(
+                    1008,
+                    "the client does not read its replies: its queue of messages is full",
+                );
+                false
+            }
+        }
+    }
+
+    fn ring(&self) {
+        if let Some(lane) = self.outbox.lane() {
+            lane.ring();
+        }
+    }
+}
+
+enum Got {
+    Read(usize),
+    Up(Option<String>),
+}
+
+/// Connects and shakes hands with whoever serves `trace_dir`, waiting while the world is taken
+/// over (up to `JOIN_TAKEOVER_MS`); why not, when it cannot.
+async fn reach(trace_dir: &Path, hello: &Hello) -> Result<(UnixStream, Welcome, Vec<u8>), String> {
+    let deadline = Instant::now() + Duration::from_millis(JOIN_TAKEOVER_MS);
+    loop {
+        match socket::connect(trace_dir) {
+            Ok(stream) => {
+                if let Some(reached) = shake_hands(stream, hello).await? {
+                    return Ok(reached);
+                }
+            }
+            Err(ConnectError::Missing | ConnectError::Stale) => {}
+            Err(e) => return Err(format!("{}: {e}", socket::path(trace_dir).display())),
+        }
+        if Instant::now() >= deadline {
+            return Err(format!(
+                "no limina host has served the world in {} for {} s",
+                trace_dir.display(),
+                JOIN_TAKEOVER_MS / 1000
+            ));
+        }
+        tokio::time::sleep(RETRY).await;
+    }
+}
+
+/// The hello and the welcome (and what came after it); `None` when the host closed before
+/// welcoming (it is ending).
+async fn shake_hands(
+    stream: std::os::unix::net::UnixStream,
+    hello: &Hello,
+) -> Result<Option<(UnixStream, Welcome, Vec<u8>)>, String> {
+    let stream = stream
+        .set_nonblocking(true)
+        .and_then(|()| UnixStream::from_std(stream))
+        .map_err(|e| format!("the control socket: {e}"))?;
+    let mut reader = BufReader::new(stream);
+    if reader
+        .get_mut()
+        .write_all(&handshake::line(hello))
+        .await
+        .is_err()
+    {
+        return Ok(None);
+    }
+    let mut line = Vec::new();
+    let wait = Duration::from_millis(JOIN_WELCOME_MS);
+    match tokio::time::timeout(wait, reader.read_until(b'\n', &mut line)).await {
+        Ok(Ok(0)) | Ok(Err(_)) => return Ok(None),
+        Ok(Ok(_)) => {}
+        Err(_) => {
+            return Err(format!(
+                "the host serving this world holds its trace folder but has not answered on its control socket for {} s: it is stuck",
+                JOIN_WELCOME_MS / 1000
+            ));
+        }
+    }
+    let early = reader.buffer().to_vec();
+    let welcome = handshake::read_welcome(line.trim_ascii_end())?;
+    Ok(Some((reader.into_inner(), welcome, early)))
+}
