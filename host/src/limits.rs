@@ -96,6 +96,11 @@ pub const MAX_STATE_VALUE_BYTES: usize = 1 << 20;
 /// checkpoint that still encodes the whole world on the engine: 11.9 MB in 38 ms at 100,000,
 /// 131 ms at 400,000. 100,000 keeps that hold near two ticks of the 16 ms budget.
 pub const MAX_ENTITIES: usize = 100_000;
+/// Widest or tallest picture `camera.capture` draws, in pixels.
+pub const MAX_CAPTURE_EDGE: u32 = 2_048;
+/// Most pixels in one `camera.capture` picture (1920 × 1080): the drawing and the PNG grow
+/// with them, and the picture travels in one result.
+pub const MAX_CAPTURE_PIXELS: u64 = 1_920 * 1_080;
 /// Side of one cell of the world's spatial index (`world/spatial.rs`), in metres. At 0.1
 /// entities per m², 100,000 entities, `cargo bench -p limina --bench spatial` (2026-11-28)
 /// measured candidates for radius 3 / radius 25 in 0.58 / 6.7 µs at 8 m, 0.29 / 1.8 µs at

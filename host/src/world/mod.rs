@@ -5,6 +5,7 @@
 mod agents;
 mod assets;
 mod audio;
+mod camera;
 mod changes;
 mod collisions;
 mod entity;
@@ -23,6 +24,7 @@ mod view;
 pub use agents::{ApproachTarget, Heard, Movement, body_tag};
 pub use assets::{GltfResource, resolve_asset};
 pub use audio::{Bus, Sound, SoundKind, SoundSpec};
+pub use camera::{Corner, Drawn, PanelAnchor, Picture, RenderSnapshot, Shot};
 pub use changes::{ChangeSet, EntityState};
 pub use collisions::CollisionEvent;
 pub use entity::{BodyKind, ColliderShape, EntityFilter, EntityInfo, EntitySpec, Shape, Transform};

@@ -82,6 +82,13 @@ pub(super) struct Surface {
     receive_shadow: bool,
 }
 
+impl Surface {
+    /// 0 (dielectric) ..= 1 (metal).
+    pub(super) fn metalness(&self) -> f64 {
+        self.metalness
+    }
+}
+
 impl Default for Surface {
     /// three.js's `MeshStandardMaterial` defaults, so an untouched entity renders as usual.
     fn default() -> Self {

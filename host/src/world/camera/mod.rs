@@ -1,0 +1,79 @@
+//! The camera: a picture of the world from a viewpoint, drawn on the CPU. The engine only
+//! takes a [`RenderSnapshot`] (a compact copy of shapes, transforms, sizes, colours and
+//! materials, the lighting and the panels' anchors); [`Picture::take`] draws it, on whatever
+//! thread runs the call, and [`Picture::png`] encodes it.
+
+mod lens;
+mod raster;
+mod snapshot;
+
+pub use lens::Shot;
+pub use snapshot::{Corner, Drawn, PanelAnchor, RenderSnapshot};
+
+use super::WorldError;
+
+/// A drawn picture.
+#[derive(Debug, Clone)]
+pub struct Picture {
+    pub width: u32,
+    pub height: u32,
+    /// RGB, 8 bits per channel, rows top to bottom.
+    pub rgb: Vec<u8>,
+    /// Entities at least partly inside the view.
+    pub entities_in_view: usize,
+    /// Panel anchors marked in the picture.
+    pub anchors_marked: usize,
+    /// The tick the snapshot was taken at.
+    pub tick: u64,
+}
+
+impl Picture {
+    /// Draws `snapshot` as `shot` sees it; refuses a shot that cannot be taken, naming the
+    /// field.
+    pub fn take(snapshot: &RenderSnapshot, shot: &Shot) -> Result<Picture, WorldError> {
+        shot.check()?;
+        let lens = lens::Lens::new(shot);
+        let mut canvas = raster::Canvas::new(&lens, shot.background);
+        let entities_in_view = canvas.draw(&lens, snapshot);
+        let anchors_marked = if shot.panels {
+            canvas.mark_anchors(&lens, &snapshot.anchors)
+        } else {
+            0
+        };
+        Ok(Picture {
+            width: shot.width,
+            height: shot.height,
+            rgb: canvas.rgb,
+            entities_in_view,
+            anchors_marked,
+            tick: snapshot.tick,
+        })
+    }
+
+    /// The colour at pixel (`x`, `y`), from the top left.
+    pub fn pixel(&self, x: u32, y: u32) -> [u8; 3] {
+        let at = (y as usize * self.width as usize + x as usize) * 3;
+        [self.rgb[at], self.rgb[at + 1], self.rgb[at + 2]]
+    }
+
+    /// The picture as a PNG: 8-bit RGB, compressed for speed (fdeflate) rather than size.
+    pub fn png(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.rgb.len() / 8);
+        let mut encoder = png::Encoder::new(&mut out, self.width, self.height);
+        encoder.set_color(png::ColorType::Rgb);
+        encoder.set_depth(png::BitDepth::Eight);
+        encoder.set_compression(png::Compression::Fast);
+        // Writing to memory a picture whose size was checked cannot fail.
+        let mut writer = encoder
+            .write_header()
+            .expect("a PNG header for a checked size");
+        writer
+            .write_image_data(&self.rgb)
+            .expect("PNG data of the picture's own size");
+        writer.finish().expect("a PNG written to memory");
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests;
