@@ -3,7 +3,8 @@
 //! agents). State sync sends these to subscribers that ask for `detail` (the browser
 //! viewer); everyone else gets transforms only.
 
-use super::entity::{Appearance, Shape, Transform};
+use super::camera::{Corner, Drawn, PanelAnchor, RenderSnapshot};
+use super::entity::{Appearance, Number, Shape, Transform};
 use super::{World, entity_id};
 use serde_json::{Value, json};
 
@@ -92,6 +93,89 @@ impl World {
                 Some((tag.strip_prefix("agent:")?.to_string(), *numbers.first()?))
             })
             .collect()
+    }
+}
+
+fn f32x3(v: [f64; 3]) -> [f32; 3] {
+    [v[0] as f32, v[1] as f32, v[2] as f32]
+}
+
+impl World {
+    /// A compact copy of what the camera draws: every entity's shape, transform, size and
+    /// material, the lighting, and each UI panel's anchor. Cheap enough for the engine
+    /// (`cargo bench -p limina --bench camera` measures it); the drawing happens elsewhere.
+    pub fn render_snapshot(&self) -> RenderSnapshot {
+        let surfaces = &self.render.surfaces;
+        let mut entities = Vec::with_capacity(self.by_number.len());
+        for (number, transform, look) in self
+            .ecs
+            .query::<(&Number, &Transform, &Appearance)>()
+            .iter()
+        {
+            let r = transform.rotation;
+            entities.push(Drawn {
+                shape: look.shape,
+                position: f32x3(transform.position),
+                rotation: [r[0] as f32, r[1] as f32, r[2] as f32, r[3] as f32],
+                scale: f32x3(transform.scale),
+                size: look.size as f32,
+                color: look.color,
+                metalness: surfaces
+                    .get(&number.0)
+                    .map_or(0.0, |s| s.metalness() as f32),
+            });
+        }
+        RenderSnapshot {
+            tick: self.tick,
+            entities,
+            lighting: self.render.lighting,
+            anchors: self
+                .ui
+                .panels
+                .values()
+                .filter_map(|p| self.anchor_of(&p.spec))
+                .collect(),
+        }
+    }
+
+    /// A panel's anchor as a point or a screen place; `None` for an entity that is gone.
+    fn anchor_of(&self, spec: &serde_json::Map<String, serde_json::Value>) -> Option<PanelAnchor> {
+        let anchor = spec.get("anchor")?.as_object()?;
+        let triple = |key: &str| -> Option<[f64; 3]> {
+            let a = anchor.get(key)?.as_array()?;
+            Some([
+                a.first()?.as_f64()?,
+                a.get(1)?.as_f64()?,
+                a.get(2)?.as_f64()?,
+            ])
+        };
+        if anchor.get("kind").and_then(|k| k.as_str()) == Some("screen") {
+            let corner = anchor.get("corner").and_then(|c| c.as_str()).unwrap_or("");
+            let margin = anchor
+                .get("marginPx")
+                .and_then(|m| m.as_f64())
+                .unwrap_or(16.0);
+            return Some(PanelAnchor::Screen {
+                corner: Corner::parse(corner),
+                margin_px: margin as f32,
+            });
+        }
+        let base = match anchor.get("entity").and_then(|e| e.as_str()) {
+            Some(id) => {
+                let (_, entity) = self.lookup(id)?;
+                self.ecs.get::<&Transform>(entity).ok()?.position
+            }
+            None => triple("point").unwrap_or([0.0; 3]),
+        };
+        let offset = triple("offset").unwrap_or([0.0; 3]);
+        Some(PanelAnchor::World {
+            at: f32x3([
+                base[0] + offset[0],
+                base[1] + offset[1],
+                base[2] + offset[2],
+            ]),
+            on_top: anchor.get("depthTest").and_then(|d| d.as_bool()) == Some(false),
+        })
     }
 }
 

@@ -127,7 +127,7 @@ impl Canvas {
                 Shape::Box => extent * 3f32.sqrt(),
                 Shape::Sphere => extent,
             };
-            if !(extent > 0.0) || !lens.may_see(center, reach) {
+            if extent <= 0.0 || !lens.may_see(center, reach) {
                 continue;
             }
             seen += 1;
