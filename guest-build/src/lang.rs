@@ -33,6 +33,23 @@ pub fn world_of_package(dir: &Path) -> &'static str {
     if network { HTTP_WORLD } else { WORLD }
 }
 
+/// A version of the `limina:skill` contract.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Contract {
+    V01,
+    V02,
+}
+
+impl Contract {
+    /// The repository folder holding its WIT.
+    pub fn folder(self) -> &'static str {
+        match self {
+            Contract::V01 => "wit-0.1",
+            Contract::V02 => "wit",
+        }
+    }
+}
+
 /// A package's language.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Lang {
@@ -80,6 +97,16 @@ impl Lang {
         .into_iter()
         .find(|(file, _)| dir.join(file).is_file())
         .map(|(_, lang)| lang)
+    }
+
+    /// The contract version the language's SDK glue builds against: `0.2.0` (the repository's
+    /// `wit/`), or `0.1.0` (`wit-0.1/`) for glue not yet moved to 0.2.0 (the host runs
+    /// both).
+    pub fn contract(self) -> Contract {
+        match self {
+            Lang::Rust => Contract::V02,
+            Lang::Python | Lang::C | Lang::Zig | Lang::Js => Contract::V01,
+        }
     }
 
     /// The folder of `sdk/` whose glue a build of the language writes into `bindings/`.

@@ -188,9 +188,9 @@ pub fn discover_foreign(repo: &Repo) -> Result<Vec<(PathBuf, Lang, Role)>> {
 /// Builds every non-Rust guest whose component is older than its sources (installing each
 /// language's tool the first time one needs building). Returns the guests that failed.
 fn build_foreign(repo: &Repo) -> Result<Vec<String>> {
-    let wit = repo.root.join("wit");
     let mut failed = Vec::new();
     for (dir, lang, role) in discover_foreign(repo)? {
+        let wit = repo.root.join(lang.contract().folder());
         let folder = dir
             .file_name()
             .and_then(|n| n.to_str())

@@ -51,6 +51,12 @@ pub const MAX_SKILLS_PER_PACKAGE: usize = 256;
 pub const MAX_DESCRIBE_BYTES: usize = 1 << 20;
 /// Largest output a skill may return, in bytes of JSON.
 pub const MAX_OUTPUT_BYTES: usize = 1 << 20;
+/// Content blocks (images, sounds, links, embedded resources) one result may carry besides its
+/// output.
+pub const MAX_CONTENT_BLOCKS: usize = 16;
+/// Bytes of content one result may carry, every block's data or text together (before base64):
+/// a 640×480 PNG is well under it.
+pub const MAX_CONTENT_BYTES: usize = 4 << 20;
 /// Log lines one guest call may pass on to the client (the `log` import and captured
 /// stdout/stderr together); the host's own log still gets every line.
 pub const MAX_GUEST_LOG_LINES_PER_CALL: usize = 100;

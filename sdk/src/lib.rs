@@ -21,9 +21,10 @@
 //! ));
 //! ```
 
+mod content;
+pub mod http;
 mod package;
 mod schema;
-pub mod http;
 pub mod state;
 
 /// Bindings generated from `wit/skill.wit`; the host interfaces live under `host`.
@@ -39,22 +40,28 @@ pub mod bindings {
 
 /// The host interfaces a package may import (each checks the caller's permissions).
 pub mod host {
+    /// The package's own key-value state (raw bytes; [`crate::state`] reads and writes JSON).
+    pub use crate::bindings::limina::skill::state;
     pub use crate::bindings::limina::skill::{
         agents, assets, audio, ecs, log, physics, progress, random, render, scene, trace, ui,
     };
-    /// The package's own key-value state (raw bytes; [`crate::state`] reads and writes JSON).
-    pub use crate::bindings::limina::skill::state;
 }
 
+pub use bindings::limina::skill::content::{
+    Binary, ContentBlock, ResourceBody, ResourceContents, ResourceLink,
+};
 pub use bindings::limina::skill::types::{
     Annotations, CallContext, HookPhase, Quat, SkillError, Vec3, WorldError,
 };
-pub use package::{Hook, Package, Skill};
+pub use package::{Hook, Package, Skill, WithContent};
 
 /// Everything a package author usually needs in one import.
 pub mod prelude {
     pub use crate::host;
-    pub use crate::{CallContext, Hook, HookPhase, Package, Skill, SkillError, WorldError};
+    pub use crate::{
+        CallContext, ContentBlock, Hook, HookPhase, Package, Skill, SkillError, WithContent,
+        WorldError,
+    };
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};
 }
@@ -95,7 +102,7 @@ macro_rules! export_package {
                 name: ::std::string::String,
                 input: ::std::string::String,
                 ctx: $crate::CallContext,
-            ) -> ::std::result::Result<::std::string::String, $crate::SkillError> {
+            ) -> ::std::result::Result<$crate::bindings::limina::skill::content::SkillOutput, $crate::SkillError> {
                 $crate::__private::runtime::invoke(__limina_package(), &name, &input, &ctx)
             }
             fn run_hook(
@@ -106,6 +113,45 @@ macro_rules! export_package {
             ) -> ::std::result::Result<::std::option::Option<::std::string::String>, $crate::SkillError>
             {
                 $crate::__private::runtime::run_hook(__limina_package(), &hook, &skill, &payload, &ctx)
+            }
+        }
+
+        impl $crate::bindings::exports::limina::skill::resources::Guest for __LiminaPackage {
+            fn list_resources() -> ::std::vec::Vec<$crate::bindings::exports::limina::skill::resources::ResourceDescriptor> {
+                ::std::vec::Vec::new()
+            }
+            fn read_resource(
+                _uri: ::std::string::String,
+                _ctx: $crate::CallContext,
+            ) -> ::std::result::Result<::std::option::Option<$crate::ResourceContents>, $crate::SkillError> {
+                ::std::result::Result::Ok(::std::option::Option::None)
+            }
+            fn complete_variable(
+                _template: ::std::string::String,
+                _variable: ::std::string::String,
+                _prefix: ::std::string::String,
+            ) -> ::std::vec::Vec<::std::string::String> {
+                ::std::vec::Vec::new()
+            }
+        }
+
+        impl $crate::bindings::exports::limina::skill::prompts::Guest for __LiminaPackage {
+            fn list_prompts() -> ::std::vec::Vec<$crate::bindings::exports::limina::skill::prompts::PromptDescriptor> {
+                ::std::vec::Vec::new()
+            }
+            fn get_prompt(
+                name: ::std::string::String,
+                _arguments: ::std::vec::Vec<(::std::string::String, ::std::string::String)>,
+                _ctx: $crate::CallContext,
+            ) -> ::std::result::Result<::std::vec::Vec<$crate::bindings::exports::limina::skill::prompts::PromptMessage>, $crate::SkillError> {
+                ::std::result::Result::Err($crate::SkillError::NotFound(::std::format!("this package has no prompt `{name}`")))
+            }
+            fn complete_argument(
+                _name: ::std::string::String,
+                _argument: ::std::string::String,
+                _prefix: ::std::string::String,
+            ) -> ::std::vec::Vec<::std::string::String> {
+                ::std::vec::Vec::new()
             }
         }
 

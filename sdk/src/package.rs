@@ -1,5 +1,6 @@
 //! Skills, hooks and the package that holds them.
 
+use crate::bindings::limina::skill::content::{ContentBlock, SkillOutput};
 use crate::bindings::limina::skill::types::{
     Annotations, CallContext, HookDescriptor, HookPhase, PackageDescription, SkillDescriptor,
     SkillError,
@@ -9,7 +10,33 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-type Handler = Box<dyn Fn(&str, &CallContext) -> Result<String, SkillError> + Send + Sync>;
+type Handler = Box<dyn Fn(&str, &CallContext) -> Result<SkillOutput, SkillError> + Send + Sync>;
+
+/// A skill's output with content blocks besides it: pictures, sounds, links to resources
+/// (see [`ContentBlock`]'s constructors). Return it from a handler given to
+/// [`Skill::with_content`].
+pub struct WithContent<O> {
+    /// The structured output, checked against the skill's output schema.
+    pub output: O,
+    /// Blocks a client shows or a model looks at, after the output's text.
+    pub content: Vec<ContentBlock>,
+}
+
+impl<O> WithContent<O> {
+    /// `output` with no blocks yet.
+    pub fn new(output: O) -> Self {
+        WithContent {
+            output,
+            content: Vec::new(),
+        }
+    }
+
+    /// Adds a block.
+    pub fn block(mut self, block: ContentBlock) -> Self {
+        self.content.push(block);
+        self
+    }
+}
 type HookFn =
     Box<dyn Fn(&str, &str, &CallContext) -> Result<Option<String>, SkillError> + Send + Sync>;
 
@@ -42,14 +69,34 @@ impl Skill {
         O: Serialize + JsonSchema,
         F: Fn(I, &CallContext) -> Result<O, SkillError> + Send + Sync + 'static,
     {
+        Self::with_content(name, version, description, move |input: I, ctx| {
+            handler(input, ctx).map(WithContent::new)
+        })
+    }
+
+    /// [`Skill::new`] for a handler that returns content blocks besides its output, e.g. a
+    /// picture: `Ok(WithContent::new(output).block(ContentBlock::png(bytes)))`. The host caps
+    /// a result at 16 blocks and 4 MiB of data, and checks that an image is the PNG or JPEG
+    /// it says it is.
+    pub fn with_content<I, O, F>(name: &str, version: &str, description: &str, handler: F) -> Self
+    where
+        I: DeserializeOwned + JsonSchema,
+        O: Serialize + JsonSchema,
+        F: Fn(I, &CallContext) -> Result<WithContent<O>, SkillError> + Send + Sync + 'static,
+    {
         let category = name.split('.').next().unwrap_or(name).to_string();
         let handler: Handler = Box::new(move |input, ctx| {
             // The host validated the input against our schema, so a failure here means the
             // schema and the type disagree: still say which field.
             let input: I =
                 serde_json::from_str(input).map_err(|e| SkillError::InvalidInput(e.to_string()))?;
-            let output = handler(input, ctx)?;
-            serde_json::to_string(&output).map_err(|e| SkillError::HandlerError(e.to_string()))
+            let WithContent { output, content } = handler(input, ctx)?;
+            let structured = serde_json::to_string(&output)
+                .map_err(|e| SkillError::HandlerError(e.to_string()))?;
+            Ok(SkillOutput {
+                structured,
+                content,
+            })
         });
         Skill {
             descriptor: SkillDescriptor {
@@ -176,7 +223,7 @@ pub mod runtime {
         name: &str,
         input: &str,
         ctx: &CallContext,
-    ) -> Result<String, SkillError> {
+    ) -> Result<SkillOutput, SkillError> {
         match package.skills.iter().find(|s| s.descriptor.name == name) {
             Some(skill) => (skill.handler)(input, ctx),
             None => Err(SkillError::NotFound(format!(

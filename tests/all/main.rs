@@ -5,6 +5,7 @@ mod agent_skills;
 mod approval;
 mod audio_skills;
 mod catalog;
+mod content_blocks;
 mod core_in_process;
 mod deploy;
 mod dice;

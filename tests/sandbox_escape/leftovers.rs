@@ -102,7 +102,7 @@ fn the_guest_reads_what_an_earlier_call_left_in_an_instance_kept_across_calls() 
         };
         let (back, outcome) = kept.invoke(realm, info, secret);
         realm = back;
-        outputs.push(outcome.result.unwrap().unwrap());
+        outputs.push(outcome.result.unwrap().unwrap().structured);
     }
     assert_eq!(
         outputs,

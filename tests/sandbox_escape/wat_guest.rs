@@ -115,7 +115,7 @@ pub fn component(dir: &Path, pad_bytes: usize) -> Vec<u8> {
     let mut module = wat::parse_str(expand(&text))
         .unwrap_or_else(|e| panic!("{}: {e}", dir.join("guest.wat").display()));
     let mut resolve = wit_parser::Resolve::default();
-    let (ours, _) = resolve.push_dir(repo().join("wit")).unwrap();
+    let (ours, _) = resolve.push_dir(repo().join("wit-0.1")).unwrap();
     let world = match std::fs::read_to_string(dir.join("world.wit")) {
         Ok(extra) => {
             let theirs = resolve.push_str(dir.join("world.wit"), &extra).unwrap();

@@ -5,11 +5,13 @@
 //! registry, upstream servers, outbound networking, the sandbox and telemetry can all say
 //! "this call failed" or "this call was cancelled" without importing one another.
 
+mod content;
 mod control;
 mod failure;
 mod interrupt;
 mod stages;
 
+pub use content::{Body as ContentBody, Content, check as check_content};
 pub use control::{CallControl, ProgressSink};
 pub use failure::{ErrorCode, Failure};
 pub use interrupt::{Cancel, Clock, Cut, Interrupt};

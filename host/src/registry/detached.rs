@@ -369,7 +369,12 @@ impl Registry {
         self.record_latency(&name, started, cpu_before, &result);
         let result =
             self.record_outcome(&caller, &name, &version, &decision_id, result, &mut events);
-        Response::of(result, started, events)
+        let content = std::mem::take(&mut self.content);
+        let mut response = Response::of(result, started, events);
+        if response.success {
+            response.content = content;
+        }
+        response
     }
 
     fn complete_guest(
@@ -416,8 +421,15 @@ impl Registry {
         let output = self
             .scan_failure(&caller, &name, settled, &mut call.events)
             .and_then(|raw| {
-                let mut output = parse_output(&name, &raw)?;
-                self.scan_output(&caller, &name, Some(&raw), &mut output, &mut call.events)?;
+                let mut output = parse_output(&name, &raw.structured)?;
+                self.scan_output(
+                    &caller,
+                    &name,
+                    Some(&raw.structured),
+                    &mut output,
+                    &mut call.events,
+                )?;
+                self.give_content(&name, raw.content)?;
                 Ok(output)
             });
         self.finish(*call, output, cpu_before)

@@ -187,6 +187,8 @@ pub struct Registry {
     search: Option<search::SearchCatalog>,
     /// The cancel and progress sink of the call in progress (defaults between calls).
     control: CallControl,
+    /// Content blocks the call in progress returned besides its output (`content.rs`).
+    content: Vec<crate::call::Content>,
     /// Where calibration results are kept (`None`: not kept).
     calibration_file: Option<std::path::PathBuf>,
     /// The stages of the call in progress, when someone watches (telemetry).
@@ -248,6 +250,7 @@ impl Registry {
             started: Instant::now(),
             logs: Vec::new(),
             control: Default::default(),
+            content: Vec::new(),
             calibration_file: None,
             guest_cpu_ms: 0.0,
             search: None,

@@ -67,10 +67,15 @@ impl Registry {
             Err(refused) => return Response::of(Err(refused), started, Vec::new()),
         };
         let mut events = Vec::new();
-        let result = self.under(control, |r| {
-            r.run(caller, name, input, authority, &mut events, started)
+        let (result, content) = self.under(control, |r| {
+            let result = r.run(caller, name, input, authority, &mut events, started);
+            (result, std::mem::take(&mut r.content))
         });
-        self.close_record(recording, result, started, events)
+        let mut response = self.close_record(recording, result, started, events);
+        if response.success {
+            response.content = content;
+        }
+        response
     }
 
     /// Runs `f` as one call under `control`: its cancel and progress in reach of the
@@ -78,10 +83,12 @@ impl Registry {
     /// replayed inside `dev.reload` runs calls of its own).
     pub(super) fn under<T>(&mut self, control: CallControl, f: impl FnOnce(&mut Self) -> T) -> T {
         let outer = std::mem::replace(&mut self.control, control);
+        let outer_content = std::mem::take(&mut self.content);
         self.enter_call();
         let out = f(self);
         self.leave_call();
         self.control = outer;
+        self.content = outer_content;
         out
     }
 
@@ -116,6 +123,7 @@ impl Registry {
         if result.is_err() {
             realm.state.rollback();
             realm.world.rollback();
+            self.content.clear();
         }
         self.journal_call(caller, &decided.decision_id, result.is_ok());
         self.record_outcome(
@@ -254,6 +262,7 @@ impl Registry {
         events: &mut Vec<String>,
     ) -> Result<Value, Failure> {
         let upstream = self.upstream_of(name).map(|u| u.name().to_string());
+        let content = std::mem::take(&mut self.content);
         let realm = self.realm_mut();
         let tick = realm.world.tick();
         let (kind, input, outcome) = match result {
@@ -270,6 +279,7 @@ impl Registry {
             parent_event_id: Some(decision_id),
             caused_by: vec![decision_id],
             payload: OutcomePayload {
+                content: &content,
                 input: input.as_ref(),
                 skill: name,
                 tick,
@@ -277,6 +287,10 @@ impl Registry {
                 version,
             },
         }));
+        // The blocks go out with the result (a cancelled call's are dropped).
+        if outcome.is_ok() {
+            self.content = content;
+        }
         outcome
     }
 
@@ -333,8 +347,9 @@ impl Registry {
                 );
                 self.record_guest(running.map(|t| Stage::new(t, Instant::now())), package);
                 let raw = self.scan_failure(caller, name, raw, events)?;
-                let mut output = parse_output(name, &raw)?;
-                self.scan_output(caller, name, Some(&raw), &mut output, events)?;
+                let mut output = parse_output(name, &raw.structured)?;
+                self.scan_output(caller, name, Some(&raw.structured), &mut output, events)?;
+                self.give_content(name, raw.content)?;
                 output
             }
         };
@@ -348,6 +363,21 @@ impl Registry {
         )?;
         self.check_output(name, &output)?;
         Ok((input, output))
+    }
+
+    /// Keeps the content blocks the handler of `name` returned for the call's result, once
+    /// they pass the host's caps and checks (`call/content.rs`); refuses them naming why.
+    /// Host built-ins that return pictures hand theirs in here too.
+    pub(crate) fn give_content(
+        &mut self,
+        name: &str,
+        content: Vec<crate::call::Content>,
+    ) -> Result<(), Failure> {
+        crate::call::check_content(&content).map_err(|why| {
+            Failure::new(ErrorCode::HandlerError, format!("`{name}` returned {why}"))
+        })?;
+        self.content = content;
+        Ok(())
     }
 
     /// Step 5: the output against the skill's output schema.
@@ -554,6 +584,8 @@ pub(super) fn parse_output(name: &str, text: &str) -> Result<Value, Failure> {
 /// `skill.executed` (with the input the handler ran) or `skill.cancelled`, written straight to
 /// the trace on every call.
 struct OutcomePayload<'a> {
+    /// Kind and size of each content block (never its bytes).
+    content: &'a [crate::call::Content],
     input: Option<&'a Value>,
     skill: &'a str,
     tick: u64,
@@ -565,6 +597,10 @@ impl crate::trace::Payload for OutcomePayload<'_> {
     /// Members in code-point order of their names; `input` and `upstream` only when present.
     fn write_json(&self, out: &mut Vec<u8>) {
         let mut w = crate::trace::JsonWriter::object(out);
+        if !self.content.is_empty() {
+            let summaries: Vec<Value> = self.content.iter().map(|c| c.summary()).collect();
+            w.value("content", &Value::Array(summaries));
+        }
         if let Some(input) = self.input {
             w.value("input", input);
         }
@@ -588,6 +624,7 @@ mod tests {
         let input = json!({"radius": 1, "near": [0, 0, 0], "name": "a \"b\"\n"});
         for (input, upstream) in [(Some(&input), Some("web \"x\"")), (None, None)] {
             let payload = OutcomePayload {
+                content: &[],
                 input,
                 skill: "scene.queryEntities",
                 tick: 42,

@@ -1,6 +1,6 @@
 //! The engine's response to a call (its error codes are `crate::call`'s).
 
-use crate::call::Failure;
+use crate::call::{Content, Failure};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -22,6 +22,14 @@ pub struct Response {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<Failure>,
     pub metadata: Metadata,
+    /// Content blocks a successful call returned besides its result (images, sounds, links),
+    /// in MCP's shape when serialized.
+    #[serde(skip_serializing_if = "Vec::is_empty", serialize_with = "mcp_blocks")]
+    pub content: Vec<Content>,
+}
+
+fn mcp_blocks<S: serde::Serializer>(content: &[Content], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(content.iter().map(Content::to_mcp))
 }
 
 impl Response {
@@ -31,6 +39,7 @@ impl Response {
             result: Some(result),
             error: None,
             metadata,
+            content: Vec::new(),
         }
     }
 
@@ -40,6 +49,7 @@ impl Response {
             result: None,
             error: Some(failure),
             metadata,
+            content: Vec::new(),
         }
     }
 

@@ -1,23 +1,44 @@
-//! Host-side bindings generated from `wit/skill.wit`.
+//! Host-side bindings generated from the contract's two versions: `wit-0.1/skill.wit`
+//! (`limina:skill@0.1.0`, which components built before 0.2.0 still import and export) and
+//! `wit/skill.wit` (`@0.2.0`, the current one). wasmtime links 0.x minors as unrelated
+//! packages, so the host serves both versions' imports (`imports/`) and tells a component's
+//! version by its `skill` export (`instance.rs`).
 
-wasmtime::component::bindgen!({
-    path: "../wit",
-    world: "skill-package",
-});
+/// `limina:skill@0.1.0`.
+pub mod v01 {
+    wasmtime::component::bindgen!({
+        path: "../wit-0.1",
+        world: "skill-package",
+    });
+}
 
-pub use exports::limina::skill::skill::Guest as SkillExport;
+/// `limina:skill@0.2.0`. Its `types` are 0.1.0's word for word, so they are shared: a call
+/// context, a skill error or a description is one Rust type whichever version a package uses.
+pub mod v02 {
+    wasmtime::component::bindgen!({
+        path: "../wit",
+        world: "skill-package",
+        with: {
+            "limina:skill/types@0.2.0": crate::sandbox::bindings::v01::limina::skill::types,
+        },
+    });
+}
+
+/// The types both versions share (`limina:skill/types`), under their 0.1.0 path.
+pub use v01::limina;
+
 pub use limina::skill::types::{CallContext, PackageDescription, SkillDescriptor, SkillError};
 
-/// The text of the WIT contract the bindings above were generated from.
+/// The text of the current WIT contract.
 const WIT: &str = include_str!("../../../wit/skill.wit");
 
-/// The whole WIT contract, as built into this host.
+/// The whole current WIT contract, as built into this host.
 pub fn wit_text() -> &'static str {
     WIT
 }
 
-/// The versioned WIT package the host implements and guests build against, e.g.
-/// `limina:skill@0.1.0` (from the `package` line of `wit/skill.wit`).
+/// The versioned WIT package guests build against now, e.g. `limina:skill@0.2.0` (from the
+/// `package` line of `wit/skill.wit`).
 pub fn wit_package() -> &'static str {
     WIT.lines()
         .find_map(|line| line.trim().strip_prefix("package "))
@@ -29,6 +50,6 @@ pub fn wit_package() -> &'static str {
 mod tests {
     #[test]
     fn the_wit_package_is_read_with_its_version() {
-        assert_eq!(super::wit_package(), "limina:skill@0.1.0");
+        assert_eq!(super::wit_package(), "limina:skill@0.2.0");
     }
 }

@@ -2,7 +2,7 @@
 
 use super::CompileCache;
 use super::bindings::PackageDescription;
-use super::bindings::limina::skill as wit;
+use super::bindings::{v01, v02};
 use super::instance::{CompiledPackage, GuestState};
 use super::pool::{PoolSettings, Seat, Seats};
 use crate::limits::{EPOCH_TICK_MS, MAX_WASM_STACK_BYTES};
@@ -180,24 +180,35 @@ impl Drop for Sandbox {
     }
 }
 
-/// The host interfaces this host provides: ours, and WASI preview 2 (granting nothing) for
-/// guests in other languages. Any other import makes a component fail to load, naming it.
+/// The host interfaces this host provides: ours, in both contract versions, and WASI
+/// preview 2 (granting nothing) for guests in other languages. Any other import makes a
+/// component fail to load, naming it.
 fn add_imports(linker: &mut Linker<GuestState>) -> Result<()> {
     super::wasi::add_to_linker(linker)?;
     type D = HasSelf<GuestState>;
-    wit::types::add_to_linker::<GuestState, D>(linker, |s| s)?;
-    wit::scene::add_to_linker::<GuestState, D>(linker, |s| s)?;
-    wit::ecs::add_to_linker::<GuestState, D>(linker, |s| s)?;
-    wit::trace::add_to_linker::<GuestState, D>(linker, |s| s)?;
-    wit::log::add_to_linker::<GuestState, D>(linker, |s| s)?;
-    wit::random::add_to_linker::<GuestState, D>(linker, |s| s)?;
-    wit::progress::add_to_linker::<GuestState, D>(linker, |s| s)?;
-    wit::render::add_to_linker::<GuestState, D>(linker, |s| s)?;
-    wit::physics::add_to_linker::<GuestState, D>(linker, |s| s)?;
-    wit::assets::add_to_linker::<GuestState, D>(linker, |s| s)?;
-    wit::agents::add_to_linker::<GuestState, D>(linker, |s| s)?;
-    wit::ui::add_to_linker::<GuestState, D>(linker, |s| s)?;
-    wit::audio::add_to_linker::<GuestState, D>(linker, |s| s)?;
-    wit::state::add_to_linker::<GuestState, D>(linker, |s| s)?;
+    // One list for both versions: the same host functions under each version's names.
+    macro_rules! interfaces {
+        ($v:ident) => {{
+            use $v::limina::skill as wit;
+            wit::scene::add_to_linker::<GuestState, D>(linker, |s| s)?;
+            wit::ecs::add_to_linker::<GuestState, D>(linker, |s| s)?;
+            wit::trace::add_to_linker::<GuestState, D>(linker, |s| s)?;
+            wit::log::add_to_linker::<GuestState, D>(linker, |s| s)?;
+            wit::random::add_to_linker::<GuestState, D>(linker, |s| s)?;
+            wit::progress::add_to_linker::<GuestState, D>(linker, |s| s)?;
+            wit::render::add_to_linker::<GuestState, D>(linker, |s| s)?;
+            wit::physics::add_to_linker::<GuestState, D>(linker, |s| s)?;
+            wit::assets::add_to_linker::<GuestState, D>(linker, |s| s)?;
+            wit::agents::add_to_linker::<GuestState, D>(linker, |s| s)?;
+            wit::ui::add_to_linker::<GuestState, D>(linker, |s| s)?;
+            wit::audio::add_to_linker::<GuestState, D>(linker, |s| s)?;
+            wit::state::add_to_linker::<GuestState, D>(linker, |s| s)?;
+        }};
+    }
+    interfaces!(v01);
+    interfaces!(v02);
+    // `types` holds types only; 0.2.0's bindings share 0.1.0's, so its instance is named here.
+    v01::limina::skill::types::add_to_linker::<GuestState, D>(linker, |s| s)?;
+    linker.instance("limina:skill/types@0.2.0")?;
     Ok(())
 }

@@ -1,9 +1,7 @@
 //! A package's compiled component, and live instances of it that run calls.
 
-use super::bindings::{
-    CallContext, PackageDescription, SkillError, SkillPackage as Package,
-    SkillPackagePre as PackagePre,
-};
+use super::bindings::{CallContext, PackageDescription, SkillError};
+use super::exports::{Exports, Loaded};
 use super::limiter::{MemoryLimiter, Refused};
 use super::pool::{Seat, Seats};
 use super::wasi::GuestWasi;
@@ -15,7 +13,7 @@ use crate::policy::Permissions;
 use crate::realm::Realm;
 use anyhow::{Context, Result, anyhow};
 use std::sync::Arc;
-use wasmtime::component::{Component, Linker};
+use wasmtime::component::{Component, InstancePre, Linker};
 use wasmtime::{Store, StoreContextMut, Trap, UpdateDeadline};
 
 /// What a store carries: the limiter, whose package it is, the WASI state of a guest that
@@ -96,8 +94,16 @@ pub enum CallFailure {
     Start(String),
 }
 
+/// What a skill returned: its structured output (JSON text) and any content blocks (a
+/// package built against 0.1.0 returns none).
+#[derive(Debug, Clone, PartialEq)]
+pub struct GuestOutput {
+    pub structured: String,
+    pub content: Vec<crate::call::Content>,
+}
+
 /// The result of one call that ran.
-pub struct CallOutcome<T = String> {
+pub struct CallOutcome<T = GuestOutput> {
     /// The guest's own answer, or how the sandbox stopped it.
     pub result: Result<Result<T, SkillError>, CallFailure>,
     pub fuel_used: u64,
@@ -111,7 +117,9 @@ pub struct CallOutcome<T = String> {
 /// A compiled component with its imports resolved, ready to instantiate cheaply.
 #[derive(Clone)]
 pub struct CompiledPackage {
-    pre: PackagePre<GuestState>,
+    pre: InstancePre<GuestState>,
+    /// Which contract version it was built against, and where its exports are.
+    exports: Arc<Exports>,
     /// Where its instances take their place in the pool.
     pub(super) seats: Arc<Seats>,
     /// Tells this compilation's instances from an earlier version's.
@@ -130,11 +138,12 @@ impl CompiledPackage {
         let pre = linker
             .instantiate_pre(component)
             .map_err(|e| anyhow!("{label} imports something this host does not provide: {e}"))?;
-        let pre = PackagePre::new(pre).map_err(|e| {
+        let exports = Exports::find(&pre).map_err(|e| {
             anyhow!("{label} does not export the limina:skill/skill interface: {e}")
         })?;
         Ok(CompiledPackage {
             pre,
+            exports: Arc::new(exports),
             seats: seats.clone(),
             id: NEXT_COMPILED.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         })
@@ -219,7 +228,12 @@ impl CompiledPackage {
             }
         });
         store.set_epoch_deadline(1);
-        let bindings = match self.pre.instantiate(&mut store) {
+        let bindings = match self
+            .pre
+            .instantiate(&mut store)
+            .and_then(|instance| self.exports.load(&mut store, &instance))
+            .map(Box::new)
+        {
             Ok(bindings) => bindings,
             Err(e) => {
                 let fuel_used = fuel.saturating_sub(store.get_fuel().unwrap_or(0));
@@ -282,7 +296,8 @@ impl<T> From<NotStarted> for CallOutcome<T> {
 /// only for its session's next call (`pool.rs`).
 pub struct GuestInstance {
     store: Store<GuestState>,
-    bindings: Package,
+    /// Boxed: a 0.2.0 package's three exports would make every instance move a large value.
+    bindings: Box<Loaded>,
     /// The [`CompiledPackage`] it came from.
     compiled: u64,
     /// Made for the call it runs next: its fuel and deadline already count from its start-up.
@@ -312,12 +327,59 @@ impl GuestInstance {
     pub fn describe(&mut self) -> Result<PackageDescription> {
         let description = self
             .bindings
-            .limina_skill_skill()
-            .call_describe(&mut self.store)
+            .describe(&mut self.store)
             .map_err(anyhow::Error::from)
             .context("the package's describe() failed");
         self.drain_output(&mut Vec::new(), &[]);
         description
+    }
+
+    /// What the package offers besides skills (resources, prompts), read once at load.
+    pub fn offered(&mut self) -> Result<super::Offered> {
+        let offered = self
+            .bindings
+            .offered(&mut self.store)
+            .map_err(anyhow::Error::from)
+            .context("listing the package's resources and prompts failed");
+        self.drain_output(&mut Vec::new(), &[]);
+        offered
+    }
+
+    /// Values the package completes `what` with, starting with `prefix` (no call runs: its
+    /// host imports refuse).
+    pub fn complete(&mut self, what: super::Completing<'_>, prefix: &str) -> Result<Vec<String>> {
+        let values = self
+            .bindings
+            .complete(&mut self.store, what, prefix)
+            .map_err(anyhow::Error::from)
+            .context("the package's completion failed");
+        self.drain_output(&mut Vec::new(), &[]);
+        values
+    }
+
+    /// Reads one of the package's resources, as a call: the realm is lent for it.
+    pub fn read_resource(
+        &mut self,
+        realm: Box<Realm>,
+        info: CallInfo,
+        uri: &str,
+    ) -> (Box<Realm>, CallOutcome<Option<super::ReadContents>>) {
+        self.run(realm, info, |bindings, store, ctx, _| {
+            bindings.read_resource(store, uri, ctx)
+        })
+    }
+
+    /// Fills in one of the package's prompts, as a call.
+    pub fn get_prompt(
+        &mut self,
+        realm: Box<Realm>,
+        info: CallInfo,
+        name: &str,
+        arguments: &[(String, String)],
+    ) -> (Box<Realm>, CallOutcome<Vec<super::PromptLine>>) {
+        self.run(realm, info, |bindings, store, ctx, _| {
+            bindings.get_prompt(store, name, arguments, ctx)
+        })
     }
 
     /// Hands what a WASI guest wrote to stdout and stderr to the host log, and to `lines`,
@@ -337,9 +399,7 @@ impl GuestInstance {
         input: &str,
     ) -> (Box<Realm>, CallOutcome) {
         self.run(realm, info, |bindings, store, ctx, skill| {
-            bindings
-                .limina_skill_skill()
-                .call_invoke(store, skill, input, ctx)
+            bindings.invoke(store, skill, input, ctx)
         })
     }
 
@@ -352,9 +412,7 @@ impl GuestInstance {
         payload: &str,
     ) -> (Box<Realm>, CallOutcome<Option<String>>) {
         self.run(realm, info, |bindings, store, ctx, skill| {
-            bindings
-                .limina_skill_skill()
-                .call_run_hook(store, hook, skill, payload, ctx)
+            bindings.run_hook(store, hook, skill, payload, ctx)
         })
     }
 
@@ -363,7 +421,7 @@ impl GuestInstance {
         realm: Box<Realm>,
         info: CallInfo,
         call: impl FnOnce(
-            &Package,
+            &Loaded,
             &mut Store<GuestState>,
             &CallContext,
             &str,

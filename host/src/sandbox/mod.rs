@@ -7,6 +7,7 @@ pub mod bindings;
 mod cache;
 mod described;
 mod engine;
+mod exports;
 mod imports;
 mod instance;
 mod launch;
@@ -21,8 +22,9 @@ mod wasi_sleep;
 
 pub use cache::{CompileCache, content_hash};
 pub use engine::Sandbox;
+pub use exports::{Completing, Offered, PromptDecl, PromptLine, ReadContents, ResourceDecl};
 pub use instance::{
-    CallFailure, CallInfo, CallOutcome, CompiledPackage, GuestInstance, NotStarted,
+    CallFailure, CallInfo, CallOutcome, CompiledPackage, GuestInstance, GuestOutput, NotStarted,
 };
 pub use launch::Launch;
 pub use limiter::MemoryLimiter;

@@ -95,6 +95,57 @@ impl Answer for String {
     }
 }
 
+impl Answer for super::GuestOutput {
+    fn redact(&mut self, reach: &Reach) {
+        use crate::call::{Content, ContentBody};
+        self.structured.redact(reach);
+        // Text a person or model reads; the bytes of a picture or a sound are not searched.
+        let clean = |text: &mut String| *text = reach.redact(text).into_owned();
+        for block in &mut self.content {
+            match block {
+                Content::Text(text)
+                | Content::Embedded {
+                    body: ContentBody::Text(text),
+                    ..
+                } => clean(text),
+                Content::ResourceLink {
+                    description: Some(text),
+                    ..
+                } => clean(text),
+                _ => {}
+            }
+        }
+    }
+}
+
+impl Answer for Option<super::ReadContents> {
+    fn redact(&mut self, reach: &Reach) {
+        if let Some(super::ReadContents {
+            body: crate::call::ContentBody::Text(text),
+            ..
+        }) = self
+        {
+            *text = reach.redact(text).into_owned();
+        }
+    }
+}
+
+impl Answer for Vec<super::PromptLine> {
+    fn redact(&mut self, reach: &Reach) {
+        use crate::call::{Content, ContentBody};
+        for line in self {
+            if let Content::Text(text)
+            | Content::Embedded {
+                body: ContentBody::Text(text),
+                ..
+            } = &mut line.content
+            {
+                *text = reach.redact(text).into_owned();
+            }
+        }
+    }
+}
+
 impl Answer for Option<String> {
     fn redact(&mut self, reach: &Reach) {
         if let Some(text) = self {

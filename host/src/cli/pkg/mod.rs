@@ -163,6 +163,8 @@ fn read_manifest(dir: &Path) -> Result<(String, Manifest)> {
 
 /// The WIT contract this limina speaks, written out for the non-Rust toolchains.
 const SKILL_WIT: &str = include_str!("../../../../wit/skill.wit");
+/// Its 0.1.0 version, for the languages whose SDK glue still builds against it.
+const SKILL_WIT_01: &str = include_str!("../../../../wit-0.1/skill.wit");
 
 /// The standard WASI packages the `skill-package-http` world refers to (`wit/deps/`).
 const WIT_DEPS: [(&str, &str); 7] = [
@@ -187,10 +189,14 @@ const WIT_DEPS: [(&str, &str); 7] = [
     ),
 ];
 
-/// A folder holding the WIT this binary was built with, in the user's cache (keyed by its
-/// hash, so hosts of different versions do not share one).
-fn wit_dir() -> Result<PathBuf> {
-    let hash = limina::packages::content_hash(SKILL_WIT.as_bytes());
+/// A folder holding the WIT `lang`'s glue builds against, as this binary was built with, in
+/// the user's cache (keyed by its hash, so hosts of different versions do not share one).
+fn wit_dir(lang: limina_guest_build::lang::Lang) -> Result<PathBuf> {
+    let text = match lang.contract() {
+        limina_guest_build::lang::Contract::V01 => SKILL_WIT_01,
+        limina_guest_build::lang::Contract::V02 => SKILL_WIT,
+    };
+    let hash = limina::packages::content_hash(text.as_bytes());
     let short = hash
         .trim_start_matches("sha256:")
         .get(..16)
@@ -199,9 +205,9 @@ fn wit_dir() -> Result<PathBuf> {
         .join("wit")
         .join(short);
     let file = dir.join("skill.wit");
-    if std::fs::read_to_string(&file).ok().as_deref() != Some(SKILL_WIT) {
+    if std::fs::read_to_string(&file).ok().as_deref() != Some(text) {
         std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-        limina_guest_build::files::write_atomic(&file, SKILL_WIT.as_bytes())?;
+        limina_guest_build::files::write_atomic(&file, text.as_bytes())?;
     }
     let deps = dir.join("deps");
     for (name, text) in WIT_DEPS {

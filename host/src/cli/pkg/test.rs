@@ -18,7 +18,7 @@ pub fn run(dir: &Path) -> Result<ExitCode> {
             dir.display()
         )
     })?;
-    let wit = wit_dir()?;
+    let wit = wit_dir(lang)?;
     if lang::run_tests(lang, dir, &wit)? {
         println!(
             "{} {}: {lang} tests passed",

@@ -19,6 +19,8 @@ pub struct CallResult {
     /// The text content: the answer as compact JSON (exactly its structured copy's text), or
     /// `code: message`.
     text: String,
+    /// Content blocks after the text one (images, sounds, links), as MCP blocks.
+    blocks: Vec<Value>,
     events: Vec<String>,
     execution_time_ms: f64,
 }
@@ -35,6 +37,7 @@ impl From<Response> for CallResult {
             result,
             error,
             metadata,
+            content,
             ..
         } = response;
         let (outcome, text) = match (result, error) {
@@ -51,6 +54,7 @@ impl From<Response> for CallResult {
         CallResult {
             outcome,
             text,
+            blocks: content.iter().map(crate::call::Content::to_mcp).collect(),
             events: metadata.events_emitted,
             execution_time_ms: metadata.execution_time_ms,
         }
@@ -64,10 +68,12 @@ impl CallResult {
             ("executionTimeMs", self.execution_time_ms.into()),
             ("eventsEmitted", self.events.into()),
         ]);
-        let content = Value::Array(vec![object([
+        let mut content = vec![object([
             ("type", "text".into()),
             ("text", self.text.into()),
-        ])]);
+        ])];
+        content.extend(self.blocks);
+        let content = Value::Array(content);
         match self.outcome {
             Outcome::Answer(result) => object([
                 ("content", content),
@@ -92,9 +98,17 @@ impl CallResult {
     pub fn reply(&self, id: &Value) -> Frame {
         Frame::from(crate::mcp::wire::jsonrpc::result_line(
             id,
-            RESULT_START_BYTES + 2 * self.text.len(),
+            RESULT_START_BYTES + 2 * self.text.len() + self.blocks_bytes(),
             |w| self.write_result(w),
         ))
+    }
+
+    /// About what the content blocks take serialized (their data is most of it).
+    fn blocks_bytes(&self) -> usize {
+        self.blocks
+            .iter()
+            .map(|b| b["data"].as_str().map_or(256, |d| d.len() + 128))
+            .sum()
     }
 
     fn write_result(&self, w: &mut Vec<u8>) -> std::io::Result<()> {
@@ -113,7 +127,12 @@ impl CallResult {
         serde_json::to_writer(&mut *w, &Value::from(self.execution_time_ms))?;
         w.write_all(b"},\"content\":[{\"text\":")?;
         serde_json::to_writer(&mut *w, &self.text)?;
-        w.write_all(b",\"type\":\"text\"}],\"isError\":")?;
+        w.write_all(b",\"type\":\"text\"}")?;
+        for block in &self.blocks {
+            w.write_all(b",")?;
+            serde_json::to_writer(&mut *w, block)?;
+        }
+        w.write_all(b"],\"isError\":")?;
         match &self.outcome {
             // The text is the answer serialized compactly: its structured copy, as is.
             Outcome::Answer(_) => {
@@ -170,6 +189,35 @@ mod tests {
                 assert_eq!(frame.as_str(), expected, "outcome {outcome:?}, id {id}");
             }
         }
+    }
+
+    /// Content blocks follow the text block, in both forms, and only on a success.
+    #[test]
+    fn content_blocks_follow_the_text_block() {
+        let mut ok = response(Ok(json!({"w": 2})));
+        ok.content = vec![
+            crate::call::Content::Image {
+                mime_type: "image/png".into(),
+                data: b"\x89PNG\r\n\x1a\n".to_vec(),
+            },
+            crate::call::Content::Text("a \"caption\"".into()),
+        ];
+        let result = CallResult::from(ok);
+        let frame = result.reply(&json!(3));
+        let value = result.into_value();
+        assert_eq!(
+            frame.as_str(),
+            crate::json::text(&jsonrpc::result(json!(3), value.clone()))
+        );
+        assert_eq!(value["content"][0]["text"], "{\"w\":2}");
+        assert_eq!(
+            value["content"][1],
+            json!({"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo="})
+        );
+        assert_eq!(
+            value["content"][2],
+            json!({"type": "text", "text": "a \"caption\""})
+        );
     }
 
     #[test]

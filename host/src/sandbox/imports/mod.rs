@@ -22,6 +22,9 @@ use crate::trace::NewEvent;
 use crate::world;
 use serde_json::json;
 
+// `types` holds no functions, and 0.2.0's is 0.1.0's (the bindings share it).
+impl super::bindings::limina::skill::types::Host for GuestState {}
+
 impl GuestState {
     /// The call in progress, if it holds `needs`.
     pub(super) fn active(&mut self, needs: Permission) -> Result<&mut ActiveCall, WorldError> {

@@ -2,7 +2,7 @@
 //! The host must refuse it at load, naming the import.
 
 wit_bindgen::generate!({
-    path: "../../../wit",
+    path: "../../../wit-0.1",
     inline: "
         package evil:teleport;
         interface jump {

@@ -1,0 +1,337 @@
+//! What a call may return besides its structured output: pictures, sounds, links to resources
+//! and resources given inline, each becoming one MCP content block of a `tools/call` result
+//! (after the text block that carries the output). A result's blocks are checked against the
+//! host's caps and their media types ([`check`]) and traced as kind and size, never bytes
+//! ([`Content::summary`]).
+
+use crate::limits::{MAX_CONTENT_BLOCKS, MAX_CONTENT_BYTES};
+use base64::Engine as _;
+use serde_json::{Map, Value, json};
+
+/// One block of content.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Content {
+    /// Plain text.
+    Text(String),
+    /// A PNG or JPEG image.
+    Image { mime_type: String, data: Vec<u8> },
+    /// A WAV sound.
+    Audio { mime_type: String, data: Vec<u8> },
+    /// A pointer to a resource the client may read.
+    ResourceLink {
+        uri: String,
+        name: String,
+        description: Option<String>,
+        mime_type: Option<String>,
+    },
+    /// A resource given inline.
+    Embedded {
+        uri: String,
+        mime_type: String,
+        body: Body,
+    },
+}
+
+/// An embedded resource's body.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Body {
+    Text(String),
+    Blob(Vec<u8>),
+}
+
+/// The media types an image may have.
+pub const IMAGE_TYPES: [&str; 2] = ["image/png", "image/jpeg"];
+/// The media types a sound may have.
+pub const AUDIO_TYPES: [&str; 1] = ["audio/wav"];
+
+impl Content {
+    /// Its kind as MCP names the block: `text`, `image`, `audio`, `resource_link`, `resource`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Content::Text(_) => "text",
+            Content::Image { .. } => "image",
+            Content::Audio { .. } => "audio",
+            Content::ResourceLink { .. } => "resource_link",
+            Content::Embedded { .. } => "resource",
+        }
+    }
+
+    /// Bytes it carries: data, text or body (a link carries none).
+    pub fn bytes(&self) -> usize {
+        match self {
+            Content::Text(text) => text.len(),
+            Content::Image { data, .. } | Content::Audio { data, .. } => data.len(),
+            Content::ResourceLink { .. } => 0,
+            Content::Embedded { body, .. } => match body {
+                Body::Text(text) => text.len(),
+                Body::Blob(blob) => blob.len(),
+            },
+        }
+    }
+
+    fn mime_type(&self) -> Option<&str> {
+        match self {
+            Content::Text(_) => None,
+            Content::Image { mime_type, .. }
+            | Content::Audio { mime_type, .. }
+            | Content::Embedded { mime_type, .. } => Some(mime_type),
+            Content::ResourceLink { mime_type, .. } => mime_type.as_deref(),
+        }
+    }
+
+    /// What the trace keeps of it: kind, media type, size in bytes and any URI; never its
+    /// bytes.
+    pub fn summary(&self) -> Value {
+        let mut out = Map::new();
+        out.insert("kind".into(), self.kind().into());
+        out.insert("bytes".into(), self.bytes().into());
+        if let Some(mime) = self.mime_type() {
+            out.insert("mimeType".into(), mime.into());
+        }
+        if let Content::ResourceLink { uri, .. } | Content::Embedded { uri, .. } = self {
+            out.insert("uri".into(), uri.as_str().into());
+        }
+        Value::Object(out)
+    }
+
+    /// The MCP content block (bytes in base64), the same on both protocol revisions.
+    pub fn to_mcp(&self) -> Value {
+        let b64 = |data: &[u8]| base64::engine::general_purpose::STANDARD.encode(data);
+        match self {
+            Content::Text(text) => json!({"type": "text", "text": text}),
+            Content::Image { mime_type, data } => {
+                json!({"type": "image", "mimeType": mime_type, "data": b64(data)})
+            }
+            Content::Audio { mime_type, data } => {
+                json!({"type": "audio", "mimeType": mime_type, "data": b64(data)})
+            }
+            Content::ResourceLink {
+                uri,
+                name,
+                description,
+                mime_type,
+            } => {
+                let mut block = json!({"type": "resource_link", "uri": uri, "name": name});
+                if let Some(description) = description {
+                    block["description"] = description.as_str().into();
+                }
+                if let Some(mime_type) = mime_type {
+                    block["mimeType"] = mime_type.as_str().into();
+                }
+                block
+            }
+            Content::Embedded {
+                uri,
+                mime_type,
+                body,
+            } => {
+                let mut resource = json!({"uri": uri, "mimeType": mime_type});
+                match body {
+                    Body::Text(text) => resource["text"] = text.as_str().into(),
+                    Body::Blob(blob) => resource["blob"] = b64(blob).into(),
+                }
+                json!({"type": "resource", "resource": resource})
+            }
+        }
+    }
+}
+
+/// Whether `blocks` may go out as one result: within the caps, each image and sound of an
+/// allowed media type whose bytes say the same, each URI absolute. The error names the block
+/// (by index), what is wrong and the fix.
+pub fn check(blocks: &[Content]) -> Result<(), String> {
+    if blocks.len() > MAX_CONTENT_BLOCKS {
+        return Err(format!(
+            "{} content blocks, over the host's cap of {MAX_CONTENT_BLOCKS} per result; return fewer",
+            blocks.len()
+        ));
+    }
+    let total: usize = blocks.iter().map(Content::bytes).sum();
+    if total > MAX_CONTENT_BYTES {
+        return Err(format!(
+            "{total} bytes of content, over the host's cap of {MAX_CONTENT_BYTES} bytes per result; return smaller images or sounds, or link to them"
+        ));
+    }
+    for (i, block) in blocks.iter().enumerate() {
+        check_block(block).map_err(|why| format!("content block {i} ({}): {why}", block.kind()))?;
+    }
+    Ok(())
+}
+
+fn check_block(block: &Content) -> Result<(), String> {
+    match block {
+        Content::Text(_) => Ok(()),
+        Content::Image { mime_type, data } => {
+            media(mime_type, &IMAGE_TYPES)?;
+            let matches = match mime_type.as_str() {
+                "image/png" => data.starts_with(b"\x89PNG\r\n\x1a\n"),
+                _ => data.starts_with(&[0xff, 0xd8, 0xff]),
+            };
+            if !matches {
+                return Err(format!(
+                    "its bytes are not {mime_type} (they lack its signature)"
+                ));
+            }
+            Ok(())
+        }
+        Content::Audio { mime_type, data } => {
+            media(mime_type, &AUDIO_TYPES)?;
+            if !(data.len() >= 12 && &data[..4] == b"RIFF" && &data[8..12] == b"WAVE") {
+                return Err(format!(
+                    "its bytes are not {mime_type} (they lack its signature)"
+                ));
+            }
+            Ok(())
+        }
+        Content::ResourceLink { uri, name, .. } => {
+            absolute(uri)?;
+            if name.is_empty() {
+                return Err("`name` is empty; give the link a name for a person".into());
+            }
+            Ok(())
+        }
+        Content::Embedded { uri, mime_type, .. } => {
+            absolute(uri)?;
+            if mime_type.is_empty() {
+                return Err(
+                    "`mimeType` is empty; say what the resource is, e.g. text/plain".into(),
+                );
+            }
+            Ok(())
+        }
+    }
+}
+
+fn media(mime_type: &str, allowed: &[&str]) -> Result<(), String> {
+    if allowed.contains(&mime_type) {
+        Ok(())
+    } else {
+        Err(format!(
+            "media type `{mime_type}` is not one the host passes on; use {}",
+            allowed.join(" or ")
+        ))
+    }
+}
+
+/// A URI with a scheme (`limina://…`, `https://…`).
+fn absolute(uri: &str) -> Result<(), String> {
+    let scheme = uri.split_once(':').map(|(s, _)| s).unwrap_or("");
+    let valid = !scheme.is_empty()
+        && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c));
+    if valid {
+        Ok(())
+    } else {
+        Err(format!(
+            "`uri` {uri:?} is not an absolute URI; give its scheme, e.g. limina://"
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
+
+    fn png(len: usize) -> Content {
+        let mut data = PNG.to_vec();
+        data.resize(len.max(PNG.len()), 0);
+        Content::Image {
+            mime_type: "image/png".into(),
+            data,
+        }
+    }
+
+    #[test]
+    fn blocks_become_mcp_blocks_and_trace_summaries_without_bytes() {
+        let image = png(20);
+        let block = image.to_mcp();
+        assert_eq!(block["type"], "image");
+        assert_eq!(block["mimeType"], "image/png");
+        let data = base64::engine::general_purpose::STANDARD
+            .decode(block["data"].as_str().unwrap())
+            .unwrap();
+        assert_eq!(data.len(), 20);
+        assert_eq!(
+            image.summary(),
+            json!({"kind": "image", "mimeType": "image/png", "bytes": 20})
+        );
+        let link = Content::ResourceLink {
+            uri: "limina://pkg/rules/movement".into(),
+            name: "Movement".into(),
+            description: None,
+            mime_type: Some("text/markdown".into()),
+        };
+        assert_eq!(
+            link.to_mcp(),
+            json!({"type": "resource_link", "uri": "limina://pkg/rules/movement", "name": "Movement", "mimeType": "text/markdown"})
+        );
+        let embedded = Content::Embedded {
+            uri: "limina://pkg/lore/a".into(),
+            mime_type: "application/octet-stream".into(),
+            body: Body::Blob(vec![1, 2, 3]),
+        };
+        assert_eq!(
+            embedded.to_mcp(),
+            json!({"type": "resource", "resource": {"uri": "limina://pkg/lore/a", "mimeType": "application/octet-stream", "blob": "AQID"}})
+        );
+        assert_eq!(embedded.summary()["bytes"], 3);
+        assert!(check(&[image, link, embedded, Content::Text("hi".into())]).is_ok());
+    }
+
+    #[test]
+    fn results_over_a_cap_or_of_the_wrong_type_are_refused_naming_why() {
+        let over = check(&[png(MAX_CONTENT_BYTES + 1)]).unwrap_err();
+        assert_eq!(
+            over,
+            format!(
+                "{} bytes of content, over the host's cap of {MAX_CONTENT_BYTES} bytes per result; return smaller images or sounds, or link to them",
+                MAX_CONTENT_BYTES + 1
+            )
+        );
+        let many = vec![Content::Text(String::new()); MAX_CONTENT_BLOCKS + 1];
+        assert!(
+            check(&many)
+                .unwrap_err()
+                .starts_with("17 content blocks, over the host's cap of 16")
+        );
+        let gif = Content::Image {
+            mime_type: "image/gif".into(),
+            data: b"GIF89a".to_vec(),
+        };
+        assert_eq!(
+            check(&[png(10), gif]).unwrap_err(),
+            "content block 1 (image): media type `image/gif` is not one the host passes on; use image/png or image/jpeg"
+        );
+        let liar = Content::Image {
+            mime_type: "image/jpeg".into(),
+            data: PNG.to_vec(),
+        };
+        assert_eq!(
+            check(&[liar]).unwrap_err(),
+            "content block 0 (image): its bytes are not image/jpeg (they lack its signature)"
+        );
+        let noise = Content::Audio {
+            mime_type: "audio/wav".into(),
+            data: vec![0; 64],
+        };
+        assert_eq!(
+            check(&[noise]).unwrap_err(),
+            "content block 0 (audio): its bytes are not audio/wav (they lack its signature)"
+        );
+        let relative = Content::ResourceLink {
+            uri: "rules/movement".into(),
+            name: "x".into(),
+            description: None,
+            mime_type: None,
+        };
+        assert!(
+            check(&[relative])
+                .unwrap_err()
+                .contains("is not an absolute URI")
+        );
+    }
+}
