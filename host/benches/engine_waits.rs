@@ -16,7 +16,9 @@
 //! `LIMINA_BASELINE=/path/to/older/limina` runs every scenario on that binary too, in turns in
 //! the same run, and prints the ratios (`LIMINA_HOST` replaces this build's binary;
 //! `ENGINE_WAITS_ROUNDS` repeats each, medians printed). `ENGINE_WAITS_ENGINE_CALL_MS` sets
-//! `[limits] engineCallMs` for `hostile` on both. `ENGINE_WAITS_SECONDS` sets how long each
+//! `[limits] engineCallMs` for `hostile` on both, `ENGINE_WAITS_BASELINE_ENGINE_CALL_MS` on the
+//! baseline alone (the same binary given as `LIMINA_BASELINE` with another slice compares the
+//! slices in one run). `ENGINE_WAITS_SECONDS` sets how long each
 //! load runs (10 s). Needs the guests (`cargo xtask build-guests`).
 
 #[path = "ws_agent.rs"]
@@ -35,7 +37,8 @@ const PING_EVERY: Duration = Duration::from_millis(1);
 type Figures = BTreeMap<&'static str, f64>;
 
 /// A scenario's name and how it runs against a host binary.
-type Scenario = (&'static str, fn(&Path) -> Figures);
+/// (Whether it is the baseline: `hostile` may configure it apart.)
+type Scenario = (&'static str, fn(&Path, bool) -> Figures);
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -118,7 +121,7 @@ fn with_pinger<T: Send>(host: &Host, load: impl FnOnce(&AtomicBool) -> T + Send)
     })
 }
 
-fn state(binary: &Path) -> Figures {
+fn state(binary: &Path, _baseline: bool) -> Figures {
     let packages = package(
         "memory",
         &repo().join("packages/memory/limina.toml"),
@@ -238,7 +241,7 @@ fn big_world(binary: &Path, dir: &Path, config_text: &str) -> Host {
     host
 }
 
-fn checkpoint(binary: &Path) -> Figures {
+fn checkpoint(binary: &Path, _baseline: bool) -> Figures {
     let dir = tempfile::tempdir().unwrap();
     let host = big_world(binary, dir.path(), "[world]\ncheckpointEverySeconds = 0\n");
     let mut caller = host.agent("builder.readWrite", "checkpointer");
@@ -266,7 +269,7 @@ fn checkpoint(binary: &Path) -> Figures {
     f
 }
 
-fn scheduled(binary: &Path) -> Figures {
+fn scheduled(binary: &Path, _baseline: bool) -> Figures {
     let dir = tempfile::tempdir().unwrap();
     let host = big_world(binary, dir.path(), "[world]\ncheckpointEverySeconds = 1\n");
     let mut stepper = host.agent("builder.readWrite", "stepper");
@@ -290,7 +293,7 @@ fn scheduled(binary: &Path) -> Figures {
     f
 }
 
-fn hostile(binary: &Path) -> Figures {
+fn hostile(binary: &Path, baseline: bool) -> Figures {
     let packages = package(
         "spin",
         &repo().join("tests/all/engine_stall/spin/limina.toml"),
@@ -304,7 +307,11 @@ fn hostile(binary: &Path) -> Figures {
         packages.path().display().to_string(),
     ];
     // The engine's deadline for third-party calls, when the run sets one.
-    if let Ok(ms) = std::env::var("ENGINE_WAITS_ENGINE_CALL_MS") {
+    let slice = std::env::var("ENGINE_WAITS_BASELINE_ENGINE_CALL_MS")
+        .ok()
+        .filter(|_| baseline)
+        .or_else(|| std::env::var("ENGINE_WAITS_ENGINE_CALL_MS").ok());
+    if let Some(ms) = slice {
         args.push("--config".into());
         args.push(config(
             dir.path(),
@@ -393,7 +400,7 @@ fn main() {
                 order.reverse();
             }
             for (label, binary) in order {
-                let figures = scenario(binary);
+                let figures = scenario(binary, label == "baseline");
                 eprintln!(
                     "  {name} {label} round {round}: {figures:?} (load {})",
                     load()

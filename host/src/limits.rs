@@ -28,14 +28,23 @@ pub const CEILING_FUEL_PER_CALL: u64 = CEILING_TIMEOUT_MS * FUEL_PER_MS;
 /// It holds for calls off the engine; calls on it get `ENGINE_CALL_MS`.
 pub const CEILING_TIMEOUT_MS: u64 = 30_000;
 /// Deadline of a third-party package's call that runs on the engine (its package can touch
-/// the world), unless `[limits] engineCallMs` says otherwise: about three physics ticks at
-/// 60 Hz. While it runs every client and the physics tick wait, so a guest may hold them this
-/// long at most; slow work belongs in packages without world capabilities, which run off the
-/// engine. The core packages (the host's own) keep their manifests' timeouts: their skills
-/// answer in microseconds, and a loaded machine must not cut them. While the guest's code
-/// runs it counts in the time its thread ran, so a machine busy with other work does not cut
-/// it either (up to four times this in wall time; `sandbox/interrupt.rs`).
-pub const ENGINE_CALL_MS: u64 = 50;
+/// the world or holds state), unless `[limits] engineCallMs` says otherwise: the engine's
+/// slice. While it runs every client and the physics tick wait, so this is what another
+/// client waits behind one such call at most; turns (`mcp/engine/turns.rs`) see that a
+/// session calling back to back gets no second slice before the others had their turn. Its
+/// instance's start-up counts (it holds the engine too), and every guest language fits with
+/// room: `cargo bench -p limina --bench languages --profile dev` (2026-11-28, load 1.5–1.7)
+/// made an instance in 10 µs (Rust), 17 (C), 24 (Zig), 115 (JavaScript), 845 µs (Python),
+/// and a call on it took 8–39 µs; the JavaScript `npc` reading a full perception burns about
+/// 10M fuel (0.6 ms). `cargo bench -p limina --bench engine_waits -- hostile` measures what
+/// another client's ping waits while such calls run back to back. Slow work belongs in
+/// packages without world capabilities or state, which run off the engine with their own
+/// `timeout_ms`. The core packages (the host's own) keep their manifests' timeouts: their
+/// skills answer in microseconds, and a loaded machine must not cut them. The slice counts the
+/// CPU time the engine thread ran from the call's start, so a machine busy with other work
+/// does not cut an innocent call (up to four times this in wall time; `call/interrupt.rs`,
+/// `Clock::Slice`).
+pub const ENGINE_CALL_MS: u64 = 5;
 /// Largest memory any package may ask for; also the pooling allocator's slot size.
 pub const MAX_PACKAGE_MEMORY_BYTES: u64 = 256 << 20;
 /// Most table elements an instance may hold.

@@ -9,6 +9,7 @@
 use crate::http_client::HttpHost;
 use crate::support::{in_process_registry, repo};
 use crate::ws_client::WsHost;
+use limina::call::RUNNING_CAP_FACTOR;
 use limina::limits::ENGINE_CALL_MS;
 use serde_json::{Value, json};
 use std::path::Path;
@@ -33,10 +34,11 @@ fn p99(mut times: Vec<Duration>) -> f64 {
 
 /// How slow a ping may get under attack: well under the attacker's seconds (0.8 s a call,
 /// or 5 s of spinning, without the engine's deadline), above what a ping measured before the
-/// attack plus a few engine deadlines could take on a busy machine (a guest cut by its
-/// deadline is instantiated again on its next call, on the engine, outside the deadline).
+/// attack plus a few engine deadlines could take on a busy machine (each at most
+/// `RUNNING_CAP_FACTOR` times the deadline in wall time when the engine thread waits for a
+/// core).
 fn bound_ms(baseline_p99: f64) -> f64 {
-    10.0 * baseline_p99 + 5.0 * ENGINE_CALL_MS as f64
+    10.0 * baseline_p99 + 10.0 * f64::from(RUNNING_CAP_FACTOR) * ENGINE_CALL_MS as f64
 }
 
 /// Pings (through `ping`) before and while `attack` runs on another thread; returns the p99
@@ -238,4 +240,154 @@ fn the_hostile_manifests_declare_a_world_capability() {
         let manifest = limina::packages::Manifest::parse(&text).unwrap();
         assert!(manifest.capabilities.iter().next().is_some(), "{name}");
     }
+}
+
+/// A world call past the engine's slice is cut, and atomic for it: what it did to the world
+/// is undone, the CPU it used is charged, and the trace holds its decision and nothing it did.
+#[test]
+fn a_world_call_past_the_slice_is_cut_undone_charged_and_traced() {
+    let packages = crate::support::guest_packages(&["slow"]);
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("limina.toml");
+    // The guest asks for more fuel than the default ceiling; the slice cuts it anyway.
+    std::fs::write(
+        &config,
+        "[limits]\nfuelPerCall = 1000000000000\ntimeoutMs = 60000\n\n[budgets]\ncpuMs = 100000\n",
+    )
+    .unwrap();
+    let host = WsHost::start(&[
+        "--profile",
+        "builder.readWrite",
+        "--packages",
+        packages.path().to_str().unwrap(),
+        "--config",
+        config.to_str().unwrap(),
+    ]);
+    let mut c = host.client("builder.readWrite", "builder");
+    c.call_ok("scene.createEntity", json!({"position": [1, 0, 0]}));
+    let world_before = c.call_ok("inspector.snapshot", json!({"limit": 100})).0;
+    let cpu_before = cpu_used(&mut c);
+    let before = all_events(&mut c);
+
+    // Makes an entity, then spins until the slice cuts it.
+    let (code, message) = error(&c.call("slow.buildThenSpin", json!({})));
+    let events = since(&before, all_events(&mut c));
+    assert_eq!(code, "capacity_exceeded", "{message}");
+    assert!(
+        message.contains(&format!(
+            "{ENGINE_CALL_MS} ms the host gives a call that can touch the world"
+        )) && message.contains("nothing it did to the world was kept")
+            && message.contains("raise `[limits] engineCallMs`"),
+        "{message}"
+    );
+    let world_after = c.call_ok("inspector.snapshot", json!({"limit": 100})).0;
+    assert_eq!(
+        world_after["entities"], world_before["entities"],
+        "the entity it made was undone"
+    );
+    let cpu_after = cpu_used(&mut c);
+    assert!(
+        cpu_after > cpu_before,
+        "the CPU it used was charged: {cpu_before} → {cpu_after}"
+    );
+    // In the trace: its decision, and the journal of what it did without a commit (a replay
+    // applies none of it); no outcome, nothing else.
+    let decision = &events[0];
+    assert_eq!(decision["type"], "policy.decision", "{events:#?}");
+    assert_eq!(decision["payload"]["cap"], "slow.buildThenSpin");
+    assert_eq!(decision["actorId"], "builder");
+    for e in &events[1..] {
+        assert_eq!(e["type"], "world.journal", "{events:#?}");
+        assert_eq!(e["causedBy"], json!([decision["id"]]), "{events:#?}");
+    }
+}
+
+/// The CPU-ms its budget says the (only) session used.
+fn cpu_used(c: &mut crate::ws_client::WsClient) -> f64 {
+    let usage = c.call_ok("audit.usage", json!({})).0;
+    usage["budgets"][0]["budget"]["cpuMs"]["used"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{usage}"))
+}
+
+/// Every event in the trace, oldest first, but those of `trace.tail` itself.
+fn all_events(c: &mut crate::ws_client::WsClient) -> Vec<Value> {
+    let mut events = Vec::new();
+    let mut cursor = -1;
+    loop {
+        let page = c
+            .call_ok("trace.tail", json!({"afterSeq": cursor, "limit": 1000}))
+            .0;
+        events.extend(page["events"].as_array().unwrap().iter().cloned());
+        match page["nextAfterSeq"].as_i64() {
+            Some(next) => cursor = next,
+            None => break,
+        }
+    }
+    events.retain(|e| e["payload"]["skill"] != "trace.tail" && e["payload"]["cap"] != "trace.tail");
+    events
+}
+
+/// The events in `after` that are not in `before`.
+fn since(before: &[Value], after: Vec<Value>) -> Vec<Value> {
+    after.into_iter().filter(|e| !before.contains(e)).collect()
+}
+
+/// Two sessions call a world-capable package that spins to the slice, two calls each sent at
+/// once; a third session's call, sent while the first of them runs, goes next: in the trace it
+/// follows one of them at most, not the queue.
+#[test]
+fn another_sessions_call_goes_between_back_to_back_world_calls() {
+    let packages = hostile("spin");
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("limina.toml");
+    // A slice long enough that the third call surely arrives while the first one runs.
+    std::fs::write(&config, "[limits]\nengineCallMs = 300\n").unwrap();
+    let host = WsHost::start(&[
+        "--profile",
+        "builder.readWrite",
+        "--packages",
+        packages.path().to_str().unwrap(),
+        "--config",
+        config.to_str().unwrap(),
+    ]);
+    let mut a = host.client("builder.readWrite", "spinner-a");
+    let mut b = host.client("builder.readWrite", "spinner-b");
+    let mut other = host.client("builder.readWrite", "other");
+    // Each has called before: the turns know what each costs.
+    for c in [&mut a, &mut b] {
+        error(&c.call("spin.forever", json!({})));
+    }
+    other.call_ok("scene.createEntity", json!({}));
+    let before = all_events(&mut other);
+
+    let call = json!({"name": "spin.forever", "arguments": {}});
+    let sent: Vec<(usize, u64)> = (0..2)
+        .flat_map(|_| {
+            [
+                (0, a.send_request("tools/call", call.clone())),
+                (1, b.send_request("tools/call", call.clone())),
+            ]
+        })
+        .collect();
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    other.call_ok("scene.createEntity", json!({}));
+    for (who, id) in sent {
+        let reply = [&mut a, &mut b][who].reply_to(id);
+        assert_eq!(error(&reply["result"]).0, "capacity_exceeded", "{reply}");
+    }
+
+    // The calls' decisions, in the order the engine took them.
+    let events = since(&before, all_events(&mut other));
+    let order: Vec<&str> = events
+        .iter()
+        .filter(|e| e["type"] == "policy.decision")
+        .map(|e| e["actorId"].as_str().unwrap())
+        .collect();
+    assert_eq!(order.len(), 5, "{order:?}");
+    let at = order.iter().position(|a| *a == "other").unwrap();
+    assert!(
+        at <= 1,
+        "the call waited behind {at} world calls: {order:?}"
+    );
 }

@@ -4,11 +4,12 @@
 //! or sleeping in `time.sleep`, is cut at its deadline, and `notifications/cancelled` stops
 //! it within a couple of milliseconds.
 //!
-//! A call that holds the engine counts its deadline in the time it ran ([`Clock::Running`]):
-//! on a machine busy with other work the engine thread may wait for a core, and cutting a
-//! guest for time the scheduler took from it would stop innocent calls and help nobody. Its
-//! waits in the host (a sleep, the network) still count in wall time, and a wall-clock cap of
-//! [`RUNNING_CAP_FACTOR`] times the deadline bounds it whatever the machine does.
+//! A call that holds the engine counts its deadline in the time it ran ([`Clock::Running`],
+//! [`Clock::Slice`]): on a machine busy with other work the engine thread may wait for a core,
+//! and cutting a guest for time the scheduler took from it would stop innocent calls and help
+//! nobody. Its waits in the host (a sleep, the network) still count in wall time, and a
+//! wall-clock cap of [`RUNNING_CAP_FACTOR`] times the deadline bounds it whatever the machine
+//! does.
 
 use std::fmt;
 use std::sync::Arc;
@@ -80,8 +81,16 @@ pub enum Clock {
     /// In wall time: a call off the engine, where nobody waits for it.
     Wall,
     /// While wasm runs, in the CPU time of the thread running it, up to a wall-clock cap: a
-    /// call on the engine.
+    /// core package's call on the engine. The thread's CPU time is first read at the first
+    /// epoch tick, so the many calls shorter than a tick never pay for reading it (a system
+    /// call, about 0.8 µs here); the time before that tick counts as run.
     Running,
+    /// As [`Clock::Running`], with the thread's CPU time read at the start: a third-party
+    /// call on the engine, whose deadline (`[limits] engineCallMs`, a few milliseconds) is
+    /// short enough that a few milliseconds the scheduler took before the first tick would
+    /// cut an innocent call. Such a call makes an instance anyway (tens of µs), so the read
+    /// costs it little.
+    Slice,
 }
 
 /// How many times its deadline a [`Clock::Running`] call may take in wall time when the
@@ -98,16 +107,15 @@ pub struct Interrupt {
     running: Option<(ThreadClock, Arc<Seen>)>,
 }
 
-/// What a [`Clock::Running`] call's checks saw, shared by its clones.
+/// What a [`Clock::Running`] or [`Clock::Slice`] call's checks saw, shared by its clones.
 #[derive(Debug, Default)]
 struct Seen {
     /// A wait in the host was cut at the deadline: the call is cut for good, even though its
     /// thread hardly ran.
     waited_out: AtomicBool,
-    /// At the first epoch tick: nanoseconds since the start, and the thread's CPU time then
-    /// (0: no tick yet). Read then rather than at the start, so the many calls shorter than a
-    /// tick never pay for reading the clock (a system call); the time before it counts as
-    /// run, which can only cut sooner.
+    /// At the first epoch tick (a slice's: at the start): nanoseconds since the start, and
+    /// the thread's CPU time then (0: no tick yet). See [`Clock::Running`] for why it waits
+    /// for the tick.
     first_tick_ns: AtomicU64,
     cpu_at_first_tick_ns: AtomicU64,
 }
@@ -125,6 +133,15 @@ impl Interrupt {
         let running = match clock {
             Clock::Wall => None,
             Clock::Running => ThreadClock::current().map(|c| (c, Arc::default())),
+            Clock::Slice => ThreadClock::current().map(|c| {
+                // The start stands for the first tick: nothing before it counts as run.
+                let seen = Seen {
+                    first_tick_ns: AtomicU64::new(1),
+                    cpu_at_first_tick_ns: AtomicU64::new(c.now().as_nanos() as u64),
+                    ..Seen::default()
+                };
+                (c, Arc::new(seen))
+            }),
         };
         Interrupt {
             deadline: Instant::now() + Duration::from_millis(timeout_ms),
@@ -315,6 +332,29 @@ mod tests {
         }
         let ran = start.elapsed();
         assert!(ran >= Duration::from_millis(20), "{ran:?}");
+    }
+
+    /// A slice's deadline counts from the start in the thread's CPU time: a thread that did
+    /// not run before its first tick (asleep here, as one waiting for a core would be) is not
+    /// cut at the wall-clock deadline, only at the cap.
+    #[test]
+    fn a_slice_excuses_time_the_thread_did_not_run_even_before_its_first_tick() {
+        let interrupt = Interrupt::counted(20, Cancel::default(), Clock::Slice);
+        std::thread::sleep(Duration::from_millis(30));
+        assert_eq!(interrupt.tick(), None);
+        assert_eq!(interrupt.check_running(), None);
+        std::thread::sleep(Duration::from_millis(60));
+        assert_eq!(
+            interrupt.check_running(),
+            Some(Cut::Deadline { timeout_ms: 20 })
+        );
+        // Running is cut once the thread ran its deadline's worth.
+        let interrupt = Interrupt::counted(20, Cancel::default(), Clock::Slice);
+        let start = Instant::now();
+        while interrupt.tick().is_none() {
+            assert!(start.elapsed() < Duration::from_secs(5), "never cut");
+        }
+        assert!(start.elapsed() >= Duration::from_millis(20));
     }
 
     /// Without a tick seen (a call that never ran wasm past its start), all the time counts.

@@ -117,10 +117,11 @@ impl Registry {
             grants,
             fuel,
             memory_limit_bytes: memory,
-            // Calls on the engine hold everyone: the engine's short deadline (a detached call
-            // gets its package's own back, see `detach`).
+            // Calls on the engine hold everyone: the engine's short deadline, a third-party
+            // one's counted from its start (a detached call gets its package's own back, in
+            // wall time, see `detach`).
             timeout_ms: self.engine_deadline(package),
-            clock: crate::call::Clock::Running,
+            clock: self.engine_clock(package),
             tick: self.realm().world.tick(),
             cancel: self.control.cancel.clone(),
             progress: self.control.progress.clone(),
@@ -132,8 +133,7 @@ impl Registry {
             slot: GuestSlot {
                 package,
                 launch,
-                deadline_by_engine: self.ceilings.engine_deadline(limits.timeout_ms)
-                    < limits.timeout_ms,
+                deadline_by_engine: self.engine_deadline(package) < limits.timeout_ms,
                 fuel_cut_by_budget: budget_fuel.is_some_and(|b| b < limits.fuel_per_call),
                 memory_cut_by_budget: memory < limits.memory_bytes,
                 hosted,
@@ -318,8 +318,10 @@ fn from_sandbox(
         CallFailure::Timeout { timeout_ms } if deadline_by_engine => format!(
             "the call ran past the {timeout_ms} ms the host gives a call that can touch the \
              world (it runs on the engine, where every client and the physics tick wait for it; \
-             `[limits] engineCallMs`) and was stopped; {undone}. Slow work belongs in a package \
-             without world capabilities, which runs off the engine"
+             counted in the time it ran, its start included) and was stopped; {undone}. Slow \
+             work belongs in a package without world capabilities or state, which runs off the \
+             engine; or the host's operator may raise `[limits] engineCallMs` in its \
+             configuration, and every client then waits that long behind such a call"
         ),
         CallFailure::Timeout { timeout_ms } => {
             format!("the call ran past its {timeout_ms} ms deadline and was stopped; {undone}")

@@ -332,6 +332,17 @@ impl Registry {
         }
     }
 
+    /// How a call of `package` on the engine counts its deadline: a third-party package's
+    /// slice from its start, since a few milliseconds taken from it by the scheduler would
+    /// matter; a core package's from its first epoch tick (`call/interrupt.rs`).
+    pub(super) fn engine_clock(&self, package: usize) -> crate::call::Clock {
+        if self.core.contains(&self.packages[package].manifest.name) {
+            crate::call::Clock::Running
+        } else {
+            crate::call::Clock::Slice
+        }
+    }
+
     /// The folder `trace.export` writes into.
     pub fn set_traces_dir(&mut self, dir: std::path::PathBuf) {
         self.traces_dir = Some(dir);
