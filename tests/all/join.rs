@@ -530,3 +530,78 @@ fn a_stuck_server_is_not_replaced_and_the_joining_process_names_its_pid() {
     );
     assert_eq!(b.close(), Some(1));
 }
+
+/// The serving host's answer to a hand-written hello on the control socket of `home`.
+fn welcome_for(home: &Path, hello: Value) -> Value {
+    use std::io::{BufRead, BufReader, Write};
+    let stream =
+        std::os::unix::net::UnixStream::connect(traces(home).join("control.sock")).unwrap();
+    (&stream)
+        .write_all(format!("{hello}\n").as_bytes())
+        .unwrap();
+    let mut answer = String::new();
+    BufReader::new(&stream).read_line(&mut answer).unwrap();
+    serde_json::from_str(&answer).unwrap()
+}
+
+/// A network client of a joined process comes with its edge's decision; one without (which
+/// would have no ceiling), or whose decision names a profile the host does not define, is not
+/// served, and the world is untouched.
+#[test]
+fn a_network_client_without_its_edges_decision_or_with_an_unknown_profile_is_refused() {
+    let home = tempfile::tempdir().unwrap();
+    let mut a = assistant(home.path(), "alice", &[]);
+    let before = hash(&mut a);
+    let (_, doc) = status(home.path());
+    let protocol = 2;
+    let version = doc["serving"]["version"].clone();
+    let bare = welcome_for(
+        home.path(),
+        json!({"join": protocol, "version": version, "pid": 1, "purpose": "client", "transport": "ws"}),
+    );
+    let refused = bare["refused"].as_str().unwrap_or_else(|| panic!("{bare}"));
+    assert!(refused.contains("without its admission"), "{refused}");
+    let unknown = welcome_for(
+        home.path(),
+        json!({"join": protocol, "version": version, "pid": 1, "purpose": "client", "transport": "http",
+               "admitted": {"profiles": ["root.everything"], "agentId": "mallory", "setting": "the `[[network.tokens]]` entry of agent `mallory`"}}),
+    );
+    let refused = unknown["refused"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{unknown}"));
+    assert!(
+        refused.contains(
+            "`root.everything` is not a profile the serving host's configuration defines"
+        ),
+        "{refused}"
+    );
+    assert!(refused.contains("[[network.tokens]]"), "{refused}");
+    assert_eq!(hash(&mut a), before);
+    let (_, doc) = status(home.path());
+    assert_eq!(doc["joined"], json!([]), "{doc}");
+}
+
+/// A joined client that writes a thousand calls before reading a reply is held back, as a
+/// stdio client of the serving host is: every call answered, none refused as busy or cut off.
+#[test]
+fn a_joined_client_pipelining_a_thousand_calls_gets_every_reply() {
+    let home = tempfile::tempdir().unwrap();
+    let _a = assistant(home.path(), "alice", &[]);
+    let mut b = assistant(home.path(), "bob", &[]);
+    let n = 1_000;
+    let mut batch = String::new();
+    for i in 0..n {
+        batch.push_str(
+            &json!({"jsonrpc": "2.0", "id": 10_000 + i, "method": "tools/call", "params": {"name": "scene.createEntity", "arguments": {"position": [i, 0, 0]}}})
+                .to_string(),
+        );
+        batch.push('\n');
+    }
+    b.send_line(batch.trim_end());
+    for i in 0..n {
+        let reply = b.read();
+        assert_eq!(reply["id"], 10_000 + i, "{reply}");
+        assert_eq!(reply["result"]["isError"], json!(false), "{reply}");
+    }
+    assert_eq!(entities(&mut b).len(), n);
+}

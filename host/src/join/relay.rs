@@ -1,6 +1,7 @@
 //! A joined process's stdio client, relayed to the serving host over one control-socket
 //! connection, on one thread: `poll` on stdin and the socket, every complete line read from
-//! stdin framed and written to the socket in one write, every frame read from the socket
+//! stdin framed and written to the socket in one write (or as much of it as the socket takes,
+//! the rest when it has room, the socket read meanwhile), every frame read from the socket
 //! written to stdout in one write. No thread hop per message.
 //!
 //! Writes wait: this process serves one client, so a client that stops reading stalls only
@@ -105,7 +106,12 @@ impl Relay {
         let space = from_server.space(early.len());
         space.copy_from_slice(early);
         from_server.filled(early.len(), early.len());
+        // Writes to the server never wait: while the server holds this client back it is
+        // still sending replies, which must be read meanwhile (`to_server` keeps what is not
+        // written yet, from `written` on).
+        socket.set_nonblocking(true)?;
         let mut to_server = Vec::new();
+        let mut written = 0;
         let mut to_client = Vec::new();
         let mut stdin_buf = vec![0u8; JOIN_READ_BYTES];
         let mut half_closed = false;
@@ -113,33 +119,49 @@ impl Relay {
         // What was complete before a reconnect goes out first.
         self.frame_lines(&mut to_server);
         loop {
-            if !to_server.is_empty() {
-                if socket.write_all(&to_server).is_err() {
-                    return Ok(Ended::ServerGone);
+            while written < to_server.len() {
+                match write(socket.as_raw_fd(), &to_server[written..]) {
+                    Ok(n) => written += n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                    Err(_) => return Ok(Ended::ServerGone),
                 }
-                to_server.clear();
             }
-            if self.stdin_ended && !half_closed {
+            if written == to_server.len() {
+                to_server.clear();
+                written = 0;
+            }
+            if self.stdin_ended && !half_closed && to_server.is_empty() {
                 // Replies to what was sent still come; the server ends the connection after.
                 let _ = socket.shutdown(std::net::Shutdown::Write);
                 half_closed = true;
             }
-            let stdin = (!self.stdin_ended && !self.holding).then_some(self.stdin);
-            let ready = wait(stdin, socket.as_raw_fd())?;
+            // The client's input is read on only while what it sent before is mostly written.
+            let room = to_server.len() - written < JOIN_READ_BYTES;
+            let stdin = (!self.stdin_ended && !self.holding && room).then_some(self.stdin);
+            let ready = wait(stdin, socket.as_raw_fd(), !to_server.is_empty())?;
             if ready.socket {
                 let space = from_server.space(JOIN_READ_BYTES);
                 let n = match read(socket.as_raw_fd(), space) {
+                    Ok(0) if !ready.interrupted => {
+                        from_server.filled(JOIN_READ_BYTES, 0);
+                        return self.server_ended(&mut to_client);
+                    }
                     Ok(n) => n,
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => 0,
+                    Err(e)
+                        if matches!(
+                            e.kind(),
+                            io::ErrorKind::Interrupted | io::ErrorKind::WouldBlock
+                        ) =>
+                    {
+                        0
+                    }
                     Err(_) => {
                         from_server.filled(JOIN_READ_BYTES, 0);
                         return self.server_ended(&mut to_client);
                     }
                 };
                 from_server.filled(JOIN_READ_BYTES, n);
-                if n == 0 && !ready.interrupted {
-                    return self.server_ended(&mut to_client);
-                }
                 self.take_frames(&mut from_server, &mut to_client)?;
                 if !to_client.is_empty() {
                     self.write_client(&to_client)?;
@@ -251,30 +273,33 @@ impl Relay {
 
 struct Ready {
     stdin: bool,
+    /// The socket has bytes (or its end) to read.
     socket: bool,
+    /// The socket has room for what waits to be written.
+    writable: bool,
     interrupted: bool,
 }
 
 /// Waits for stdin (if still open) or the socket, looking without sleeping for a moment
 /// first: a quick client's next message, or the server's reply, usually comes within it, and
 /// waking from `poll` costs more than the look.
-fn wait(stdin: Option<RawFd>, socket: RawFd) -> io::Result<Ready> {
+fn wait(stdin: Option<RawFd>, socket: RawFd, writing: bool) -> io::Result<Ready> {
     let spin_until = Instant::now() + Duration::from_micros(JOIN_SPIN_US);
     loop {
         let spinning = Instant::now() < spin_until;
-        let ready = poll(stdin, socket, if spinning { 0 } else { -1 })?;
-        if ready.stdin || ready.socket || ready.interrupted || !spinning {
+        let ready = poll(stdin, socket, writing, if spinning { 0 } else { -1 })?;
+        if ready.stdin || ready.socket || ready.writable || ready.interrupted || !spinning {
             return Ok(ready);
         }
         std::thread::yield_now();
     }
 }
 
-fn poll(stdin: Option<RawFd>, socket: RawFd, timeout_ms: i32) -> io::Result<Ready> {
+fn poll(stdin: Option<RawFd>, socket: RawFd, writing: bool, timeout_ms: i32) -> io::Result<Ready> {
     let mut fds = [
         libc::pollfd {
             fd: socket,
-            events: libc::POLLIN,
+            events: libc::POLLIN | if writing { libc::POLLOUT } else { 0 },
             revents: 0,
         },
         libc::pollfd {
@@ -291,16 +316,27 @@ fn poll(stdin: Option<RawFd>, socket: RawFd, timeout_ms: i32) -> io::Result<Read
             return Ok(Ready {
                 stdin: false,
                 socket: false,
+                writable: false,
                 interrupted: true,
             });
         }
         return Err(e);
     }
     Ok(Ready {
-        socket: fds[0].revents != 0,
+        socket: fds[0].revents & !libc::POLLOUT != 0,
+        writable: fds[0].revents & libc::POLLOUT != 0,
         stdin: fds[1].revents != 0,
         interrupted: false,
     })
+}
+
+fn write(fd: RawFd, from: &[u8]) -> io::Result<usize> {
+    // SAFETY: writes at most `from.len()` bytes from a live buffer.
+    let n = unsafe { libc::write(fd, from.as_ptr().cast(), from.len()) };
+    if n < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(n as usize)
 }
 
 fn read(fd: RawFd, into: &mut [u8]) -> io::Result<usize> {

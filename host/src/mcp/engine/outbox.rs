@@ -121,6 +121,11 @@ impl Drop for Sender {
 }
 
 impl Sender {
+    /// Messages queued and not yet taken by the writer.
+    pub fn queued(&self) -> usize {
+        self.0.len()
+    }
+
     /// Queues `frame` and wakes the writer now (the transport's own messages, progress).
     pub fn send_now(&self, frame: Frame) -> Sent {
         let sent = self.0.push(frame);

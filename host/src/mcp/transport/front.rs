@@ -32,9 +32,9 @@ use crate::mcp::engine::outbox::{Frame, Outbox, Sent};
 use crate::mcp::transport::edge::{Grant, Ticket};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::RecvTimeoutError;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::UnixStream;
@@ -85,7 +85,7 @@ fn forward(forwarding: Forwarding, spawner: tokio::runtime::Handle, trace_dir: P
                     outbox,
                     in_flight,
                     ticket,
-                    resume: Resume::default(),
+                    resume: Mutex::default(),
                     trace_dir: trace_dir.clone(),
                 };
                 spawner.spawn(client.run(messages));
@@ -129,7 +129,7 @@ struct Client {
     outbox: Outbox,
     in_flight: Arc<AtomicUsize>,
     ticket: Option<Arc<Ticket>>,
-    resume: Resume,
+    resume: Mutex<Resume>,
     trace_dir: Arc<PathBuf>,
 }
 
@@ -149,8 +149,9 @@ impl Client {
             match self.serve(stream, &early, &mut messages).await {
                 Ended::ClientDone => return,
                 Ended::ServerGone => {
-                    let agent = self.resume.agent().map(str::to_string);
-                    for request in self.resume.take_in_flight() {
+                    let resume = self.resume.get_mut().unwrap_or_else(|e| e.into_inner());
+                    let agent = resume.agent().map(str::to_string);
+                    for request in resume.take_in_flight() {
                         if let Some(line) = unanswered(&request, server, agent.as_deref()) {
                             self.send_client(line.trim_ascii_end());
                         }
@@ -161,7 +162,9 @@ impl Client {
         }
     }
 
-    /// Relays between the client and one host's connection until either ends.
+    /// Relays between the client and one host's connection until either ends: the client's
+    /// messages written and the host's read at once, so a host holding this client back (its
+    /// socket unread) is still heard.
     async fn serve(
         &mut self,
         stream: UnixStream,
@@ -174,56 +177,100 @@ impl Client {
         frames.filled(early.len(), early.len());
         let mut bytes = Vec::new();
         // The session again, with its ids, on a host that is not the one it was bound on.
-        for message in self.resume.messages() {
+        for message in self
+            .resume
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .messages()
+        {
             frame::push(&mut bytes, Kind::Message, message.as_bytes());
         }
         if !bytes.is_empty() && to_server.write_all(&bytes).await.is_err() {
             return Ended::ServerGone;
         }
         // The host drains: the client's further requests wait for the next one.
-        let mut holding = false;
-        loop {
-            if !self.take_frames(&mut frames, &mut holding) {
-                return Ended::ClientDone;
-            }
-            let got = {
-                let space = frames.space(JOIN_READ_BYTES);
-                tokio::select! {
-                    biased;
-                    read = from_server.read(space) => Got::Read(read.unwrap_or(0)),
-                    message = messages.recv(), if !holding => Got::Up(message),
+        let (hold, mut holding) = tokio::sync::watch::channel(false);
+        let resume = &self.resume;
+        let in_flight = &self.in_flight;
+        let writing = async move {
+            loop {
+                if *holding.borrow_and_update() {
+                    return std::future::pending::<Ended>().await;
                 }
-            };
-            match got {
-                Got::Read(n) => {
-                    frames.filled(JOIN_READ_BYTES, n);
-                    if n == 0 {
-                        self.take_frames(&mut frames, &mut holding);
-                        return Ended::ServerGone;
-                    }
+                let first = tokio::select! {
+                    message = messages.recv() => message,
+                    _ = holding.changed() => continue,
+                };
+                let Some(first) = first else {
+                    return Ended::ClientDone;
+                };
+                bytes.clear();
+                let mut next = Some(first);
+                // Everything already waiting goes in the same write.
+                while let Some(text) = next {
+                    resume
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .client_sent(&text);
+                    in_flight.fetch_sub(1, Ordering::AcqRel);
+                    frame::push(&mut bytes, Kind::Message, text.as_bytes());
+                    next = messages.try_recv().ok();
                 }
-                Got::Up(None) => return Ended::ClientDone,
-                Got::Up(Some(first)) => {
-                    frames.filled(JOIN_READ_BYTES, 0);
-                    bytes.clear();
-                    let mut next = Some(first);
-                    // Everything already waiting goes in the same write.
-                    while let Some(text) = next {
-                        self.resume.client_sent(&text);
-                        self.in_flight.fetch_sub(1, Ordering::AcqRel);
-                        frame::push(&mut bytes, Kind::Message, text.as_bytes());
-                        next = messages.try_recv().ok();
-                    }
-                    if to_server.write_all(&bytes).await.is_err() {
-                        return Ended::ServerGone;
-                    }
+                if to_server.write_all(&bytes).await.is_err() {
+                    return Ended::ServerGone;
                 }
             }
+        };
+        let mut outlet = Outlet {
+            outbox: &mut self.outbox,
+            ticket: self.ticket.as_deref(),
+            resume,
+            hold,
+        };
+        let reading = async move {
+            loop {
+                if !outlet.take_frames(&mut frames) {
+                    return Ended::ClientDone;
+                }
+                let n = from_server
+                    .read(frames.space(JOIN_READ_BYTES))
+                    .await
+                    .unwrap_or(0);
+                frames.filled(JOIN_READ_BYTES, n);
+                if n == 0 {
+                    outlet.take_frames(&mut frames);
+                    return Ended::ServerGone;
+                }
+            }
+        };
+        tokio::select! {
+            ended = writing => ended,
+            ended = reading => ended,
         }
     }
 
+    /// Queues one message for the client; false once it is gone.
+    fn send_client(&mut self, payload: &[u8]) -> bool {
+        send(&mut self.outbox, payload)
+    }
+
+    fn ring(&self) {
+        ring(&self.outbox);
+    }
+}
+
+/// The client's side of one host's connection: where the host's messages go.
+struct Outlet<'a> {
+    outbox: &'a mut Outbox,
+    ticket: Option<&'a Ticket>,
+    resume: &'a Mutex<Resume>,
+    /// Told when the host drains.
+    hold: tokio::sync::watch::Sender<bool>,
+}
+
+impl Outlet<'_> {
     /// Passes every complete frame on to the client; false once the client is gone.
-    fn take_frames(&mut self, frames: &mut frame::Reader, holding: &mut bool) -> bool {
+    fn take_frames(&mut self, frames: &mut frame::Reader) -> bool {
         let mut any = false;
         while let Some(next) = frames.next_frame() {
             let (kind, payload) = match next {
@@ -235,18 +282,20 @@ impl Client {
             };
             match kind {
                 Kind::Message => {
-                    let bound = self.resume.agent().is_some();
-                    if self.resume.server_sent(payload) == FromServer::Swallow {
+                    let mut resume = self.resume.lock().unwrap_or_else(|e| e.into_inner());
+                    let bound = resume.agent().is_some();
+                    if resume.server_sent(payload) == FromServer::Swallow {
                         continue;
                     }
                     if !bound
-                        && self.resume.agent().is_some()
-                        && let Some(ticket) = &self.ticket
+                        && resume.agent().is_some()
+                        && let Some(ticket) = self.ticket
                     {
                         ticket.initialized();
                     }
+                    drop(resume);
                     any = true;
-                    if !self.send_client(payload) {
+                    if !send(self.outbox, payload) {
                         return false;
                     }
                 }
@@ -254,7 +303,7 @@ impl Client {
                     let note: serde_json::Value =
                         serde_json::from_slice(payload).unwrap_or_default();
                     if note["draining"] == true {
-                        *holding = true;
+                        let _ = self.hold.send(true);
                     } else if let Some(reason) = note["closing"].as_str() {
                         crate::log::warn(&format!(
                             "the serving host closes a network client's connection: {reason}"
@@ -264,39 +313,34 @@ impl Client {
             }
         }
         if any {
-            self.ring();
+            ring(self.outbox);
         }
         true
     }
+}
 
-    /// Queues one message for the client; false once it is gone.
-    fn send_client(&mut self, payload: &[u8]) -> bool {
-        let Ok(text) = std::str::from_utf8(payload) else {
-            return true;
-        };
-        match self.outbox.push_frame(Frame::from(text.to_string())) {
-            Sent::Queued => true,
-            Sent::Gone => false,
-            Sent::Full => {
-                self.outbox.close(
-                    1008,
-                    "the client does not read its replies: its queue of messages is full",
-                );
-                false
-            }
-        }
-    }
-
-    fn ring(&self) {
-        if let Some(lane) = self.outbox.lane() {
-            lane.ring();
+/// Queues one message for a client; false once it is gone.
+fn send(outbox: &mut Outbox, payload: &[u8]) -> bool {
+    let Ok(text) = std::str::from_utf8(payload) else {
+        return true;
+    };
+    match outbox.push_frame(Frame::from(text.to_string())) {
+        Sent::Queued => true,
+        Sent::Gone => false,
+        Sent::Full => {
+            outbox.close(
+                1008,
+                "the client does not read its replies: its queue of messages is full",
+            );
+            false
         }
     }
 }
 
-enum Got {
-    Read(usize),
-    Up(Option<String>),
+fn ring(outbox: &Outbox) {
+    if let Some(lane) = outbox.lane() {
+        lane.ring();
+    }
 }
 
 /// Connects and shakes hands with whoever serves `trace_dir`, waiting while the world is taken

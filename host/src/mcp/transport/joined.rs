@@ -1,7 +1,8 @@
 //! The control socket, served: other `limina` processes on this machine join the world
 //! through it (`crate::join` says how). A relayed client is a connection like a WebSocket
-//! one — its own session, cancellation board and bounded outbox, the same in-flight cap —
-//! whose messages arrive as frames on a Unix socket instead of WebSocket text frames. A
+//! one — its own session, cancellation board and bounded outbox — whose messages arrive as
+//! frames on a Unix socket instead of WebSocket text frames; one that sends faster than it
+//! reads is held back, as stdio is, not refused (`make_room`). A
 //! `limina status` connection is answered with what the engine says and closed.
 //!
 //! A connection: the peer's uid checked (`SO_PEERCRED`), the joining side's hello read and
@@ -12,12 +13,13 @@ use crate::join::frame::{self, Kind};
 use crate::join::handshake::{self, Hello, Purpose, Welcome};
 use crate::join::settings::Settings;
 use crate::join::{peer, socket};
-use crate::limits::{JOIN_READ_BYTES, JOIN_WELCOME_MS, MAX_IN_FLIGHT_PER_CONNECTION};
+use crate::limits::{
+    JOIN_READ_BYTES, JOIN_WELCOME_MS, MAX_IN_FLIGHT_PER_CONNECTION, OUTBOX_CAPACITY,
+};
 use crate::mcp::engine::cancel::{CancelBoard, cancelled_request};
 use crate::mcp::engine::inbox::{EngineHandle, EngineStatus, Inbound, PeerId, next_peer_id};
-use crate::mcp::engine::outbox::{self, Frame, Lane, Sent};
+use crate::mcp::engine::outbox::{self, Frame, Lane};
 use crate::mcp::transport::edge::Grant;
-use crate::mcp::wire::jsonrpc;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -26,6 +28,7 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::UnixStream;
 use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::sync::Notify;
 
 /// How long a connecting process may take to send its hello.
 const HELLO_TIMEOUT: Duration = Duration::from_secs(5);
@@ -351,6 +354,8 @@ async fn client(
 
     let closing = close.clone();
     let mut drain = control.draining.clone();
+    let drained = Arc::new(Notify::new());
+    let sent = drained.clone();
     let writing = tokio::spawn(async move {
         let mut batch: Vec<Frame> = Vec::new();
         let mut bytes = Vec::new();
@@ -388,12 +393,22 @@ async fn client(
                     if writer.write_all(&bytes).await.is_err() {
                         break;
                     }
+                    sent.notify_one();
                 }
             }
         }
         let _ = writer.shutdown().await;
     });
-    read_frames(reader, id, &cancels, &in_flight, &own, &close, &engine).await;
+    let to = Handing {
+        id,
+        cancels: &cancels,
+        in_flight: &in_flight,
+        own: &own,
+        close: &close,
+        engine: &engine,
+        drained: &drained,
+    };
+    read_frames(reader, to).await;
     drop(own);
     engine.send(Inbound::Close { id });
     let _ = writing.await;
@@ -462,16 +477,53 @@ async fn watch(
         .remove(&id);
 }
 
-/// Hands each message frame to the engine until the joined process closes its side.
-async fn read_frames(
-    reader: BufReader<OwnedReadHalf>,
+/// Waits, before a request is handed over, while the connection has its fill: as many
+/// requests waiting for the engine as any connection may, or replies queued and owed up to
+/// half its outbox. A joined process is this user's own, relaying its client as stdio is
+/// served, so one that sends faster than it reads is held back (this socket left unread, its
+/// relay's writes wait) instead of having requests refused or being cut off as a WebSocket
+/// client is. Cancellations, answers to the host's questions and notifications never wait (a
+/// call waiting for an answer may be what holds the rest).
+async fn make_room(text: &str, in_flight: &AtomicUsize, own: &outbox::Sender, drained: &Notify) {
+    loop {
+        let waiting = in_flight.load(Ordering::Acquire);
+        if waiting < MAX_IN_FLIGHT_PER_CONNECTION && waiting + own.queued() < OUTBOX_CAPACITY / 2 {
+            return;
+        }
+        let request = serde_json::from_str::<Value>(text)
+            .is_ok_and(|m| m.get("method").is_some() && m.get("id").is_some());
+        if !request || cancelled_request(text.as_bytes()).is_some() {
+            return;
+        }
+        // Woken as the writer sends; the timeout covers the engine taking a request without
+        // a reply (yet).
+        let _ = tokio::time::timeout(Duration::from_millis(1), drained.notified()).await;
+    }
+}
+
+/// Where a relayed client's messages go, and what is watched on the way.
+struct Handing<'a> {
     id: PeerId,
-    cancels: &CancelBoard,
-    in_flight: &AtomicUsize,
-    own: &outbox::Sender,
-    close: &outbox::CloseSignal,
-    engine: &EngineHandle,
-) {
+    cancels: &'a CancelBoard,
+    in_flight: &'a AtomicUsize,
+    own: &'a outbox::Sender,
+    close: &'a outbox::CloseSignal,
+    engine: &'a EngineHandle,
+    /// Woken when the connection's writer has sent.
+    drained: &'a Notify,
+}
+
+/// Hands each message frame to the engine until the joined process closes its side.
+async fn read_frames(reader: BufReader<OwnedReadHalf>, to: Handing<'_>) {
+    let Handing {
+        id,
+        cancels,
+        in_flight,
+        own,
+        close,
+        engine,
+        drained,
+    } = to;
     let mut frames = frame::Reader::default();
     // What the hello's reader buffered past the hello is the first frames.
     let early = reader.buffer().to_vec();
@@ -487,7 +539,8 @@ async fn read_frames(
                         close.close(1007, "a message is not valid UTF-8");
                         return;
                     };
-                    if !hand_over(text, id, cancels, in_flight, own, engine) {
+                    make_room(text, in_flight, own, drained).await;
+                    if !hand_over(text, id, cancels, in_flight, engine) {
                         close.close(1001, "the host is shutting down");
                         return;
                     }
@@ -508,37 +561,17 @@ async fn read_frames(
     }
 }
 
-/// One message: a cancellation takes effect at once; past the in-flight cap a request is
-/// refused here; the rest goes to the engine in order. False once the engine has stopped.
+/// One message: a cancellation takes effect at once; the rest goes to the engine in order.
+/// False once the engine has stopped.
 fn hand_over(
     text: &str,
     id: PeerId,
     cancels: &CancelBoard,
     in_flight: &AtomicUsize,
-    own: &outbox::Sender,
     engine: &EngineHandle,
 ) -> bool {
     if let Some(request) = cancelled_request(text.as_bytes()) {
         cancels.cancel(&request);
-    }
-    if in_flight.load(Ordering::Acquire) >= MAX_IN_FLIGHT_PER_CONNECTION {
-        let request_id = serde_json::from_str::<Value>(text)
-            .ok()
-            .and_then(|m| m.get("id").cloned());
-        if let Some(request_id) = request_id {
-            let refusal = jsonrpc::error(
-                request_id,
-                jsonrpc::SERVER_BUSY,
-                &format!(
-                    "too many requests in flight on this connection (at most {MAX_IN_FLIGHT_PER_CONNECTION}); wait for replies before sending more"
-                ),
-                None,
-            );
-            if own.send_now(outbox::frame(&refusal)) != Sent::Queued {
-                return true;
-            }
-        }
-        return true;
     }
     in_flight.fetch_add(1, Ordering::AcqRel);
     engine.send(Inbound::Message {
