@@ -36,6 +36,9 @@ struct Options {
     entities: Vec<usize>,
     rate: String,
     seconds: String,
+    /// Cargo profile of this build: `release` (whole-program LTO, as shipped), or `bench`
+    /// (the benches' settings, whose dependencies a `cargo bench` already built).
+    profile: String,
 }
 
 fn list(text: &str, flag: &str) -> Result<Vec<usize>> {
@@ -55,6 +58,7 @@ fn options(args: &[String]) -> Result<Options> {
         entities: vec![10_000, 100_000],
         rate: "2".into(),
         seconds: "20".into(),
+        profile: "release".into(),
     };
     let mut it = args.iter();
     while let Some(flag) = it.next() {
@@ -70,8 +74,12 @@ fn options(args: &[String]) -> Result<Options> {
             "--entities" => o.entities = list(&value()?, flag)?,
             "--rate" => o.rate = value()?,
             "--seconds" => o.seconds = value()?,
+            "--cargo-profile" => match value()?.as_str() {
+                p @ ("release" | "bench") => o.profile = p.into(),
+                p => bail!("--cargo-profile takes `release` or `bench`, got `{p}`"),
+            },
             other => bail!(
-                "bench crowd: unknown argument `{other}` (--smoke, --baseline PATH, --agents N,N, --entities N,N, --rate HZ, --seconds S)"
+                "bench crowd: unknown argument `{other}` (--smoke, --baseline PATH, --agents N,N, --entities N,N, --rate HZ, --seconds S, --cargo-profile release|bench)"
             ),
         }
     }
@@ -98,7 +106,8 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
     let mut build = layout::host_cargo();
     build.args(["build", "-p", "limina", "-p", "mcp-load"]);
     if !o.smoke {
-        build.arg("--release");
+        // Both profiles build into `release`.
+        build.args(["--profile", &o.profile]);
     }
     if process::status_code(&mut build)? != 0 {
         bail!(
@@ -115,7 +124,11 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
     if let Some(path) = &o.baseline {
         hosts.push(("baseline", path.clone()));
     }
-    eprintln!("xtask: load when the crowd bench starts: {}", load());
+    eprintln!(
+        "xtask: load when the crowd bench starts: {} (cargo profile {})",
+        load(),
+        if o.smoke { "dev" } else { &o.profile }
+    );
     let mut failed = false;
     for &entities in &o.entities {
         let scene = work.join(format!("scene-{entities}.jsonl"));

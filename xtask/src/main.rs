@@ -40,11 +40,13 @@ Commands:
                             stdio, fresh processes, interleaved rounds (release builds;
                             --smoke: dev builds, one short round, every reply checked)
   bench crowd [--baseline PATH] [--agents 100,200,1000] [--entities 10000,100000]
-              [--rate HZ] [--seconds S] [--smoke]
+              [--rate HZ] [--seconds S] [--cargo-profile release|bench] [--smoke]
                             a crowd of agents (half WebSocket sessions, half stateless HTTP)
                             moving, querying, perceiving, remembering and rolling dice in one
                             release host on seeded worlds; --baseline runs an older binary in
-                            the same run (--smoke: dev build, tiny crowd, every reply checked)
+                            the same run (--cargo-profile bench: the benches' faster-to-build
+                            settings instead of the shipped LTO build; --smoke: dev build, tiny
+                            crowd, every reply checked)
   bench image [--smoke]     the container image's size and cold start (podman run to the first
                             tools/list) precompiled against compiling at start (release build;
                             --smoke: the dev build, one round, no timing judged)
