@@ -3,7 +3,10 @@
 //! least goes next, one message at a time. A client pipelining many calls, or calling a
 //! package that runs each call to the engine's deadline, gets the engine no more often than
 //! a client that pings — after each of its calls, everyone else waiting goes first — and a
-//! connection that was idle comes back level with the others, without credit saved up.
+//! connection that was idle comes back level with the others, without credit saved up. Of
+//! connections level with each other (two back from idle at once: one between its calls to a
+//! package that spins to the engine's slice, one that pings), the one whose last turn was
+//! cheaper goes first, so the ping waits for the call running when it came, not a second.
 
 use super::inbox::PeerId;
 use std::cmp::Reverse;
@@ -13,8 +16,9 @@ use std::time::Duration;
 /// The connections with a message to handle, by the engine time they have used.
 #[derive(Default)]
 pub(super) struct Turns {
-    /// (virtual time, arrival order, connection); stale entries are skipped by the caller.
-    waiting: BinaryHeap<Reverse<(u64, u64, PeerId)>>,
+    /// (virtual time, cost of its last turn, arrival order, connection); stale entries are
+    /// skipped by the caller.
+    waiting: BinaryHeap<Reverse<(u64, u64, u64, PeerId)>>,
     /// The virtual time of the last turn given: where a connection coming back starts.
     now: u64,
     arrivals: u64,
@@ -25,6 +29,8 @@ pub(super) struct Turns {
 pub(super) struct Place {
     /// Engine time it has used, in nanoseconds, from where it (re)joined.
     used: u64,
+    /// What its last turn took, in nanoseconds.
+    last: u64,
     /// It is waiting for a turn.
     queued: bool,
 }
@@ -40,13 +46,13 @@ impl Turns {
         place.used = place.used.max(self.now);
         self.arrivals += 1;
         self.waiting
-            .push(Reverse((place.used, self.arrivals, peer)));
+            .push(Reverse((place.used, place.last, self.arrivals, peer)));
     }
 
     /// The connection whose turn it is; the caller checks it is still there and `queued`,
     /// and calls [`Turns::took`] once its message is handled.
     pub fn next(&mut self) -> Option<PeerId> {
-        let Reverse((used, _, peer)) = self.waiting.pop()?;
+        let Reverse((used, _, _, peer)) = self.waiting.pop()?;
         self.now = self.now.max(used);
         Some(peer)
     }
@@ -59,7 +65,8 @@ impl Turns {
     /// `place`'s turn is over: it took `took` of the engine.
     pub fn took(place: &mut Place, took: Duration) {
         place.queued = false;
-        place.used += took.as_nanos().min(u64::MAX as u128) as u64;
+        place.last = took.as_nanos().min(u64::MAX as u128) as u64;
+        place.used = place.used.saturating_add(place.last);
     }
 
     /// `place` left the turns without a message handled (it cannot go on yet).
@@ -103,6 +110,36 @@ mod tests {
         }
         let pings = order.iter().filter(|p| **p == 3).count();
         assert!(pings > 30, "{order:?}");
+    }
+
+    /// 1 and 2 call a package that spins to the slice, each waiting for its reply before the
+    /// next call; 3 pings. While 1's call runs, 2's next call and 3's ping arrive: both come
+    /// back level with the turn being given, and the ping goes first.
+    #[test]
+    fn of_two_back_from_idle_at_once_the_cheaper_goes_first() {
+        let mut turns = Turns::default();
+        let (mut a, mut b, mut c) = (Place::default(), Place::default(), Place::default());
+        for (peer, place, cost) in [(1, &mut a, 5000), (2, &mut b, 5000), (3, &mut c, 50)] {
+            turns.ready(peer, place);
+            assert_eq!(turns.next(), Some(peer));
+            Turns::took(place, Duration::from_micros(cost));
+        }
+        for _ in 0..10 {
+            turns.ready(1, &mut a);
+            assert_eq!(turns.next(), Some(1));
+            // Meanwhile 2 (arriving first) and 3 come back.
+            turns.ready(2, &mut b);
+            turns.ready(3, &mut c);
+            Turns::took(&mut a, Duration::from_millis(5));
+            assert_eq!(
+                turns.next(),
+                Some(3),
+                "the ping waited behind a second call"
+            );
+            Turns::took(&mut c, Duration::from_micros(50));
+            assert_eq!(turns.next(), Some(2));
+            Turns::took(&mut b, Duration::from_millis(5));
+        }
     }
 
     #[test]
