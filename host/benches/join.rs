@@ -7,7 +7,15 @@
 //! - takeover: a world of 10,000 entities under load from two joined clients, the serving
 //!   process killed (-9); time from the kill to each client's first answered call.
 //!
-//! `LIMINA_BENCH_QUICK=1` runs a smoke-sized version (for CI).
+//! `LIMINA_BENCH_QUICK=1` runs a smoke-sized version (CI runs it on dev builds: every reply
+//! checked, no timing judged).
+//!
+//! Goals (issue 42): at most +25 µs at p50 through a joined process, pipelined at least 0.8x
+//! of direct, the first answered call at most 1 s after the kill. Measured 2026-11-28 on the
+//! shared 2-core machine (load 1.5–2.1): ping +49 µs (16.7 → 66.2 µs), createEntity +71 µs;
+//! pipelined 0.61x (ping) and 0.72x (createEntity); takeover 22 and 44 ms. The latency and
+//! throughput goals are not met yet: each relayed message crosses the joined process and the
+//! serving host's control-socket thread before the engine (two more wake-ups than stdio).
 
 mod spawn;
 
@@ -94,7 +102,9 @@ fn pipelined(host: &mut Spawned, n: usize, method: &str, params: &Value) -> f64 
         stdin
     });
     for _ in 0..n {
-        host.recv();
+        // Every one answered: a refusal or a cut connection would flatter the rate.
+        let reply = host.recv();
+        assert!(reply.get("result").is_some(), "{reply}");
     }
     let rate = n as f64 / start.elapsed().as_secs_f64();
     host.stdin = Some(writer.join().unwrap());
