@@ -22,6 +22,7 @@
 //! ```
 
 mod content;
+mod offer;
 pub mod http;
 mod package;
 mod schema;
@@ -53,14 +54,16 @@ pub use bindings::limina::skill::content::{
 pub use bindings::limina::skill::types::{
     Annotations, CallContext, HookPhase, Quat, SkillError, Vec3, WorldError,
 };
+pub use bindings::exports::limina::skill::prompts::{PromptMessage, Role};
+pub use offer::{Prompt, Resource, argument, assistant, user};
 pub use package::{Hook, Package, Skill, WithContent};
 
 /// Everything a package author usually needs in one import.
 pub mod prelude {
     pub use crate::host;
     pub use crate::{
-        CallContext, ContentBlock, Hook, HookPhase, Package, Skill, SkillError, WithContent,
-        WorldError,
+        CallContext, ContentBlock, Hook, HookPhase, Package, Prompt, PromptMessage, Resource,
+        Skill, SkillError, WithContent, WorldError,
     };
     pub use schemars::JsonSchema;
     pub use serde::{Deserialize, Serialize};
@@ -79,6 +82,7 @@ impl From<WorldError> for SkillError {
 
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::offer::runtime as offer;
     pub use crate::package::runtime;
 }
 
@@ -118,40 +122,40 @@ macro_rules! export_package {
 
         impl $crate::bindings::exports::limina::skill::resources::Guest for __LiminaPackage {
             fn list_resources() -> ::std::vec::Vec<$crate::bindings::exports::limina::skill::resources::ResourceDescriptor> {
-                ::std::vec::Vec::new()
+                $crate::__private::offer::list_resources(__limina_package())
             }
             fn read_resource(
-                _uri: ::std::string::String,
-                _ctx: $crate::CallContext,
+                uri: ::std::string::String,
+                ctx: $crate::CallContext,
             ) -> ::std::result::Result<::std::option::Option<$crate::ResourceContents>, $crate::SkillError> {
-                ::std::result::Result::Ok(::std::option::Option::None)
+                $crate::__private::offer::read_resource(__limina_package(), &uri, &ctx)
             }
             fn complete_variable(
-                _template: ::std::string::String,
-                _variable: ::std::string::String,
-                _prefix: ::std::string::String,
+                template: ::std::string::String,
+                variable: ::std::string::String,
+                prefix: ::std::string::String,
             ) -> ::std::vec::Vec<::std::string::String> {
-                ::std::vec::Vec::new()
+                $crate::__private::offer::complete_variable(__limina_package(), &template, &variable, &prefix)
             }
         }
 
         impl $crate::bindings::exports::limina::skill::prompts::Guest for __LiminaPackage {
             fn list_prompts() -> ::std::vec::Vec<$crate::bindings::exports::limina::skill::prompts::PromptDescriptor> {
-                ::std::vec::Vec::new()
+                $crate::__private::offer::list_prompts(__limina_package())
             }
             fn get_prompt(
                 name: ::std::string::String,
-                _arguments: ::std::vec::Vec<(::std::string::String, ::std::string::String)>,
-                _ctx: $crate::CallContext,
-            ) -> ::std::result::Result<::std::vec::Vec<$crate::bindings::exports::limina::skill::prompts::PromptMessage>, $crate::SkillError> {
-                ::std::result::Result::Err($crate::SkillError::NotFound(::std::format!("this package has no prompt `{name}`")))
+                arguments: ::std::vec::Vec<(::std::string::String, ::std::string::String)>,
+                ctx: $crate::CallContext,
+            ) -> ::std::result::Result<::std::vec::Vec<$crate::PromptMessage>, $crate::SkillError> {
+                $crate::__private::offer::get_prompt(__limina_package(), &name, &arguments, &ctx)
             }
             fn complete_argument(
-                _name: ::std::string::String,
-                _argument: ::std::string::String,
-                _prefix: ::std::string::String,
+                name: ::std::string::String,
+                argument: ::std::string::String,
+                prefix: ::std::string::String,
             ) -> ::std::vec::Vec<::std::string::String> {
-                ::std::vec::Vec::new()
+                $crate::__private::offer::complete_argument(__limina_package(), &name, &argument, &prefix)
             }
         }
 

@@ -175,6 +175,8 @@ impl Hook {
 pub struct Package {
     skills: Vec<Skill>,
     hooks: Vec<Hook>,
+    pub(crate) resources: Vec<crate::offer::Resource>,
+    pub(crate) prompts: Vec<crate::offer::Prompt>,
 }
 
 impl Package {
@@ -192,6 +194,18 @@ impl Package {
     /// Adds a hook.
     pub fn hook(mut self, hook: Hook) -> Self {
         self.hooks.push(hook);
+        self
+    }
+
+    /// Adds a resource (or a template of them) the package serves.
+    pub fn resource(mut self, resource: crate::offer::Resource) -> Self {
+        self.resources.push(resource);
+        self
+    }
+
+    /// Adds a prompt the package offers.
+    pub fn prompt(mut self, prompt: crate::offer::Prompt) -> Self {
+        self.prompts.push(prompt);
         self
     }
 }

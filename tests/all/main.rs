@@ -41,6 +41,7 @@ mod otlp;
 mod otlp_collector;
 mod outbound;
 mod outbound_tls;
+mod package_offers;
 mod parallel_calls;
 mod physics_skills;
 mod pkg_cli;

@@ -28,7 +28,7 @@ impl Registry {
         Ok(compiled)
     }
 
-    fn compile_now(&self, package: usize) -> Result<CompiledPackage> {
+    pub(super) fn compile_now(&self, package: usize) -> Result<CompiledPackage> {
         let p = &self.packages[package];
         let label = format!("package `{}` {}", p.manifest.name, p.manifest.version);
         let http = !p.manifest.grants.network.is_empty();

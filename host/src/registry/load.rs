@@ -134,11 +134,11 @@ impl Registry {
         let hash = source.content_hex();
         // A description this host build read from the same component before needs no
         // instance (nor, until the first call, the compiled component: `compiled.rs`).
-        let (compiled, description, described_now) = match (
+        let (compiled, (description, offered), described_now) = match (
             precompiled,
             self.sandbox.cached_description(&hash, reaches_out),
         ) {
-            (precompiled, Some(description)) => (precompiled, description, false),
+            (precompiled, Some(described)) => (precompiled, described, false),
             (precompiled, None) => {
                 let compiled = match precompiled {
                     Some(c) => c,
@@ -146,14 +146,17 @@ impl Registry {
                         .sandbox
                         .compile_for(&source.component, label, reaches_out)?,
                 };
-                let description = compiled.instantiate(&name, &limits)?.describe()?;
-                (Some(compiled), description, true)
+                let mut instance = compiled.instantiate(&name, &limits)?;
+                let description = instance.describe()?;
+                let offered = instance.offered()?;
+                (Some(compiled), (description, offered), true)
             }
         };
         let kept = described_now.then(|| description.clone());
         let index = existing.unwrap_or(self.packages.len());
         let (skills, hooks) =
             check_description(&name, description, index, reaches_out, !described_now)?;
+        super::offered::check(&name, &offered).map_err(|e| anyhow::anyhow!("{label}: {e}"))?;
         if let Some(taken) = skills.iter().find(|s| {
             self.skills
                 .get(&s.name)
@@ -173,7 +176,7 @@ impl Registry {
                 d.output_schema = skill.output.text().get().to_string();
             }
             self.sandbox
-                .keep_description(&hash, reaches_out, &description);
+                .keep_description(&hash, reaches_out, &description, &offered);
         }
         let names: Vec<String> = skills.iter().map(|s| s.name.clone()).collect();
         let embedded_component = match &source.component {
@@ -199,6 +202,7 @@ impl Registry {
             None => self.packages.push(package),
         }
         self.skills.insert_all(skills);
+        self.offer(&name, offered);
         for name in &names {
             self.refresh_tier(name);
         }

@@ -15,6 +15,7 @@ mod guest_call;
 mod hooks;
 pub(crate) mod latency;
 mod load;
+mod offered;
 mod persist;
 mod pipeline;
 pub mod prompts;
@@ -189,6 +190,9 @@ pub struct Registry {
     control: CallControl,
     /// Content blocks the call in progress returned besides its output (`content.rs`).
     content: Vec<crate::call::Content>,
+    /// The decision of the resource read or prompt get in progress: a package serving it
+    /// runs under it (`offered.rs`).
+    crossing: String,
     /// Where calibration results are kept (`None`: not kept).
     calibration_file: Option<std::path::PathBuf>,
     /// The stages of the call in progress, when someone watches (telemetry).
@@ -251,6 +255,7 @@ impl Registry {
             logs: Vec::new(),
             control: Default::default(),
             content: Vec::new(),
+            crossing: String::new(),
             calibration_file: None,
             guest_cpu_ms: 0.0,
             search: None,

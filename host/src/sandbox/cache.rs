@@ -134,7 +134,7 @@ impl CompileCache {
         engine: &Engine,
         content_hash: &str,
         http: bool,
-    ) -> Option<PackageDescription> {
+    ) -> Option<(PackageDescription, super::Offered)> {
         let key = self.keys(engine).description;
         self.readable()
             .find_map(|dir| described::read(&described::path(dir, content_hash, key, http)))
@@ -148,10 +148,11 @@ impl CompileCache {
         content_hash: &str,
         http: bool,
         description: &PackageDescription,
+        offered: &super::Offered,
     ) {
         let Some(dir) = &self.dir else { return };
         let path = described::path(dir, content_hash, self.keys(engine).description, http);
-        if let Err(e) = described::write(&path, description) {
+        if let Err(e) = described::write(&path, description, offered) {
             crate::log::warn(&format!(
                 "could not write the description cache {}: {e}",
                 path.display()

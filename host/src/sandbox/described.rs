@@ -12,13 +12,14 @@
 use super::bindings::PackageDescription;
 use super::bindings::SkillDescriptor;
 use super::bindings::limina::skill::types::{Annotations, HookDescriptor, HookPhase};
+use super::exports::Offered;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// The first word of an entry, and the format's version (part of the entry's name too, so
 /// a host reading another format never finds its entries). Version 2: schemas in standard
-/// form.
-pub(super) const MAGIC: &str = "limina-description 2";
+/// form. Version 3: what a 0.2.0 package offers besides skills (resources, prompts).
+pub(super) const MAGIC: &str = "limina-description 3";
 
 /// Where the description of the component hashing to `content_hash` lives in `dir`.
 pub(super) fn path(dir: &Path, content_hash: &str, key: u64, http: bool) -> PathBuf {
@@ -28,7 +29,7 @@ pub(super) fn path(dir: &Path, content_hash: &str, key: u64, http: bool) -> Path
 
 /// The description in `path`, when there is a sound one. A damaged entry is reported on
 /// stderr and ignored.
-pub(super) fn read(path: &Path) -> Option<PackageDescription> {
+pub(super) fn read(path: &Path) -> Option<(PackageDescription, Offered)> {
     let text = std::fs::read_to_string(path).ok()?;
     match decode(&text) {
         Ok(description) => Some(description),
@@ -44,20 +45,25 @@ pub(super) fn read(path: &Path) -> Option<PackageDescription> {
 
 /// Writes `description` to `path` (a temporary file, then renamed, so readers never see
 /// half of one).
-pub(super) fn write(path: &Path, description: &PackageDescription) -> std::io::Result<()> {
+pub(super) fn write(
+    path: &Path,
+    description: &PackageDescription,
+    offered: &Offered,
+) -> std::io::Result<()> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }
     let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    std::fs::write(&tmp, encode(description))?;
+    std::fs::write(&tmp, encode(description, offered))?;
     std::fs::rename(&tmp, path)
 }
 
 /// An entry's text: the header line (magic and the body's sha256), then the body as JSON.
-pub(super) fn encode(d: &PackageDescription) -> String {
+pub(super) fn encode(d: &PackageDescription, offered: &Offered) -> String {
     let body = Body {
         skills: d.skills.iter().map(SkillEntry::from).collect(),
         hooks: d.hooks.iter().map(HookEntry::from).collect(),
+        offered: offered.clone(),
     };
     let body = serde_json::to_string(&body).expect("a description serializes");
     format!("{MAGIC} {}\n{body}", super::content_hash(body.as_bytes()))
@@ -65,7 +71,7 @@ pub(super) fn encode(d: &PackageDescription) -> String {
 
 /// The description an entry's text holds; why not, when its header, checksum or body is
 /// wrong.
-pub(super) fn decode(text: &str) -> Result<PackageDescription, String> {
+pub(super) fn decode(text: &str) -> Result<(PackageDescription, Offered), String> {
     let (header, body) = text.split_once('\n').ok_or("no header line")?;
     let sum = header
         .strip_prefix(MAGIC)
@@ -76,7 +82,7 @@ pub(super) fn decode(text: &str) -> Result<PackageDescription, String> {
     }
     // Read straight into its fields: a start reads one entry per package.
     let body: Body = serde_json::from_str(body).map_err(|e| format!("its body: {e}"))?;
-    Ok(PackageDescription {
+    let description = PackageDescription {
         skills: body
             .skills
             .into_iter()
@@ -87,7 +93,8 @@ pub(super) fn decode(text: &str) -> Result<PackageDescription, String> {
             .into_iter()
             .map(HookEntry::into_descriptor)
             .collect(),
-    })
+    };
+    Ok((description, body.offered))
 }
 
 /// An entry's body.
@@ -95,6 +102,7 @@ pub(super) fn decode(text: &str) -> Result<PackageDescription, String> {
 struct Body {
     skills: Vec<SkillEntry>,
     hooks: Vec<HookEntry>,
+    offered: Offered,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -218,11 +226,33 @@ mod tests {
         }
     }
 
+    fn offered() -> Offered {
+        Offered {
+            resources: vec![super::super::ResourceDecl {
+                uri: "limina://pkg/dice/faces".into(),
+                template: false,
+                name: "Faces".into(),
+                title: None,
+                description: Some("What each face shows.".into()),
+                mime_type: "text/markdown".into(),
+                permissions: vec![],
+            }],
+            prompts: vec![super::super::PromptDecl {
+                name: "dice.explain".into(),
+                title: None,
+                description: None,
+                arguments: vec![("roll".into(), None, true)],
+                permissions: vec![],
+            }],
+        }
+    }
+
     #[test]
     fn an_entry_reads_back_as_the_description_it_was_written_from() {
-        let text = encode(&sample());
-        let back = decode(&text).unwrap();
-        assert_eq!(encode(&back), text);
+        let text = encode(&sample(), &offered());
+        let (back, back_offered) = decode(&text).unwrap();
+        assert_eq!(encode(&back, &back_offered), text);
+        assert_eq!(back_offered, offered());
         assert_eq!(back.skills[0].description, "Rolls \"dice\"\nfairly.");
         assert!(matches!(back.hooks[0].phase, HookPhase::After));
         assert!(back.skills[0].annotations.idempotent);
@@ -230,7 +260,7 @@ mod tests {
 
     #[test]
     fn an_edited_truncated_or_foreign_entry_is_refused_with_the_reason() {
-        let text = encode(&sample());
+        let text = encode(&sample(), &offered());
         let edited = text.replace("dice.roll", "dice.rule");
         assert_eq!(
             decode(&edited).unwrap_err(),
@@ -254,7 +284,7 @@ mod tests {
                 crate::sandbox::content_hash(body.as_bytes())
             )
         };
-        let wrong_phase = encode(&sample())
+        let wrong_phase = encode(&sample(), &Offered::default())
             .split_once('\n')
             .unwrap()
             .1
@@ -264,7 +294,10 @@ mod tests {
             refused.starts_with("its body: unknown variant `later`"),
             "{refused}"
         );
-        let refused = decode(&sealed(r#"{"skills":[{"name":1}],"hooks":[]}"#)).unwrap_err();
+        let refused = decode(&sealed(
+            r#"{"skills":[{"name":1}],"hooks":[],"offered":{}}"#,
+        ))
+        .unwrap_err();
         assert!(
             refused.starts_with("its body: invalid type: integer `1`"),
             "{refused}"
@@ -276,8 +309,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let at = path(dir.path(), "ab", 7, false);
         assert!(read(&at).is_none());
-        write(&at, &sample()).unwrap();
-        assert_eq!(encode(&read(&at).unwrap()), encode(&sample()));
+        write(&at, &sample(), &offered()).unwrap();
+        let (d, o) = read(&at).unwrap();
+        assert_eq!(encode(&d, &o), encode(&sample(), &offered()));
         std::fs::write(&at, "limina-description 1 00\n{}").unwrap();
         assert!(read(&at).is_none());
         assert_ne!(

@@ -138,14 +138,24 @@ impl Sandbox {
 
     /// What the component hashing to `content_hash` said of itself when this host build last
     /// described it, from the cache (see `described.rs`).
-    pub fn cached_description(&self, content_hash: &str, http: bool) -> Option<PackageDescription> {
+    pub fn cached_description(
+        &self,
+        content_hash: &str,
+        http: bool,
+    ) -> Option<(PackageDescription, super::Offered)> {
         self.cache.description(&self.engine, content_hash, http)
     }
 
     /// Keeps a package's description beside its compiled component for the next start.
-    pub fn keep_description(&self, content_hash: &str, http: bool, d: &PackageDescription) {
+    pub fn keep_description(
+        &self,
+        content_hash: &str,
+        http: bool,
+        d: &PackageDescription,
+        offered: &super::Offered,
+    ) {
         self.cache
-            .keep_description(&self.engine, content_hash, http, d);
+            .keep_description(&self.engine, content_hash, http, d, offered);
     }
 
     /// The linker a package links against: with `wasi:http` only when it holds network grants.

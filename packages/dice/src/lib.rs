@@ -142,6 +142,85 @@ fn package() -> Package {
             "Roll on a random table (encounter, loot or weather) one or more times.",
             roll_table,
         ))
+        .resource(
+            Resource::new(NOTATION_URI, "Dice notation", "text/markdown", |_, _| {
+                Ok(Some(notation()))
+            })
+            .description("How to write a dice expression for dice.roll."),
+        )
+        .resource(
+            Resource::new(TABLE_URI, "Random tables", "text/markdown", |uri, _| {
+                let name = uri.rsplit('/').next().unwrap_or_default();
+                Ok(tables::find(name).map(table_page))
+            })
+            .description("One random table's entries, as dice.rollTable rolls on them.")
+            .complete(|_, prefix| table_names(prefix)),
+        )
+        .prompt(
+            Prompt::new(
+                "dice.narrate",
+                "Roll on a random table and narrate what the party finds.",
+                &[("table", "The table to roll on: encounter, loot or weather", true)],
+                narrate,
+            )
+            .complete(|_, prefix| table_names(prefix)),
+        )
+}
+
+/// The page on dice notation.
+const NOTATION_URI: &str = "limina://pkg/dice/notation";
+/// One page per random table.
+const TABLE_URI: &str = "limina://pkg/dice/tables/{table}";
+
+fn notation() -> String {
+    format!(
+        "# Dice notation\n\n`NdS+M`: N dice (1..{}) of S sides ({}..{}), plus or minus M (at most {}). \
+         `d20` means `1d20`. Examples: `2d6+3`, `4d8-1`, `1d20`.\n",
+        expression::MAX_DICE,
+        expression::SIDES.0,
+        expression::SIDES.1,
+        expression::MAX_MODIFIER
+    )
+}
+
+fn table_page(table: &tables::Table) -> String {
+    let mut page = format!(
+        "# The {} table (d{})\n\n",
+        table.name,
+        table.entries.len()
+    );
+    for (i, entry) in table.entries.iter().enumerate() {
+        page.push_str(&format!("{}. {entry}\n", i + 1));
+    }
+    page
+}
+
+fn table_names(prefix: &str) -> Vec<String> {
+    tables::TABLES
+        .iter()
+        .map(|t| t.name.to_string())
+        .filter(|n| n.starts_with(prefix))
+        .collect()
+}
+
+/// `dice.narrate`: the table's page embedded, and the ask.
+fn narrate(arguments: &[(String, String)], _: &CallContext) -> Result<Vec<PromptMessage>, SkillError> {
+    let name = limina_sdk::argument(arguments, "table").unwrap_or_default();
+    let table = tables::find(name).ok_or_else(|| {
+        SkillError::InvalidInput(format!(
+            "unknown table `{name}`; the tables are {}",
+            tables::names()
+        ))
+    })?;
+    let uri = TABLE_URI.replace("{table}", table.name);
+    Ok(vec![
+        limina_sdk::user(ContentBlock::embedded_text(uri, "text/markdown", table_page(table))),
+        limina_sdk::user(ContentBlock::text(format!(
+            "Roll once on the {} table with dice.rollTable, then tell the party what they find \
+             in two vivid sentences.",
+            table.name
+        ))),
+    ])
 }
 
 limina_sdk::export_package!(package());

@@ -142,12 +142,41 @@ fn hello(input: HelloInput, _ctx: &CallContext) -> Result<HelloOutput, SkillErro
     }})
 }}
 
-limina_sdk::export_package!(Package::new().skill(Skill::new(
-    "{name}.hello",
-    "0.1.0",
-    "Greet someone by name.",
-    hello,
-)));
+/// A page the package serves as a resource (`resources/read`).
+fn about(_uri: &str, _ctx: &CallContext) -> Result<Option<String>, SkillError> {{
+    Ok(Some("{name} greets people by name with `{name}.hello`.\n".to_string()))
+}}
+
+/// A prompt a client offers its user (`prompts/get`).
+fn greet_prompt(
+    arguments: &[(String, String)],
+    _ctx: &CallContext,
+) -> Result<Vec<PromptMessage>, SkillError> {{
+    let name = limina_sdk::argument(arguments, "name").unwrap_or("friend");
+    Ok(vec![limina_sdk::user(ContentBlock::text(format!(
+        "Greet {{name}} with the {name}.hello tool and tell them what you can do."
+    )))])
+}}
+
+limina_sdk::export_package!(
+    Package::new()
+        .skill(Skill::new(
+            "{name}.hello",
+            "0.1.0",
+            "Greet someone by name.",
+            hello,
+        ))
+        .resource(
+            Resource::new("limina://pkg/{name}/about", "About {name}", "text/markdown", about)
+                .description("What this package does."),
+        )
+        .prompt(Prompt::new(
+            "{name}.greet",
+            "Greet someone with this package's tool.",
+            &[("name", "Who to greet", false)],
+            greet_prompt,
+        ))
+);
 
 #[cfg(test)]
 mod tests {{

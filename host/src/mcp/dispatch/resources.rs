@@ -137,7 +137,14 @@ fn template_json(t: TemplateInfo) -> Value {
 }
 
 fn contents_json(c: &Contents) -> Value {
-    let mut v = json!({"uri": c.uri, "mimeType": c.mime_type, "text": c.text});
+    let mut v = match &c.blob {
+        Some(blob) => {
+            use base64::Engine as _;
+            let blob = base64::engine::general_purpose::STANDARD.encode(blob);
+            json!({"uri": c.uri, "mimeType": c.mime_type, "blob": blob})
+        }
+        None => json!({"uri": c.uri, "mimeType": c.mime_type, "text": c.text}),
+    };
     if let Some(meta) = &c.meta {
         v["_meta"] = meta.clone();
     }

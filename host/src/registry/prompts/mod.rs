@@ -43,6 +43,10 @@ pub struct PromptMessages {
 
 /// One source of prompts: the host's own and, through the same table, packages'.
 pub trait PromptSource: Send + Sync {
+    /// The package serving them (`None`: the host), so a reload replaces them.
+    fn package(&self) -> Option<&str> {
+        None
+    }
     /// Its prompts, each with what getting it takes.
     fn prompts(&self, registry: &Registry) -> Vec<(PromptInfo, Access)>;
     /// Fills in its prompt `name` (one it lists) with `arguments`, already checked against

@@ -76,6 +76,7 @@ impl ResourceSource for AppSource {
             uri: uri.into(),
             mime_type: APP_MIME.into(),
             text: APP_HTML.into(),
+            blob: None,
             meta: Some(ui_meta()),
             ttl_ms: APP_TTL_MS,
             public: true,

@@ -52,6 +52,8 @@ pub struct Contents {
     pub uri: String,
     pub mime_type: String,
     pub text: String,
+    /// Bytes instead of text (a package's binary resource), sent base64 as `blob`.
+    pub blob: Option<Vec<u8>>,
     /// Extension fields (`_meta`) of the contents.
     pub meta: Option<Value>,
     /// How long a client may keep it, in milliseconds (0: it may change at any moment).
@@ -406,6 +408,7 @@ impl Registry {
             self.commit_reads();
             return Err(Failure::new(ErrorCode::Forbidden, verdict.reason));
         }
+        self.crossing = recorded.id.clone();
         Ok(recorded.id)
     }
 

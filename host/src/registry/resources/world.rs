@@ -68,6 +68,7 @@ fn live(uri: &str, value: &Value) -> Contents {
         uri: uri.to_string(),
         mime_type: JSON.to_string(),
         text: crate::json::text(value),
+        blob: None,
         meta: None,
         ttl_ms: 0,
         public: false,
