@@ -235,3 +235,60 @@ fn a_profile_that_may_not_read_them_sees_none_and_is_refused() {
     // Hidden: for this session the prompt does not exist.
     assert_eq!(done["error"]["code"], -32602, "{done}");
 }
+
+#[test]
+fn memory_serves_the_calling_agents_own_notes_and_a_reflect_prompt() {
+    let dir = repo().join("packages/memory");
+    let pkgs = package_dir(&dir, &dir.join("memory.wasm"));
+    let config = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(
+        config.path(),
+        "[profiles.keeper]\npermissions = [\"scene.read\", \"state.read\", \"state.write\"]\n\n\
+         [packages.memory.grants]\nstate = { keys = 10000, bytes = 4194304 }\n",
+    )
+    .unwrap();
+    let mut c = Client::session(
+        "builder.readWrite",
+        &[
+            "--packages",
+            pkgs.path().to_str().unwrap(),
+            "--config",
+            config.path().to_str().unwrap(),
+        ],
+    );
+    c.rebind("keeper", "mara");
+    c.call_ok("memory.remember", json!({"text": "the well is poisoned"}));
+    let read = c.request(
+        "resources/read",
+        json!({"uri": "limina://pkg/memory/notes"}),
+    );
+    let text = read["result"]["contents"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{read}"));
+    assert!(text.contains("the well is poisoned"), "{text}");
+    let got = c.request(
+        "prompts/get",
+        json!({"name": "memory.reflect", "arguments": {"topic": "the well"}}),
+    );
+    assert_eq!(
+        got["result"]["messages"][0]["content"]["resource"]["uri"], "limina://pkg/memory/notes",
+        "{got}"
+    );
+    assert!(
+        got["result"]["messages"][0]["content"]["resource"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("the well is poisoned")
+    );
+    // Another agent reads its own (empty) notes, not these.
+    c.rebind("keeper", "stranger");
+    let theirs = c.request(
+        "resources/read",
+        json!({"uri": "limina://pkg/memory/notes"}),
+    );
+    let text = theirs["result"]["contents"][0]["text"].as_str().unwrap();
+    assert!(
+        !text.contains("poisoned") && text.contains("none yet"),
+        "{text}"
+    );
+}

@@ -189,4 +189,55 @@ limina_sdk::export_package!(
             )
             .permissions(&["state.write"])
         )
+        .resource(
+            Resource::new(NOTES_URI, "My notes", "text/markdown", |_, _| notes_page().map(Some))
+                .description("The calling agent's own notes, oldest first.")
+                .permissions(&["state.read"])
+        )
+        .prompt(
+            Prompt::new(
+                "memory.reflect",
+                "Reflect on what the calling agent remembers about a topic.",
+                &[("topic", "What to reflect on", true)],
+                reflect
+            )
+            .permissions(&["state.read"])
+        )
 );
+
+/// The calling agent's notes as a resource.
+const NOTES_URI: &str = "limina://pkg/memory/notes";
+
+/// The calling agent's notes, oldest first, one line each with its id and tick.
+fn notes_page() -> Result<String, SkillError> {
+    let mut page = String::from("# My notes\n\n");
+    let ids = state::keys(Scope::Agent, PREFIX)?;
+    if ids.is_empty() {
+        page.push_str("(none yet: memory.remember keeps one)\n");
+    }
+    for id in ids {
+        if let Some(memory) = state::get::<Memory>(Scope::Agent, &id)? {
+            page.push_str(&format!("- `{id}` (tick {}): {}\n", memory.tick, memory.text));
+        }
+    }
+    Ok(page)
+}
+
+/// `memory.reflect`: the agent's notes embedded, and the ask.
+fn reflect(
+    arguments: &[(String, String)],
+    _ctx: &CallContext,
+) -> Result<Vec<limina_sdk::PromptMessage>, SkillError> {
+    let topic = limina_sdk::argument(arguments, "topic").unwrap_or_default();
+    Ok(vec![
+        limina_sdk::user(ContentBlock::embedded_text(
+            NOTES_URI,
+            "text/markdown",
+            notes_page()?,
+        )),
+        limina_sdk::user(ContentBlock::text(format!(
+            "From these notes, say in three sentences what you remember about {topic}, and \
+             which notes you would forget with memory.forget."
+        ))),
+    ])
+}
