@@ -102,9 +102,13 @@ impl Lang {
     /// The contract version the language's SDK glue builds against: `0.2.0` (the repository's
     /// `wit/`), or `0.1.0` (`wit-0.1/`) for glue not yet moved to 0.2.0 (the host runs
     /// both).
-    pub fn contract(self) -> Contract {
+    pub fn contract(self, dir: &Path) -> Contract {
         match self {
             Lang::Rust => Contract::V02,
+            // An older package keeping its own `app.py` implements 0.1.0's exports itself.
+            Lang::Python if crate::python::entry_module(dir) == crate::python::SDK_ENTRY_MODULE => {
+                Contract::V02
+            }
             Lang::Python | Lang::C | Lang::Zig | Lang::Js => Contract::V01,
         }
     }

@@ -190,7 +190,7 @@ pub fn discover_foreign(repo: &Repo) -> Result<Vec<(PathBuf, Lang, Role)>> {
 fn build_foreign(repo: &Repo) -> Result<Vec<String>> {
     let mut failed = Vec::new();
     for (dir, lang, role) in discover_foreign(repo)? {
-        let wit = repo.root.join(lang.contract().folder());
+        let wit = repo.root.join(lang.contract(&dir).folder());
         let folder = dir
             .file_name()
             .and_then(|n| n.to_str())

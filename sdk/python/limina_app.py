@@ -1,5 +1,6 @@
-"""The component's entry point, from the Limina Python SDK: exports `limina:skill/skill` for the
-skills the package's `skills.py` lists in `SKILLS`. `limina pkg build` writes this module into
+"""The component's entry point, from the Limina Python SDK: exports `limina:skill/skill` (contract
+0.2.0) for the skills the package's `skills.py` lists in `SKILLS`, and empty `resources` and
+`prompts`. `limina pkg build` writes this module into
 `bindings/` and has componentize-py wrap it (a package that keeps its own `app.py` is built from
 that instead)."""
 
@@ -14,6 +15,8 @@ except ImportError:
     # A package with `[grants] network` builds against `skill-package-http`, where the name
     # `types` is shared with `wasi:http` and ours is called by its full name.
     from wit_world.imports import limina_skill_types as types
+
+from wit_world.imports import content
 
 import limina_skill
 import skills
@@ -68,7 +71,56 @@ class Skill(exports.Skill):
             raise Err(types.SkillError_HandlerError(f"host refused: {e.value}"))
         except Exception as e:
             raise Err(types.SkillError_HandlerError(f"{type(e).__name__}: {e}"))
-        return json.dumps(output)
+        blocks = []
+        if isinstance(output, limina_skill.WithContent):
+            output, blocks = output.output, output.content
+        return content.SkillOutput(
+            structured=json.dumps(output), content=[_block(b) for b in blocks]
+        )
 
     def run_hook(self, hook, skill, payload, ctx):
         return None
+
+
+def _block(block):
+    """A content block of `limina_skill` as the WIT variant."""
+    if isinstance(block, limina_skill.Image):
+        return content.ContentBlock_Image(content.Binary(block.mime_type, bytes(block.data)))
+    if isinstance(block, limina_skill.Audio):
+        return content.ContentBlock_Audio(content.Binary(block.mime_type, bytes(block.data)))
+    if isinstance(block, limina_skill.Link):
+        return content.ContentBlock_ResourceLink(
+            content.ResourceLink(block.uri, block.name, block.description, block.mime_type)
+        )
+    if isinstance(block, limina_skill.Embedded):
+        body = (
+            content.ResourceBody_Text(block.body)
+            if isinstance(block.body, str)
+            else content.ResourceBody_Blob(bytes(block.body))
+        )
+        return content.ContentBlock_Embedded(
+            content.ResourceContents(block.uri, block.mime_type, body)
+        )
+    return content.ContentBlock_Text(str(block))
+
+
+class Resources(exports.Resources):
+    def list_resources(self):
+        return []
+
+    def read_resource(self, uri, ctx):
+        return None
+
+    def complete_variable(self, uri_template, variable, prefix):
+        return []
+
+
+class Prompts(exports.Prompts):
+    def list_prompts(self):
+        return []
+
+    def get_prompt(self, name, arguments, ctx):
+        raise Err(types.SkillError_NotFound(f"this package has no prompt `{name}`"))
+
+    def complete_argument(self, name, argument, prefix):
+        return []

@@ -66,6 +66,50 @@ class Skill:
     open_world: bool = False
 
 
+@dataclass(frozen=True)
+class Image:
+    """A picture a skill returns besides its output: `image/png` or `image/jpeg` bytes."""
+
+    data: bytes
+    mime_type: str = "image/png"
+
+
+@dataclass(frozen=True)
+class Audio:
+    """A sound: `audio/wav` bytes."""
+
+    data: bytes
+    mime_type: str = "audio/wav"
+
+
+@dataclass(frozen=True)
+class Link:
+    """A link to a resource the client may read."""
+
+    uri: str
+    name: str
+    description: Optional[str] = None
+    mime_type: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Embedded:
+    """A resource given inline: `body` is text (str) or bytes."""
+
+    uri: str
+    mime_type: str
+    body: Any
+
+
+@dataclass(frozen=True)
+class WithContent:
+    """A handler's output with content blocks besides it (Image, Audio, Link, Embedded, or a
+    str for text). The host caps a result at 16 blocks and 4 MiB."""
+
+    output: Dict[str, Any]
+    content: Tuple[Any, ...] = ()
+
+
 def environment() -> Dict[str, str]:
     """The secrets the host gives the package (`[grants] secrets`), by name. Empty natively and
     for a package without network grants, whose component has no environment."""

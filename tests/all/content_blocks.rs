@@ -288,3 +288,23 @@ impl DrawRaw for Client {
         r
     }
 }
+
+#[test]
+fn a_python_skill_returns_an_image_and_a_link() {
+    let dir = crate::support::repo().join("tests/guests-python/painter");
+    let (_pkgs, mut c) = crate::support::package_host(
+        &dir,
+        &crate::support::repo().join("target/components/painter.wasm"),
+    );
+    let r = c.call("painter.pixel", json!({}));
+    assert_eq!(r["isError"], false, "{r}");
+    assert_eq!(r["content"][1]["type"], "image", "{r}");
+    assert_eq!(r["content"][1]["mimeType"], "image/png");
+    let png = decode(&r["content"][1]);
+    assert_eq!(r["structuredContent"]["bytes"], png.len());
+    assert_eq!(&png[12..16], b"IHDR");
+    assert_eq!(
+        r["content"][2],
+        json!({"type": "resource_link", "uri": "limina://pkg/painter/palette", "name": "Palette"})
+    );
+}

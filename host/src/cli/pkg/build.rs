@@ -37,7 +37,7 @@ pub fn run(dir: &Path, target_dir: Option<&Path>) -> Result<ExitCode> {
         )?;
         (built.component, built.bytes, built.changed)
     } else {
-        let wit = wit_dir(lang)?;
+        let wit = wit_dir(lang, dir)?;
         let bytes = lang::build_foreign(lang, dir, &wit)?;
         let output = dir.join(&manifest.component);
         let changed = limina_guest_build::files::write_if_changed(&output, &bytes)?;

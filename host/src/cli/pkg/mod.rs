@@ -191,8 +191,8 @@ const WIT_DEPS: [(&str, &str); 7] = [
 
 /// A folder holding the WIT `lang`'s glue builds against, as this binary was built with, in
 /// the user's cache (keyed by its hash, so hosts of different versions do not share one).
-fn wit_dir(lang: limina_guest_build::lang::Lang) -> Result<PathBuf> {
-    let text = match lang.contract() {
+fn wit_dir(lang: limina_guest_build::lang::Lang, dir: &std::path::Path) -> Result<PathBuf> {
+    let text = match lang.contract(dir) {
         limina_guest_build::lang::Contract::V01 => SKILL_WIT_01,
         limina_guest_build::lang::Contract::V02 => SKILL_WIT,
     };

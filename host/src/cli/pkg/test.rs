@@ -18,7 +18,7 @@ pub fn run(dir: &Path) -> Result<ExitCode> {
             dir.display()
         )
     })?;
-    let wit = wit_dir(lang)?;
+    let wit = wit_dir(lang, dir)?;
     if lang::run_tests(lang, dir, &wit)? {
         println!(
             "{} {}: {lang} tests passed",
