@@ -7,6 +7,8 @@
 //!   encoding and the three together; medians and p99 over `CAMERA_ROUNDS` (200), and the
 //!   engine's share (the snapshot against the whole capture).
 //!
+//! - `ping`: a release host over WebSockets with the same scene; one client's pings alone
+//!   and while others call `camera.capture` back to back (`camera_ping.rs`).
 //! - `guest`: where to draw. The renderer natively (the `camera` host import) against the same
 //!   code built for wasm32 and run in wasmtime with the sandbox's fuel and epoch settings (a
 //!   guest drawing for itself), on the same scene (`camera_scene.rs`); medians and the ratio.
@@ -16,6 +18,8 @@
 mod camera_guest;
 mod camera_ping;
 mod camera_scene;
+#[path = "ws_agent.rs"]
+mod ws_agent;
 
 /// What `camera_scene.rs` names, as the host defines it.
 mod world {
@@ -26,7 +30,7 @@ use limina::realm::Rng;
 use limina::world::{BodyKind, EntitySpec, Picture, Shape, Shot, World, WorldSettings};
 use std::time::Instant;
 
-fn env(name: &str, default: usize) -> usize {
+pub fn env(name: &str, default: usize) -> usize {
     std::env::var(name)
         .ok()
         .and_then(|s| s.parse().ok())
@@ -130,7 +134,7 @@ fn draw() {
     );
     println!(
         "draw: {n} entities, 640 × 480, {rounds} rounds, load {}",
-        camera_ping::load()
+        ws_agent::load()
     );
     println!(
         "  {} in view, {} anchors marked, PNG {} bytes",

@@ -70,7 +70,7 @@ pub fn run(n: usize, rounds: usize) {
     let (native, guest) = (Sample::of(native), Sample::of(guest));
     println!(
         "guest: {n} entities, {width} × {height}, {rounds} rounds each, load {}",
-        super::camera_ping::load()
+        super::ws_agent::load()
     );
     println!(
         "  PNG {native_png} bytes natively, {guest_png} in wasm; {fuel} fuel a picture in wasm"
