@@ -27,7 +27,10 @@ fn scene(n: usize) -> tempfile::NamedTempFile {
             "shape": shape, "size": e.size, "color": e.color, "position": e.position}});
         text.push_str(&format!("{line}\n"));
     }
-    let file = tempfile::Builder::new().suffix(".jsonl").tempfile().unwrap();
+    let file = tempfile::Builder::new()
+        .suffix(".jsonl")
+        .tempfile()
+        .unwrap();
     std::fs::write(file.path(), text).unwrap();
     file
 }
@@ -36,8 +39,10 @@ pub fn run() {
     let n = super::env("CAMERA_ENTITIES", 2_000);
     let shooters = super::env("CAMERA_SHOOTERS", 2);
     let seconds = super::env("CAMERA_PING_SECONDS", 10);
-    let binary = std::env::var_os("LIMINA_HOST")
-        .map_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_limina")), PathBuf::from);
+    let binary = std::env::var_os("LIMINA_HOST").map_or_else(
+        || PathBuf::from(env!("CARGO_BIN_EXE_limina")),
+        PathBuf::from,
+    );
     let scene = scene(n);
     let host = Host::start(
         &binary,

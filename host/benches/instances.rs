@@ -85,6 +85,7 @@ fn info(skill: &str, limits: &PackageLimits) -> CallInfo {
         progress: None,
         state_quota: None,
         reach: None,
+        view: None,
     }
 }
 

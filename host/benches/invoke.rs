@@ -49,6 +49,7 @@ fn info(grants: Permissions, limits: &PackageLimits) -> CallInfo {
         progress: None,
         state_quota: None,
         reach: None,
+        view: None,
     }
 }
 

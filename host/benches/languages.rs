@@ -77,6 +77,7 @@ fn main() {
                 progress: None,
                 state_quota: None,
                 reach: None,
+                view: None,
             };
             let (back, outcome) = instance.invoke(lent.take().unwrap(), info, input);
             assert!(

@@ -44,7 +44,8 @@ pub mod host {
     /// The package's own key-value state (raw bytes; [`crate::state`] reads and writes JSON).
     pub use crate::bindings::limina::skill::state;
     pub use crate::bindings::limina::skill::{
-        agents, assets, audio, ecs, log, physics, progress, random, render, scene, trace, ui,
+        agents, assets, audio, camera, ecs, log, physics, progress, random, render, scene, trace,
+        ui,
     };
 }
 

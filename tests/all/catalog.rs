@@ -239,7 +239,7 @@ fn tools_list(c: &mut Client) -> Vec<Value> {
 #[test]
 fn listed_and_described_schemas_match_the_catalog_field_by_field() {
     let catalog = catalog();
-    assert_eq!(catalog.len(), 45, "the catalog has 45 skills");
+    assert_eq!(catalog.len(), 46, "the catalog has 46 skills");
     // `listTools` shows a session the skills it may call; between them these two profiles
     // may call the whole catalog.
     let mut sessions = Vec::new();
@@ -355,7 +355,7 @@ fn tools_list_meta_and_output_schemas_match_the_catalog_and_skills_list_agrees()
     }
     assert_eq!(
         seen.len(),
-        45,
+        46,
         "every catalog skill is listed under some profile"
     );
     assert!(problems.is_empty(), "{}", problems.join("\n"));

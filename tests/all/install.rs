@@ -1,6 +1,6 @@
 //! What a new user does with the one file `cargo xtask dist` makes: copy it into an empty
 //! folder on a machine with no build tree, no cache and an empty home, point an MCP client at
-//! it, and get the whole catalog (the 45 skills of the eight core packages and the host).
+//! it, and get the whole catalog (the 46 skills of the nine core packages and the host).
 //!
 //! The file here is this test build's own `limina` (`CARGO_BIN_EXE_limina`), copied: it embeds
 //! the core packages exactly as the release `target/dist/limina` does (the same build script),
@@ -23,8 +23,8 @@ use std::process::{Command, Stdio};
 use std::time::SystemTime;
 
 /// The core packages, by the prefix of their skills' names.
-const CORE: [&str; 8] = [
-    "agent", "audio", "ecs", "physics", "scene", "social", "three", "ui",
+const CORE: [&str; 9] = [
+    "agent", "audio", "camera", "ecs", "physics", "scene", "social", "three", "ui",
 ];
 
 /// An empty machine: a temporary folder holding the copied binary, a home and XDG folders.
@@ -264,7 +264,7 @@ fn a_copied_binary_serves_the_whole_catalog_to_the_python_sdk_from_an_empty_mach
         .map(|t| t.as_str().unwrap())
         .collect();
     let catalog = crate::catalog::catalog_names();
-    assert_eq!(catalog.len(), 45);
+    assert_eq!(catalog.len(), 46);
     let missing: Vec<&str> = catalog
         .iter()
         .copied()

@@ -4,6 +4,7 @@
 mod agent_skills;
 mod approval;
 mod audio_skills;
+mod camera;
 mod catalog;
 mod content_blocks;
 mod core_in_process;

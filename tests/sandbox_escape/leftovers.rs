@@ -99,6 +99,7 @@ fn the_guest_reads_what_an_earlier_call_left_in_an_instance_kept_across_calls() 
             progress: None,
             state_quota: None,
             reach: None,
+            view: None,
         };
         let (back, outcome) = kept.invoke(realm, info, secret);
         realm = back;

@@ -46,7 +46,7 @@ fn the_embedded_core_is_what_build_guests_assembled() {
     assert_eq!(
         names,
         [
-            "agent", "audio", "ecs", "physics", "scene", "social", "three", "ui"
+            "agent", "audio", "camera", "ecs", "physics", "scene", "social", "three", "ui"
         ]
     );
     for source in &sources {

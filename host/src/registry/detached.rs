@@ -16,6 +16,9 @@
 //! reservation is given back and what it used is charged. Several detached calls of one
 //! connection run at once, and a session can still never spend past its budget.
 //!
+//! A package that sees the world only through the camera (`viewing.rs`) leaves the same way,
+//! carrying a render snapshot the engine copied when the call was decided.
+//!
 //! `world.checkpoint` leaves the engine too: the engine takes the world's snapshot when the
 //! call is decided (`persistence/writer.rs`), a worker waits while it is written, and the
 //! engine finishes it — the newest checkpoint, traced — when the call completes.
@@ -460,7 +463,10 @@ impl Registry {
             // State commits and rolls back with the world, on the engine (`crate::state`).
             Handler::Guest(package) => {
                 let manifest = &self.packages[package].manifest;
-                manifest.capabilities.iter().next().is_none() && manifest.grants.state.is_none()
+                let blind = manifest.capabilities.iter().next().is_none()
+                    && manifest.grants.state.is_none();
+                // Or it sees the world only as a picture, drawn from a snapshot (`viewing.rs`).
+                blind || self.views_only(package)
             }
             Handler::Builtin(builtin) => {
                 builtin.reads_history_only()
@@ -490,6 +496,7 @@ impl Registry {
                 prep.info.timeout_ms = self.packages[package].limits.timeout_ms;
                 prep.info.clock = crate::call::Clock::Wall;
                 prep.slot.deadline_by_engine = false;
+                prep.info.view = self.view_for(package);
                 Work::Guest {
                     prep,
                     text: crate::json::text(&decided.input),

@@ -127,6 +127,7 @@ impl Registry {
             progress: self.control.progress.clone(),
             state_quota: self.state_quota(package),
             reach,
+            view: None,
         };
         Ok(GuestPrep {
             info,

@@ -138,7 +138,17 @@ impl Registry {
             precompiled,
             self.sandbox.cached_description(&hash, reaches_out),
         ) {
-            (precompiled, Some(described)) => (precompiled, described, false),
+            (precompiled, Some(described)) => {
+                // A would-be viewer is compiled now: its imports decide where its calls run.
+                let precompiled = match precompiled {
+                    None if super::viewing::may_view(&source.manifest) => Some(
+                        self.sandbox
+                            .compile_for(&source.component, label, reaches_out)?,
+                    ),
+                    other => other,
+                };
+                (precompiled, described, false)
+            }
             (precompiled, None) => {
                 let compiled = match precompiled {
                     Some(c) => c,

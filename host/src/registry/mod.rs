@@ -28,6 +28,7 @@ pub mod search;
 mod skill_table;
 mod stages;
 mod upstream;
+mod viewing;
 mod visibility;
 mod warm;
 

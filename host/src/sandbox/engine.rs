@@ -217,6 +217,8 @@ fn add_imports(linker: &mut Linker<GuestState>) -> Result<()> {
     }
     interfaces!(v01);
     interfaces!(v02);
+    // Pictures of the world came with 0.2.0.
+    v02::limina::skill::camera::add_to_linker::<GuestState, D>(linker, |s| s)?;
     // `types` holds types only; 0.2.0's bindings share 0.1.0's, so its instance is named here.
     v01::limina::skill::types::add_to_linker::<GuestState, D>(linker, |s| s)?;
     linker.instance("limina:skill/types@0.2.0")?;

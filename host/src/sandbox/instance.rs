@@ -71,6 +71,9 @@ pub struct CallInfo {
     pub state_quota: Option<crate::state::Usage>,
     /// What the package may reach outside the world (`None`: it declares no grants).
     pub reach: Option<Arc<crate::net::Reach>>,
+    /// The world as the camera draws it, copied when a call away from the engine was decided
+    /// (`None`: the camera draws the realm's world).
+    pub view: Option<Arc<crate::world::RenderSnapshot>>,
 }
 
 /// Why a call was cut short by the sandbox. The instance is discarded after any of them.
@@ -122,6 +125,8 @@ pub struct CompiledPackage {
     exports: Arc<Exports>,
     /// Where its instances take their place in the pool.
     pub(super) seats: Arc<Seats>,
+    /// Which world interfaces it imports.
+    world_use: super::WorldUse,
     /// Tells this compilation's instances from an earlier version's.
     id: u64,
 }
@@ -145,8 +150,14 @@ impl CompiledPackage {
             pre,
             exports: Arc::new(exports),
             seats: seats.clone(),
+            world_use: super::WorldUse::of(component),
             id: NEXT_COMPILED.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         })
+    }
+
+    /// Which world interfaces it imports.
+    pub fn world_use(&self) -> super::WorldUse {
+        self.world_use
     }
 
     /// Whether `instance` was made from this compilation (not an earlier version's).

@@ -19,6 +19,7 @@ mod wasi;
 mod wasi_env;
 mod wasi_files;
 mod wasi_sleep;
+mod world_use;
 
 pub use cache::{CompileCache, content_hash};
 pub use engine::Sandbox;
@@ -29,3 +30,4 @@ pub use instance::{
 pub use launch::Launch;
 pub use limiter::MemoryLimiter;
 pub use pool::{PoolFull, PoolSettings, Seat};
+pub use world_use::WorldUse;

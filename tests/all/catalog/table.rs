@@ -76,6 +76,11 @@ impl Field {
         self.min = Some((a, true));
         self
     }
+    /// `<b`.
+    fn below(mut self, b: f64) -> Self {
+        self.max = Some((b, true));
+        self
+    }
     /// `<=b`.
     fn at_most(mut self, b: f64) -> Self {
         self.max = Some((b, false));
@@ -120,7 +125,8 @@ fn entry(
     sample: Value,
 ) -> Entry {
     let category = match name.split('.').next().unwrap() {
-        c @ ("scene" | "ecs" | "three" | "physics" | "agent" | "ui" | "audio" | "social") => c,
+        c @ ("scene" | "ecs" | "three" | "physics" | "agent" | "ui" | "audio" | "social"
+        | "camera") => c,
         _ => "system",
     };
     Entry {
@@ -516,6 +522,36 @@ pub(super) fn catalog() -> Vec<Entry> {
                 json!({"ref": "none", "agentId": "tester", "sessionId": "s", "profile": "builder.readWrite"}),
             )
         },
+        // camera (issue #44; not in the shared spec's table yet)
+        entry(
+            "camera.capture",
+            &["scene.read"],
+            vec![
+                req("position", Vec3),
+                req("lookAt", Vec3),
+                opt("width", Int).range(1.0, 2048.0).default(json!(640)),
+                opt("height", Int).range(1.0, 2048.0).default(json!(480)),
+                opt("up", Vec3).default(json!([0, 1, 0])),
+                opt("fovDegrees", Num)
+                    .above(1.0)
+                    .below(170.0)
+                    .default(json!(60)),
+                opt("background", Int)
+                    .range(0.0, MAX_RGB)
+                    .default(json!(0x1d2433)),
+                opt("panels", Bool).default(json!(true)),
+            ],
+            &[
+                "mimeType",
+                "width",
+                "height",
+                "bytes",
+                "tick",
+                "entitiesInView",
+                "anchorsMarked",
+            ],
+            json!({"position": [0, 0, 10], "lookAt": [0, 0, 0], "width": 8, "height": 8}),
+        ),
         // ui
         entry(
             "ui.panel",

@@ -44,6 +44,7 @@ const RESERVED: &[&str] = &[
     "ui",
     "audio",
     "social",
+    "camera",
     "skills",
     "trace",
     "audit",

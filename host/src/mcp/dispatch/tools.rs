@@ -236,8 +236,9 @@ mod tests {
                 read_only || skill.annotations.idempotent
             );
             assert!(tool["execution"]["taskSupport"].is_string());
-            // The scene skills' results are best seen in the viewer app.
-            let app = name.starts_with("scene.").then_some("ui://limina/viewer");
+            // The scene skills' results and the camera's pictures are best seen in the viewer app.
+            let app = (name.starts_with("scene.") || name == "camera.capture")
+                .then_some("ui://limina/viewer");
             assert_eq!(tool["_meta"]["ui"]["resourceUri"].as_str(), app, "{name}");
         }
         // A bad cursor is refused by name, and nothing is listed.

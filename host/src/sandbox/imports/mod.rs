@@ -4,6 +4,7 @@
 mod agents;
 mod assets;
 mod audio;
+mod camera;
 mod ecs;
 mod log;
 mod physics;

@@ -1,0 +1,41 @@
+//! `limina:skill/camera` (0.2.0 only): a picture of the world, drawn on the CPU. A call that
+//! runs away from the engine brings the render snapshot taken when it was decided
+//! (`CallInfo::view`); one on the engine draws the world as the call sees it.
+
+use super::{from_world, v3};
+use crate::policy::Permission;
+use crate::sandbox::bindings::limina::skill::types::WorldError;
+use crate::sandbox::bindings::v02::limina::skill::camera;
+use crate::sandbox::instance::GuestState;
+use crate::world::{Picture, Shot};
+
+impl camera::Host for GuestState {
+    fn capture(&mut self, shot: camera::Shot) -> Result<camera::Picture, WorldError> {
+        let call = self.active(Permission::SceneRead)?;
+        let shot = Shot {
+            position: v3(shot.position),
+            look_at: v3(shot.look_at),
+            up: v3(shot.up),
+            fov_degrees: shot.fov_degrees,
+            width: shot.width,
+            height: shot.height,
+            background: shot.background,
+            panels: shot.panels,
+        };
+        // A shot that cannot be taken costs no snapshot.
+        shot.check().map_err(from_world)?;
+        let picture = match &call.info.view {
+            Some(snapshot) => Picture::take(snapshot, &shot),
+            None => Picture::take(&call.realm.world.render_snapshot(), &shot),
+        }
+        .map_err(from_world)?;
+        Ok(camera::Picture {
+            png: picture.png(),
+            width: picture.width,
+            height: picture.height,
+            tick: picture.tick,
+            entities_in_view: picture.entities_in_view as u32,
+            anchors_marked: picture.anchors_marked as u32,
+        })
+    }
+}
