@@ -18,6 +18,7 @@
 mod camera_guest;
 mod camera_ping;
 mod camera_scene;
+#[allow(dead_code)] // the host, agents and pinger are used here, not the memory reading
 #[path = "ws_agent.rs"]
 mod ws_agent;
 

@@ -324,12 +324,12 @@ fn the_first_start_compiles_the_core_and_a_second_start_uses_the_cache() {
     };
     assert_eq!(
         compiling(&first),
-        8,
+        9,
         "the first start compiles the core:\n{first}"
     );
-    assert!(first.contains("from 8 packages ready"), "{first}");
+    assert!(first.contains("from 9 packages ready"), "{first}");
     let cached = machine.compiled(cache);
-    assert_eq!(cached.len(), 8, "{cached:?}");
+    assert_eq!(cached.len(), 9, "{cached:?}");
 
     let second = machine.start_once();
     assert_eq!(
@@ -337,7 +337,7 @@ fn the_first_start_compiles_the_core_and_a_second_start_uses_the_cache() {
         0,
         "the second start compiles nothing:\n{second}"
     );
-    assert!(second.contains("from 8 packages ready"), "{second}");
+    assert!(second.contains("from 9 packages ready"), "{second}");
     assert_eq!(
         machine.compiled(cache),
         cached,
@@ -465,7 +465,7 @@ fn core_dir_and_its_variable_still_choose_a_folder_over_the_built_in_core() {
         core_packages(&tools).len() > 1,
         "the built-in core: {tools:?}"
     );
-    assert!(log.contains("from 8 packages ready"), "{log}");
+    assert!(log.contains("from 9 packages ready"), "{log}");
 
     // A folder that is not there is refused, naming it, as before.
     let missing = dir.path().join("missing");

@@ -75,8 +75,8 @@ fn a_precompiled_core_is_read_not_compiled_and_one_for_another_engine_is_compile
     let made = limina(&["precompile", "--into", baked.to_str().unwrap()]);
     assert!(made.status.success(), "{}", text(&made.stderr));
     let compiled = entries(&baked, ".cwasm");
-    assert_eq!(compiled.len(), 8, "one per core package: {compiled:?}");
-    assert_eq!(entries(&baked, ".describe").len(), 8);
+    assert_eq!(compiled.len(), 9, "one per core package: {compiled:?}");
+    assert_eq!(entries(&baked, ".describe").len(), 9);
     let before: Vec<(PathBuf, Vec<u8>)> = entries(&baked, "")
         .into_iter()
         .map(|p| (p.clone(), fs::read(&p).unwrap()))
@@ -119,7 +119,7 @@ fn a_precompiled_core_is_read_not_compiled_and_one_for_another_engine_is_compile
         "{log}"
     );
     assert!(log.contains("compiling "), "{log}");
-    assert_eq!(entries(&other_cache, ".cwasm").len(), 8, "{log}");
+    assert_eq!(entries(&other_cache, ".cwasm").len(), 9, "{log}");
 
     // Entries under this engine's key that are not what they claim: ignored, compiled.
     let damaged = root.path().join("damaged");
