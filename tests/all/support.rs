@@ -576,14 +576,21 @@ pub fn serving_host(
 /// A configuration that lets calls run long on the engine (`[limits]` raised), for tests whose
 /// guest must still be running when they cancel it or read its progress (the `slow` guest).
 pub fn long_calls_config() -> String {
-    let path = std::env::temp_dir().join(format!(
-        "limina-test-long-calls-{}.toml",
-        std::process::id()
-    ));
-    std::fs::write(
-        &path,
-        "[limits]\nengineCallMs = 60000\ntimeoutMs = 60000\nfuelPerCall = 1000000000000\n",
-    )
-    .unwrap();
-    path.to_str().unwrap().to_string()
+    // Written once per test process: tests run in parallel, and rewriting the file while
+    // another test's host reads it handed that host an empty file (so the default limits, and
+    // the `slow` package refused at load).
+    static PATH: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    PATH.get_or_init(|| {
+        let path = std::env::temp_dir().join(format!(
+            "limina-test-long-calls-{}.toml",
+            std::process::id()
+        ));
+        std::fs::write(
+            &path,
+            "[limits]\nengineCallMs = 60000\ntimeoutMs = 60000\nfuelPerCall = 1000000000000\n",
+        )
+        .unwrap();
+        path.to_str().unwrap().to_string()
+    })
+    .clone()
 }
