@@ -109,11 +109,6 @@ pub fn run_host(
         .clone()
         .map(|i| (i, config.outbound.clone()));
     let otlp = OtlpConfig::from_env(cli.otlp_endpoint.as_deref()).map_err(anyhow::Error::msg)?;
-    let ws_port = cli.port.unwrap_or(DEFAULT_WS_PORT);
-    let http_port = cli
-        .http_port
-        .or(cli.port.filter(|_| !cli.mcp_ws))
-        .unwrap_or(DEFAULT_HTTP_PORT);
     phases.end("configuration");
     let registry = build_registry_from(cli, config, true, &mut phases)?;
     let default_profile = cli.profile.clone();
@@ -172,43 +167,12 @@ pub fn run_host(
     }
     let listen = fronted.is_none();
     transports.extend(fronted.unwrap_or_default());
-    if cli.mcp_ws && listen {
-        let bind = SocketAddr::new(cli.bind, ws_port);
-        let config = Listen {
-            bind,
-            guard: guard.clone(),
-            admission: admission.clone(),
-            limits,
-        };
-        let local = ws::start(config, engine.handle())
-            .with_context(|| format!("listening for WebSocket clients on {bind}"))?;
-        engine.add_listener();
-        limina::log::info(&format!("serving MCP over WebSocket on ws://{local}"));
-        transports.push(serde_json::json!({"kind": "ws", "address": format!("ws://{local}")}));
-    }
-    if cli.mcp_http && listen {
-        let bind = SocketAddr::new(cli.bind, http_port);
-        let config = Listen {
-            bind,
-            guard,
-            admission,
-            limits,
-        };
-        let viewer = limina::viewer::Viewer {
-            profile: cli.viewer_profile.clone(),
-            assets_dir: cli.assets_dir.clone(),
-        };
-        let local = http::start(config, viewer, engine.handle())
-            .with_context(|| format!("listening for HTTP clients on {bind}"))?;
-        engine.add_listener();
-        limina::log::info(&format!(
-            "serving MCP Streamable HTTP on http://{local}/mcp"
-        ));
-        limina::log::info(&format!(
-            "the world viewer: open http://{local}/ in a browser"
-        ));
-        transports
-            .push(serde_json::json!({"kind": "http", "address": format!("http://{local}/mcp")}));
+    if listen {
+        let started = listeners(cli, &guard, &admission, limits, engine.handle(), "")?;
+        for _ in &started {
+            engine.add_listener();
+        }
+        transports.extend(started);
     }
     // Other limina processes join this world through the control socket (a durable world
     // only: one kept in memory is this process's alone). Its file goes when this returns.
@@ -274,35 +238,43 @@ pub fn front_listeners(cli: &Cli, trace_dir: &std::path::Path) -> Result<Vec<ser
     )?;
     let engine = limina::mcp::transport::front::start(trace_dir.to_path_buf())
         .context("starting the forwarder of this process's listeners")?;
+    let serving = format!("in front of the host serving {}: ", trace_dir.display());
+    listeners(cli, &guard, &admission, limits, engine, &serving)
+}
+
+/// Starts the listeners the flags ask for (`--mcp-ws`, `--mcp-http`) on `engine`, behind this
+/// process's network edge; their transports, as `limina status` lists them. `serving` begins
+/// their log lines (a joined process names the host it serves in front of).
+fn listeners(
+    cli: &Cli,
+    guard: &Guard,
+    admission: &Arc<Admission>,
+    limits: EdgeLimits,
+    engine: limina::mcp::EngineHandle,
+    serving: &str,
+) -> Result<Vec<serde_json::Value>> {
+    let listen = |port: u16| Listen {
+        bind: SocketAddr::new(cli.bind, port),
+        guard: guard.clone(),
+        admission: admission.clone(),
+        limits,
+    };
     let mut transports = Vec::new();
     if cli.mcp_ws {
-        let bind = SocketAddr::new(cli.bind, cli.port.unwrap_or(DEFAULT_WS_PORT));
-        let config = Listen {
-            bind,
-            guard: guard.clone(),
-            admission: admission.clone(),
-            limits,
-        };
+        let config = listen(cli.port.unwrap_or(DEFAULT_WS_PORT));
+        let bind = config.bind;
         let local = ws::start(config, engine.clone())
             .with_context(|| format!("listening for WebSocket clients on {bind}"))?;
         limina::log::info(&format!(
-            "in front of the host serving {}: serving MCP over WebSocket on ws://{local}",
-            trace_dir.display()
+            "{serving}serving MCP over WebSocket on ws://{local}"
         ));
         transports.push(serde_json::json!({"kind": "ws", "address": format!("ws://{local}")}));
     }
     if cli.mcp_http {
-        let port = cli
-            .http_port
-            .or(cli.port.filter(|_| !cli.mcp_ws))
-            .unwrap_or(DEFAULT_HTTP_PORT);
-        let bind = SocketAddr::new(cli.bind, port);
-        let config = Listen {
-            bind,
-            guard,
-            admission,
-            limits,
-        };
+        // `--port` names the HTTP port too when it is the only socket transport.
+        let port = cli.http_port.or(cli.port.filter(|_| !cli.mcp_ws));
+        let config = listen(port.unwrap_or(DEFAULT_HTTP_PORT));
+        let bind = config.bind;
         let viewer = limina::viewer::Viewer {
             profile: cli.viewer_profile.clone(),
             assets_dir: cli.assets_dir.clone(),
@@ -310,8 +282,10 @@ pub fn front_listeners(cli: &Cli, trace_dir: &std::path::Path) -> Result<Vec<ser
         let local = http::start(config, viewer, engine)
             .with_context(|| format!("listening for HTTP clients on {bind}"))?;
         limina::log::info(&format!(
-            "in front of the host serving {}: serving MCP Streamable HTTP on http://{local}/mcp",
-            trace_dir.display()
+            "{serving}serving MCP Streamable HTTP on http://{local}/mcp"
+        ));
+        limina::log::info(&format!(
+            "the world viewer: open http://{local}/ in a browser"
         ));
         transports
             .push(serde_json::json!({"kind": "http", "address": format!("http://{local}/mcp")}));
