@@ -73,11 +73,8 @@ impl Server {
             .registry()
             .list_prompts(&caller, cursor, RESOURCES_PAGE_SIZE)
             .map_err(|f| read_error(f, "", request.is_modern()))?;
-        let mut result =
-            json!({"prompts": page.items.into_iter().map(prompt_json).collect::<Vec<_>>()});
-        if let Some(next) = page.next {
-            result["nextCursor"] = json!(next);
-        }
+        let items = page.items.into_iter().map(prompt_json).collect();
+        let mut result = super::resources::paged("prompts", items, page.next);
         if request.is_modern() {
             self.cache_listing(&mut result);
         } else if conn.session.is_some() {

@@ -93,6 +93,15 @@ pub(super) fn cursor_param(params: &Value) -> Result<Option<&str>, RpcError> {
     }
 }
 
+/// A listing's page: its `items` under `key`, and the cursor of the next page if there is one.
+pub(super) fn paged(key: &str, items: Vec<Value>, next: Option<String>) -> Value {
+    let mut result = json!({ key: items });
+    if let Some(next) = next {
+        result["nextCursor"] = json!(next);
+    }
+    result
+}
+
 /// A registry failure on the wire: a missing resource is -32602 (2026-07-28) or -32002
 /// (2025-11-25), naming the URI in `data`; a refusal -32001; a bad argument -32602.
 pub(in crate::mcp) fn read_error(failure: Failure, uri: &str, modern: bool) -> RpcError {
@@ -166,11 +175,8 @@ impl Server {
             .registry()
             .list_resources(&caller, cursor, RESOURCES_PAGE_SIZE)
             .map_err(|f| read_error(f, "", request.is_modern()))?;
-        let mut result =
-            json!({"resources": page.items.into_iter().map(resource_json).collect::<Vec<_>>()});
-        if let Some(next) = page.next {
-            result["nextCursor"] = json!(next);
-        }
+        let items = page.items.into_iter().map(resource_json).collect();
+        let mut result = paged("resources", items, page.next);
         if request.is_modern() {
             // Entities appear and go at any moment.
             result["ttlMs"] = json!(0);
