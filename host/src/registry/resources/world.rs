@@ -354,20 +354,33 @@ impl ResourceSource for AgentSource {
         Some(starting(ids, prefix, limit))
     }
     fn touched(&self, registry: &Registry, changes: &ChangeSet, _: u64, out: &mut Vec<String>) {
-        let bodies = registry.realm().world.agent_bodies();
-        let moved: Vec<&String> = bodies
-            .iter()
-            .filter(|(_, n)| {
-                changes.changed.iter().any(|c| c.number == *n) || changes.removed.contains(n)
-            })
-            .map(|(id, _)| id)
-            .collect();
         if changes.scene {
             out.push(AGENTS.to_string());
             out.push(AGENT.to_string());
-        } else if !moved.is_empty() {
+            return;
+        }
+        if changes.is_empty() {
+            return;
+        }
+        // One lookup per body, not a scan of the tick's changes per body (a crowd moves
+        // hundreds of entities a tick).
+        let numbers: std::collections::HashSet<u64> = changes
+            .changed
+            .iter()
+            .map(|c| c.number)
+            .chain(changes.removed.iter().copied())
+            .collect();
+        let moved: Vec<String> = registry
+            .realm()
+            .world
+            .agent_bodies()
+            .into_iter()
+            .filter(|(_, n)| numbers.contains(n))
+            .map(|(id, _)| format!("{AGENT}{id}"))
+            .collect();
+        if !moved.is_empty() {
             out.push(AGENTS.to_string());
-            out.extend(moved.into_iter().map(|id| format!("{AGENT}{id}")));
+            out.extend(moved);
         }
     }
 }
