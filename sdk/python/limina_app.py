@@ -1,6 +1,6 @@
-"""The component's entry point, from the Limina Python SDK: exports `limina:skill/skill` (contract
-0.2.0) for the skills the package's `skills.py` lists in `SKILLS`, and empty `resources` and
-`prompts`. `limina pkg build` writes this module into
+"""The component's entry point, from the Limina Python SDK: exports `limina:skill` 0.2.0's
+`skill`, `resources` and `prompts` for what the package's `skills.py` lists in `SKILLS`,
+`RESOURCES` and `PROMPTS` (the last two optional). `limina pkg build` writes this module into
 `bindings/` and has componentize-py wrap it (a package that keeps its own `app.py` is built from
 that instead)."""
 
@@ -16,6 +16,8 @@ except ImportError:
     # `types` is shared with `wasi:http` and ours is called by its full name.
     from wit_world.imports import limina_skill_types as types
 
+from wit_world.exports import prompts as prompt_types
+from wit_world.exports import resources as resource_types
 from wit_world.imports import content
 
 import limina_skill
@@ -29,6 +31,8 @@ _ERRORS = {
 }
 
 _BY_NAME = {skill.name: skill for skill in skills.SKILLS}
+_RESOURCES = list(getattr(skills, "RESOURCES", ()))
+_PROMPTS = list(getattr(skills, "PROMPTS", ()))
 
 
 def _descriptor(skill):
@@ -60,17 +64,7 @@ class Skill(exports.Skill):
         skill = _BY_NAME.get(name)
         if skill is None:
             raise Err(types.SkillError_NotFound(f"this package has no skill `{name}`"))
-        try:
-            output = skill.handler(json.loads(input), ctx)
-        except limina_skill.SkillError as e:
-            raise Err(_ERRORS.get(e.code, types.SkillError_HandlerError)(str(e)))
-        except Err as e:
-            # A host import refused: a denied permission stays `forbidden` for the caller.
-            if isinstance(e.value, types.WorldError_Forbidden):
-                raise Err(types.SkillError_Forbidden(e.value.value))
-            raise Err(types.SkillError_HandlerError(f"host refused: {e.value}"))
-        except Exception as e:
-            raise Err(types.SkillError_HandlerError(f"{type(e).__name__}: {e}"))
+        output = _refusing(lambda: skill.handler(json.loads(input), ctx))
         blocks = []
         if isinstance(output, limina_skill.WithContent):
             output, blocks = output.output, output.content
@@ -80,6 +74,30 @@ class Skill(exports.Skill):
 
     def run_hook(self, hook, skill, payload, ctx):
         return None
+
+
+def _refusing(run):
+    """`run()`, any exception it raises turned into the skill-error the caller sees."""
+    try:
+        return run()
+    except limina_skill.SkillError as e:
+        raise Err(_ERRORS.get(e.code, types.SkillError_HandlerError)(str(e)))
+    except Err as e:
+        # A host import refused: a denied permission stays `forbidden` for the caller.
+        if isinstance(e.value, types.WorldError_Forbidden):
+            raise Err(types.SkillError_Forbidden(e.value.value))
+        raise Err(types.SkillError_HandlerError(f"host refused: {e.value}"))
+    except Exception as e:
+        raise Err(types.SkillError_HandlerError(f"{type(e).__name__}: {e}"))
+
+
+def _completing(run):
+    """`run()`'s values; none when it fails (completion has no error to give)."""
+    try:
+        return [str(v) for v in run()]
+    except Exception as e:
+        print(f"completion failed: {type(e).__name__}: {e}")
+        return []
 
 
 def _block(block):
@@ -104,23 +122,71 @@ def _block(block):
     return content.ContentBlock_Text(str(block))
 
 
+def _body(page):
+    if isinstance(page, str):
+        return content.ResourceBody_Text(page)
+    return content.ResourceBody_Blob(bytes(page))
+
+
 class Resources(exports.Resources):
     def list_resources(self):
-        return []
+        return [
+            resource_types.ResourceDescriptor(
+                uri=r.uri,
+                template=r.template,
+                name=r.name,
+                title=r.title,
+                description=r.description,
+                mime_type=r.mime_type,
+                permissions=list(r.permissions),
+            )
+            for r in _RESOURCES
+        ]
 
     def read_resource(self, uri, ctx):
-        return None
+        resource, page = _refusing(lambda: limina_skill.read_resource(_RESOURCES, uri, ctx))
+        if page is None:
+            return None
+        return content.ResourceContents(uri, resource.mime_type, _body(page))
 
     def complete_variable(self, uri_template, variable, prefix):
-        return []
+        return _completing(
+            lambda: limina_skill.complete(_RESOURCES, uri_template, variable, prefix)
+        )
+
+
+_ROLES = {"user": prompt_types.Role.USER, "assistant": prompt_types.Role.ASSISTANT}
+
+
+def _message(message):
+    if not isinstance(message, limina_skill.Message) or message.role not in _ROLES:
+        raise TypeError(f"a prompt gives Messages (user(...) or assistant(...)), not {message!r}")
+    return prompt_types.PromptMessage(_ROLES[message.role], _block(message.content))
 
 
 class Prompts(exports.Prompts):
     def list_prompts(self):
-        return []
+        return [
+            prompt_types.PromptDescriptor(
+                name=p.name,
+                title=p.title,
+                description=p.description,
+                arguments=[
+                    prompt_types.PromptArgument(a.name, a.description, a.required)
+                    for a in p.arguments
+                ],
+                permissions=list(p.permissions),
+            )
+            for p in _PROMPTS
+        ]
 
     def get_prompt(self, name, arguments, ctx):
-        raise Err(types.SkillError_NotFound(f"this package has no prompt `{name}`"))
+        return _refusing(
+            lambda: [
+                _message(m)
+                for m in limina_skill.get_prompt(_PROMPTS, name, dict(arguments), ctx)
+            ]
+        )
 
     def complete_argument(self, name, argument, prefix):
-        return []
+        return _completing(lambda: limina_skill.complete(_PROMPTS, name, argument, prefix))
