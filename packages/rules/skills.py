@@ -1,13 +1,15 @@
 """`rules`: look up tabletop rules by keyword or by id, over the entries in `rules_data.py`.
 
 Each skill is a plain function from its input (a dict the host already validated against the
-skill's `input_schema`) to its output (a dict matching `output_schema`). The SDK's glue
-exports them from the component; `limina pkg test` tests them natively.
+skill's `input_schema`) to its output (a dict matching `output_schema`). The package also
+serves each rule as a page (`RESOURCES`: an index and one page per rule, whose id completes)
+and a prompt to look a rule up (`PROMPTS`). The SDK's glue exports them from the component;
+`limina pkg test` tests them natively.
 """
 
 import re
 
-from limina_skill import InvalidInput, Skill
+from limina_skill import Argument, Embedded, InvalidInput, Prompt, Resource, Skill, user
 from rules_data import RULES, SYSTEMS
 
 _BY_ID = {rule["id"]: rule for rule in RULES}
@@ -149,5 +151,100 @@ SKILLS = [
             },
             "required": ["id", "system", "title", "tags", "text", "related"],
         },
+    ),
+]
+
+
+# The pages: an index, and one page per rule.
+INDEX_URI = "limina://pkg/rules/index"
+RULE_URI = "limina://pkg/rules/rule/{id}"
+
+
+def rule_uri(rule_id):
+    return RULE_URI.replace("{id}", rule_id)
+
+
+def rule_page(rule):
+    """A rule as Markdown: title, system and tags, the text, links to the related rules."""
+    related = "\n".join(
+        f"- [{_BY_ID[other]['title']}]({rule_uri(other)})" for other in rule["related"]
+    )
+    return (
+        f"# {rule['title']}\n\n"
+        f"`{rule['id']}` · {rule['system']} · {', '.join(rule['tags'])}\n\n"
+        f"{rule['text']}\n\n## Related\n\n{related}\n"
+    )
+
+
+def index_page(uri, ctx):
+    """Every rule by system, each linked to its page."""
+    lines = ["# Rules\n"]
+    for system in SYSTEMS:
+        lines.append(f"\n## {system}\n")
+        for rule in RULES:
+            if rule["system"] == system:
+                lines.append(f"- [{rule['title']}]({rule_uri(rule['id'])}) `{rule['id']}`")
+    return "\n".join(lines) + "\n"
+
+
+def read_rule(uri, ctx):
+    """One rule's page; None for an id that names no rule."""
+    rule = _BY_ID.get(uri.rsplit("/", 1)[-1])
+    return None if rule is None else rule_page(rule)
+
+
+def rule_ids(_name, prefix):
+    """Rule ids starting with `prefix`, in the dataset's order."""
+    return [rule["id"] for rule in RULES if rule["id"].startswith(prefix)]
+
+
+def look_up(arguments, ctx):
+    """`rules.lookUp`: the rule's page embedded, and what to do with it."""
+    rule = _BY_ID.get(arguments["rule"])
+    if rule is None:
+        known = ", ".join(sorted(_BY_ID))
+        raise InvalidInput(f"`rule` names no rule: `{arguments['rule']}`; known ids: {known}")
+    question = arguments.get("question", "").strip()
+    ask = (
+        f"Answer this with the rule above: {question}"
+        if question
+        else f"Explain the rule above ({rule['title']}) in plain words, with a short example."
+    )
+    return [
+        user(Embedded(rule_uri(rule["id"]), "text/markdown", rule_page(rule))),
+        user(
+            ask + " Read the related rules with rules.get when the answer depends on them, "
+            "and say which rules you used."
+        ),
+    ]
+
+
+RESOURCES = [
+    Resource(
+        uri=INDEX_URI,
+        name="Rules index",
+        read=index_page,
+        description="Every rule by system, each linked to its page.",
+    ),
+    Resource(
+        uri=RULE_URI,
+        name="Rule page",
+        read=read_rule,
+        description="One rule in full, by its id (e.g. skirmish.cover), with its related rules.",
+        complete=rule_ids,
+    ),
+]
+
+PROMPTS = [
+    Prompt(
+        name="rules.lookUp",
+        title="Look up a rule",
+        description="Look a rule up by its id and explain it, or answer a question with it.",
+        get=look_up,
+        arguments=(
+            Argument("rule", "The rule's id, e.g. skirmish.cover", required=True),
+            Argument("question", "What to answer with the rule; empty: explain it"),
+        ),
+        complete=rule_ids,
     ),
 ]

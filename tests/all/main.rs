@@ -51,6 +51,7 @@ mod privileged_skills;
 mod python_package;
 mod reference;
 mod resources;
+mod rules_offers;
 mod scene;
 mod sdk_clients;
 mod sdk_http;
