@@ -391,3 +391,62 @@ fn another_sessions_call_goes_between_back_to_back_world_calls() {
         "the call waited behind {at} world calls: {order:?}"
     );
 }
+
+/// A reply the engine queued before a third-party call took its slice leaves while that call
+/// still runs, not after it: a client sends a `ping` and, in the same write, a call to a
+/// package that spins for its whole (here long) slice. The ping's answer arrives in time for
+/// the client to cancel the call, which then stops without a reply; had the answer waited
+/// for the slice to end, the call would have been cut at its deadline and answered.
+#[test]
+fn a_reply_queued_before_a_slice_leaves_while_the_slice_runs() {
+    use tokio_tungstenite::tungstenite::Message;
+    let packages = hostile("spin");
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("limina.toml");
+    std::fs::write(&config, "[limits]\nengineCallMs = 3000\n").unwrap();
+    let host = WsHost::start(&[
+        "--profile",
+        "builder.readWrite",
+        "--packages",
+        packages.path().to_str().unwrap(),
+        "--config",
+        config.to_str().unwrap(),
+    ]);
+    let mut c = host.client("builder.readWrite", "pinger");
+    let frame = |id: u64, method: &str, params: Value| {
+        Message::Text(
+            json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+                .to_string()
+                .into(),
+        )
+    };
+    // Both frames in one write, so the engine takes them in one batch.
+    let ws = c.socket();
+    ws.write(frame(9001, "ping", json!({}))).unwrap();
+    ws.write(frame(
+        9002,
+        "tools/call",
+        json!({"name": "spin.forever", "arguments": {}}),
+    ))
+    .unwrap();
+    ws.flush().unwrap();
+    let first = c.read_for(Duration::from_secs(10)).expect("an answer");
+    assert_eq!(first["id"], json!(9001), "{first}");
+    c.notify(
+        "notifications/cancelled",
+        json!({"requestId": 9002, "reason": "the ping came back"}),
+    );
+    let after = c.read_for(Duration::from_millis(300));
+    assert!(
+        after.is_none(),
+        "the spinning call was answered, so it ran out its slice before the ping's answer \
+         left: {after:?}"
+    );
+    let tail = c
+        .call_ok("trace.tail", json!({"type": "skill.cancelled"}))
+        .0;
+    assert_eq!(
+        tail["events"][0]["payload"]["skill"], "spin.forever",
+        "{tail}"
+    );
+}

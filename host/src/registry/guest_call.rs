@@ -60,6 +60,11 @@ impl Registry {
     ) -> Result<T, Failure> {
         let GuestPrep { info, mut slot } =
             self.prepare_guest(caller, package, skill, invocation_id, seat)?;
+        if info.clock == crate::call::Clock::Slice
+            && let Some(hook) = &self.before_slice
+        {
+            hook();
+        }
         let realm = self.realm.take().expect("the realm is home between calls");
         let (realm, outcome) = slot.launch.run(realm, info, f);
         self.realm = Some(realm);

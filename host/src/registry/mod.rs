@@ -214,6 +214,9 @@ pub struct Registry {
     resources: resources::ResourceTable,
     /// The prompts clients may get (`prompts/`).
     prompts: prompts::PromptTable,
+    /// Called as a third-party call is about to take its slice of the engine (the engine
+    /// lets its queued replies go, [`Registry::before_engine_slice`]).
+    before_slice: Option<Arc<dyn Fn() + Send + Sync>>,
 }
 
 impl Registry {
@@ -269,6 +272,7 @@ impl Registry {
             scan_results: Default::default(),
             resources: resources::ResourceTable::host(),
             prompts: prompts::PromptTable::host(),
+            before_slice: None,
         };
         builtins::register(&mut registry, builtins);
         registry
@@ -326,6 +330,13 @@ impl Registry {
     /// keep their manifests' timeouts on the engine.
     pub fn set_core_packages(&mut self, names: impl IntoIterator<Item = String>) {
         self.core = names.into_iter().collect();
+    }
+
+    /// Calls `hook` on the engine thread just before a third-party call runs on it: such a
+    /// call may hold the engine for its whole slice, and what the engine queued before it
+    /// (another client's reply) should not wait that long.
+    pub fn before_engine_slice(&mut self, hook: impl Fn() + Send + Sync + 'static) {
+        self.before_slice = Some(Arc::new(hook));
     }
 
     /// The deadline of `package`'s calls on the engine.

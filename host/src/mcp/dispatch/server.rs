@@ -391,6 +391,13 @@ impl Server {
         durable
     }
 
+    /// Calls `hook` on the engine thread whenever a third-party call is about to take its
+    /// slice of the engine (`[limits] engineCallMs`), for the engine to let go of what it has
+    /// queued meanwhile.
+    pub fn before_engine_slice(&mut self, hook: impl Fn() + Send + Sync + 'static) {
+        self.registry.before_engine_slice(hook);
+    }
+
     /// Groups state commits from now on (`crate::state`): the replies of calls that wrote
     /// state, or read what is still being written, wait for the ticket
     /// [`Server::take_state_owed`] names; `wake` is called when the writer settles some.

@@ -240,6 +240,28 @@ impl Lane {
     }
 }
 
+/// The listeners' lanes, shared by the engine loop and the hook that rings them from inside a
+/// call (before a third-party call takes its slice of the engine, `thread.rs`).
+#[derive(Clone, Default)]
+pub struct Lanes(Arc<Mutex<Vec<Arc<Lane>>>>);
+
+impl Lanes {
+    /// Adds `lane` unless it is there already.
+    pub fn add(&self, lane: &Arc<Lane>) {
+        let mut lanes = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if !lanes.iter().any(|l| Arc::ptr_eq(l, lane)) {
+            lanes.push(lane.clone());
+        }
+    }
+
+    /// Rings every lane (a lane with nothing listed is not woken).
+    pub fn ring(&self) {
+        for lane in self.0.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+            lane.ring();
+        }
+    }
+}
+
 /// A socket outbox on `lane`: the engine's end, a sender for the transport's own messages,
 /// the writer's end, and the close signal.
 pub fn socket(lane: &Arc<Lane>) -> (Outbox, Sender, Receiver, Arc<CloseSignal>) {

@@ -5,7 +5,7 @@
 use super::cancel::CancelBoard;
 use super::drain::{self, Drain, Stopped};
 use super::inbox::{EngineHandle, EngineStatus, Inbound, Notify, PeerId, Wake};
-use super::outbox::{Lane, Outbox, Sent, frame};
+use super::outbox::{Lanes, Outbox, Sent, frame};
 use super::spin::Spin;
 use super::state_waits::{Released, StateWaits};
 use super::turns::{Place, Turns};
@@ -111,7 +111,7 @@ pub struct Engine {
     /// Why the loop ends, once it does.
     stopped: Option<Stopped>,
     /// The socket listeners' lanes, rung once a batch of messages is queued (`outbox.rs`).
-    lanes: Vec<Arc<Lane>>,
+    lanes: Lanes,
     /// Socket messages queued since the last ring: how many, and since when.
     unrung: usize,
     unrung_since: Option<Instant>,
@@ -181,7 +181,7 @@ impl Engine {
             drain_period: Duration::from_millis(crate::limits::DEFAULT_DRAIN_MS),
             tasks_running: 0,
             stopped: None,
-            lanes: Vec::new(),
+            lanes: Lanes::default(),
             unrung: 0,
             unrung_since: None,
             spin: Spin::for_cores(cores),
@@ -194,6 +194,11 @@ impl Engine {
         // when some is (`state_waits.rs`).
         let wake = engine.handle.wake.clone();
         engine.server.group_state_commits(move || wake.signal());
+        // A third-party call may hold the engine for its whole slice: the replies queued
+        // before it (another client's ping answered in the same batch) leave first, instead
+        // of waiting for the batch's ring after the slice.
+        let lanes = engine.lanes.clone();
+        engine.server.before_engine_slice(move || lanes.ring());
         if stdio {
             let input = Arc::new(Mutex::new(StdioInput::new(libc::STDIN_FILENO)));
             let cancels = Arc::new(CancelBoard::with_watch(Some(StdioInput::cancel_watch(
@@ -453,10 +458,8 @@ impl Engine {
                 conn.grant = grant;
                 conn.default_profile = default_profile;
                 conn.ticket = ticket;
-                if let Some(lane) = outbox.lane()
-                    && !self.lanes.iter().any(|l| Arc::ptr_eq(l, lane))
-                {
-                    self.lanes.push(lane.clone());
+                if let Some(lane) = outbox.lane() {
+                    self.lanes.add(lane);
                 }
                 self.peers.insert(id, Peer::new(conn, outbox, in_flight));
             }
@@ -1007,9 +1010,7 @@ impl Engine {
         if self.unrung == 0 {
             return;
         }
-        for lane in &self.lanes {
-            lane.ring();
-        }
+        self.lanes.ring();
         self.unrung = 0;
         self.unrung_since = None;
     }
