@@ -1,7 +1,8 @@
 //! JavaScript packages: `skills.js` (an ES module exporting `skills`, with any modules it
 //! imports) beside `limina.toml`, made a component by componentize-qjs (QuickJS; about 1 MB
 //! components). The SDK's entry, `bindings/app.js`, exports the skills and hands them the host
-//! imports; a package that keeps its own `app.js` is built from that instead.
+//! imports, and exports its `resources` and `prompts` when `skills.js` has them (contract 0.2.0);
+//! a package that keeps its own `app.js` (contract 0.1.0) is built from that instead.
 //!
 //! componentize-qjs comes from npm, pinned, installed on demand by [`crate::tools`]. It
 //! builds with `--sync`: its default output uses the component-model async ABI, which the
@@ -80,10 +81,16 @@ pub fn componentize_qjs() -> Result<ComponentizeQjs> {
     })
 }
 
+/// Whether the package in `dir` keeps its own `app.js` (which implements the exports of
+/// contract 0.1.0 itself) instead of the SDK's entry (0.2.0).
+pub fn keeps_own_entry(dir: &Path) -> bool {
+    dir.join(OWN_ENTRY).is_file()
+}
+
 /// The module componentize-qjs starts from for the package in `dir`, relative to it: its own
 /// `app.js` when it keeps one, else the SDK's `bindings/app.js`.
 pub fn entry(dir: &Path) -> String {
-    if dir.join(OWN_ENTRY).is_file() {
+    if keeps_own_entry(dir) {
         OWN_ENTRY.to_string()
     } else {
         format!("{}/{OWN_ENTRY}", native::BINDINGS_DIR)

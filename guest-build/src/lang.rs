@@ -109,6 +109,8 @@ impl Lang {
             Lang::Python if crate::python::entry_module(dir) == crate::python::SDK_ENTRY_MODULE => {
                 Contract::V02
             }
+            // Likewise a JavaScript package keeping its own `app.js`.
+            Lang::Js if !crate::js::keeps_own_entry(dir) => Contract::V02,
             Lang::Python | Lang::C | Lang::Zig | Lang::Js => Contract::V01,
         }
     }
