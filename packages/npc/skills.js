@@ -7,7 +7,7 @@
 // when the caller has no body) and `host.log(level, message)` writes a log line; the SDK's
 // entry (bindings/app.js) passes the real imports, tests pass their own. Everything here is a
 // pure function of the perception, so the same view always gives the same answer.
-import { SkillError, invalidInput, forbidden, notFound } from "./bindings/limina.js";
+import { SkillError, invalidInput, forbidden, notFound, user } from "./bindings/limina.js";
 
 const PERSONALITIES = ["friendly", "gruff", "shy", "formal"];
 const MOODS = ["absent", "alone", "calm", "curious", "wary", "crowded"];
@@ -459,5 +459,65 @@ export const skills = [
       additionalProperties: false,
     },
     handler: moodHandler,
+  },
+];
+
+// --- Pages and prompts --------------------------------------------------------------------
+
+/** The page on how each personality takes company, from the same table the skills use. */
+function personalitiesPage() {
+  const rows = PERSONALITIES.map((p) => {
+    const t = TEMPERAMENT[p];
+    return `| ${p} | ${t.crowdAt} agents | ${metres(t.personalSpace)} |`;
+  });
+  return [
+    "# NPC personalities",
+    "",
+    "| personality | crowded at | personal space |",
+    "| --- | --- | --- |",
+    ...rows,
+    "",
+  ].join("\n");
+}
+
+const personalities = (_argument, prefix) => PERSONALITIES.filter((p) => p.startsWith(prefix));
+
+/** `npc.playScene`: play the calling agent as an NPC for one exchange, with the skills. */
+function playScene(args) {
+  const personality = args.personality || "friendly";
+  if (!PERSONALITIES.includes(personality)) {
+    throw invalidInput(
+      `\`personality\` must be one of ${PERSONALITIES.join(", ")}, not \`${personality}\``,
+    );
+  }
+  return [
+    user(
+      `You are ${args.name}, a ${personality} NPC. Call npc.mood with personality ` +
+        `"${personality}", then npc.greet with npc {name: "${args.name}", personality: ` +
+        `"${personality}"}, and say the line with social.say. Stay in character.`,
+    ),
+  ];
+}
+
+export const resources = [
+  {
+    uri: "limina://pkg/npc/personalities",
+    name: "NPC personalities",
+    description: "How many agents crowd each personality and how much space it wants.",
+    read: personalitiesPage,
+  },
+];
+
+export const prompts = [
+  {
+    name: "npc.playScene",
+    title: "Play an NPC",
+    description: "Play the calling agent as an NPC for one exchange: its mood, then a greeting.",
+    arguments: [
+      { name: "name", description: "The NPC's name", required: true },
+      { name: "personality", description: "friendly, gruff, shy or formal (default friendly)" },
+    ],
+    get: playScene,
+    complete: personalities,
   },
 ];

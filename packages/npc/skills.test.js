@@ -1,8 +1,17 @@
 // Native tests of `npc`: `limina pkg test` runs them with `node --test`.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { invokeSkill, SkillError } from "./bindings/limina.js";
-import { skills } from "./skills.js";
+import {
+  completeArgument,
+  exportPackage,
+  getPrompt,
+  image,
+  invokeSkill,
+  readResource,
+  SkillError,
+  withContent,
+} from "./bindings/limina.js";
+import { prompts, resources, skills } from "./skills.js";
 
 // --- Fake hosts ---------------------------------------------------------------------------
 
@@ -324,4 +333,41 @@ test("another world error is a handler error", () => {
 
 test("an unknown skill is not found", () => {
   assert.throws(() => invokeSkill(skills, "npc.nope", {}), isError("not-found"));
+});
+
+// --- Pages and prompts --------------------------------------------------------------------
+
+test("the personalities page tabulates every personality's thresholds", () => {
+  const { page } = readResource(resources, "limina://pkg/npc/personalities");
+  assert.match(page, /^# NPC personalities\n/);
+  assert.match(page, /\| shy \| 2 agents \| 3 m \|/);
+  assert.equal(readResource(resources, "limina://pkg/npc/moods").page, null);
+});
+
+test("playScene names the NPC and its personality, and refuses an unknown one", () => {
+  const [message] = getPrompt(prompts, "npc.playScene", { name: "Mira", personality: "shy" });
+  assert.equal(message.role, "user");
+  assert.equal(message.content.tag, "text");
+  assert.match(message.content.val, /^You are Mira, a shy NPC\./);
+  assert.throws(
+    () => getPrompt(prompts, "npc.playScene", { name: "Mira", personality: "sly" }),
+    isError("invalid-input"),
+  );
+  assert.deepEqual(completeArgument(prompts, "npc.playScene", "personality", "f"), [
+    "friendly",
+    "formal",
+  ]);
+});
+
+test("the SDK's skill export returns the output as JSON with its content blocks", () => {
+  const exported = exportPackage([
+    { name: "npc.picture", handler: () => withContent({ ok: true }, ["a caption", image([137, 80])]) },
+  ]);
+  const out = exported.invoke("npc.picture", "{}", {});
+  assert.equal(out.structured, '{"ok":true}');
+  assert.deepEqual(out.content[0], { tag: "text", val: "a caption" });
+  assert.equal(out.content[1].tag, "image");
+  assert.equal(out.content[1].val.mimeType, "image/png");
+  assert.deepEqual([...out.content[1].val.data], [137, 80]);
+  assert.throws(() => exported.invoke("npc.plain", "{}", {}), (e) => e.tag === "not-found");
 });

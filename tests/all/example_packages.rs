@@ -1,6 +1,7 @@
 //! The example packages in C (`terrain`), Zig (`names`) and JavaScript (`npc`): their own
 //! native tests pass through `limina pkg test`, and their components, built from source by
-//! `cargo xtask build-guests`, answer over MCP. (Python's `rules` is in `python_package`.)
+//! `cargo xtask build-guests`, answer over MCP; `npc` also serves a page and a prompt through
+//! the JavaScript SDK. (Python's `rules` is in `python_package` and `rules_offers`.)
 
 use crate::support::{Client, error_of, limina_ok, package_dir, package_host, repo};
 use serde_json::{Value, json};
@@ -128,4 +129,56 @@ fn npc_is_refused_perception_under_a_profile_without_agent_read() {
     let (code, message) = error_of(&c.call("npc.mood", json!({})));
     assert_eq!(code, "forbidden");
     assert!(message.contains("agent.read"), "{message}");
+}
+
+#[test]
+fn npc_serves_a_page_and_a_prompt_through_the_javascript_sdk() {
+    let (_dir, mut c) = host("npc");
+    let hash = c.call_ok("world.hash", json!({}));
+    let read = c.request(
+        "resources/read",
+        json!({"uri": "limina://pkg/npc/personalities"}),
+    );
+    let contents = &read["result"]["contents"][0];
+    assert_eq!(contents["mimeType"], "text/markdown", "{read}");
+    let page = contents["text"].as_str().unwrap();
+    assert!(page.starts_with("# NPC personalities\n"), "{page}");
+    assert!(page.contains("| shy | 2 agents | 3 m |"), "{page}");
+    let missing = c.request("resources/read", json!({"uri": "limina://pkg/npc/moods"}));
+    assert_eq!(missing["error"]["code"], -32002, "{missing}");
+
+    let got = c.request(
+        "prompts/get",
+        json!({"name": "npc.playScene", "arguments": {"name": "Mira", "personality": "gruff"}}),
+    );
+    let message = &got["result"]["messages"][0];
+    assert_eq!(message["role"], "user", "{got}");
+    assert!(
+        message["content"]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("You are Mira, a gruff NPC."),
+        "{got}"
+    );
+    let bad = c.request(
+        "prompts/get",
+        json!({"name": "npc.playScene", "arguments": {"name": "Mira", "personality": "sly"}}),
+    );
+    assert!(
+        bad["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("`personality` must be one of friendly, gruff, shy, formal, not `sly`"),
+        "{bad}"
+    );
+    let done = c.request(
+        "completion/complete",
+        json!({"ref": {"type": "ref/prompt", "name": "npc.playScene"}, "argument": {"name": "personality", "value": "f"}}),
+    );
+    assert_eq!(
+        done["result"]["completion"]["values"],
+        json!(["friendly", "formal"]),
+        "{done}"
+    );
+    assert_eq!(c.call_ok("world.hash", json!({})), hash);
 }
