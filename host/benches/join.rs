@@ -12,10 +12,10 @@
 //!
 //! Goals (issue 42): at most +25 µs at p50 through a joined process, pipelined at least 0.8x
 //! of direct, the first answered call at most 1 s after the kill. Measured 2026-11-28 on the
-//! shared 2-core machine (load 1.5–2.1): ping +49 µs (16.7 → 66.2 µs), createEntity +71 µs;
-//! pipelined 0.61x (ping) and 0.72x (createEntity); takeover 22 and 44 ms. The latency and
-//! throughput goals are not met yet: each relayed message crosses the joined process and the
-//! serving host's control-socket thread before the engine (two more wake-ups than stdio).
+//! shared 2-core machine (load 1.6–1.7), after the engine came to read and write a joined
+//! client's socket itself: ping +5.2 µs (13.7 → 18.9 µs), createEntity +18.9 µs; pipelined
+//! 0.88x (ping) and 0.79x (createEntity); takeover 41 and 22 ms. (Before, through the control
+//! socket's own thread in both directions, same load: ping +40.8 µs, pipelined 0.34x.)
 
 mod spawn;
 

@@ -14,7 +14,7 @@
 //! | 12 | `config` | `limina.toml`, each section parsed by the room it configures |
 //! | 11 | `mcp`, `mcp::engine` | the engine thread: owns the dispatcher, reads stdio, applies every message in order |
 //! | 10 | `mcp::dispatch`, `mcp::transport` | the one dispatcher (sessions, tools, tasks, approvals, sync, reload); stdio, WebSocket, HTTP |
-//! | 9 | `mcp::engine::{inbox, outbox, cancel, clock, vitals}` | what transports, the dispatcher and the loop share: messages in, frames out, cancel flags, the world clock, the loop's pulse |
+//! | 9 | `mcp::engine::{inbox, outbox, relayed, cancel, clock, vitals}` | what transports, the dispatcher and the loop share: messages in, frames out (a joined process's client read and written by the engine itself), cancel flags, the world clock, the loop's pulse |
 //! | 8 | `mcp::transport::edge` | the network edge: who may connect, how many, how much they send |
 //! | 7 | `registry` | the call pipeline: resolve, validate, policy, hooks, handler, output check, emit |
 //! | 6 | `packages` | manifests, package sources, the watcher that rebuilds them |

@@ -45,6 +45,8 @@ pub enum Inbound {
         default_profile: Option<String>,
         /// Its connection's seat, told when it initializes (WebSocket).
         ticket: Option<Arc<crate::mcp::transport::edge::Ticket>>,
+        /// Its socket, read by the engine itself (a joined process's client, `relayed.rs`).
+        input: Option<Arc<std::sync::Mutex<super::relayed::RelayIn>>>,
     },
     /// One JSON-RPC message from it.
     Message { id: PeerId, text: String },

@@ -14,6 +14,10 @@
 //!   at once, refuses floods past its in-flight cap, and hands each message to the engine over
 //!   a channel (waking it through the eventfd). The engine handles it, then queues the reply and
 //!   notifications on that connection's bounded outbox, drained to the socket by its writer task.
+//! - **A joined process's client** (`crate::join`) — once the control socket has welcomed it,
+//!   its socket is the engine's: polled beside stdin, its frames cut into messages and its
+//!   replies written by the engine thread itself (`relayed.rs`), so a relayed call costs no
+//!   thread hop on this side.
 //! - **Calls that cannot touch the world** (their package imports nothing that reaches the world
 //!   or the trace) are decided on the engine — resolve, validate, policy, traced in arrival
 //!   order — then run on a worker thread; the engine serves everyone else meanwhile and
@@ -58,6 +62,7 @@ pub(crate) mod clock;
 mod drain;
 pub(crate) mod inbox;
 pub(crate) mod outbox;
+pub(crate) mod relayed;
 mod spin;
 mod state_waits;
 mod thread;

@@ -36,6 +36,8 @@ pub enum Outbox {
         lane: Arc<Lane>,
         close: Arc<CloseSignal>,
     },
+    /// A joined process's client, written by the engine itself (`relayed.rs`).
+    Relayed(Arc<Mutex<super::relayed::RelayOut>>),
 }
 
 /// What became of a message.
@@ -295,6 +297,9 @@ impl Outbox {
                 Sent::Queued
             }
             Outbox::Socket { .. } => self.push_frame(frame(message)),
+            Outbox::Relayed(out) => {
+                super::relayed::lock(out).push(crate::json::text(message).as_bytes())
+            }
         }
     }
 
@@ -313,13 +318,14 @@ impl Outbox {
                 }
                 sent
             }
+            Outbox::Relayed(out) => super::relayed::lock(out).push(frame.as_bytes()),
         }
     }
 
     /// The lane to ring once the batch is queued (sockets).
     pub fn lane(&self) -> Option<&Arc<Lane>> {
         match self {
-            Outbox::Stdio(_) => None,
+            Outbox::Stdio(_) | Outbox::Relayed(_) => None,
             Outbox::Socket { lane, .. } => Some(lane),
         }
     }
@@ -329,13 +335,16 @@ impl Outbox {
         match self {
             Outbox::Stdio(_) => OUTBOX_CAPACITY,
             Outbox::Socket { mailbox, .. } => OUTBOX_CAPACITY.saturating_sub(mailbox.0.len()),
+            Outbox::Relayed(out) => super::relayed::lock(out).room(),
         }
     }
 
     /// Closes the connection with `code` and `reason` (sockets; stdio cannot be closed).
     pub fn close(&self, code: u16, reason: &str) {
-        if let Outbox::Socket { close, .. } = self {
-            close.close(code, reason);
+        match self {
+            Outbox::Socket { close, .. } => close.close(code, reason),
+            Outbox::Relayed(out) => super::relayed::lock(out).close(code, reason),
+            Outbox::Stdio(_) => {}
         }
     }
 }

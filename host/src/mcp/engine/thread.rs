@@ -6,6 +6,7 @@ use super::cancel::CancelBoard;
 use super::drain::{self, Drain, Stopped};
 use super::inbox::{EngineHandle, EngineStatus, Inbound, Notify, PeerId, Wake};
 use super::outbox::{Lanes, Outbox, Sent, frame};
+use super::relayed::{RelayIn, RelayOut};
 use super::spin::Spin;
 use super::state_waits::{Released, StateWaits};
 use super::turns::{Place, Turns};
@@ -30,6 +31,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+mod relay_io;
 
 /// Threads that run calls which cannot touch the world: one per core, and at least
 /// `DETACHED_WORKERS_MIN` (a call that waits — a WASI sleep, a slow server — holds a worker
@@ -63,6 +66,8 @@ struct Peer {
     gate: u64,
     /// Its place in the turns its messages take (`turns.rs`).
     place: Place,
+    /// Its socket, read by the engine (a joined process's client, `relayed.rs`).
+    input: Option<Arc<Mutex<RelayIn>>>,
 }
 
 impl Peer {
@@ -77,6 +82,7 @@ impl Peer {
             closing: false,
             gate: 0,
             place: Place::default(),
+            input: None,
         }
     }
 
@@ -125,6 +131,13 @@ pub struct Engine {
     owing: HashMap<(PeerId, String), u64>,
     /// The connections with messages waiting, in the order they take turns.
     turns: Turns,
+    /// Joined processes' clients, whose sockets the engine reads and writes (`relayed.rs`).
+    relayed: Vec<PeerId>,
+    /// Released ones whose last replies the socket has not taken yet, and since when.
+    leaving: Vec<(Arc<Mutex<RelayOut>>, Instant)>,
+    /// What the engine polls: the wake fd, stdin, stdout, then `polled`'s sockets.
+    pollfds: Vec<libc::pollfd>,
+    polled: Vec<relay_io::Polled>,
 }
 
 /// stdin (read by the engine thread) and stdout (queued by it, and by a call's progress
@@ -189,6 +202,10 @@ impl Engine {
             state_waits: StateWaits::default(),
             owing: HashMap::new(),
             turns: Turns::default(),
+            relayed: Vec::new(),
+            leaving: Vec::new(),
+            pollfds: Vec::new(),
+            polled: Vec::new(),
         };
         // State is made durable by a writer thread, many calls' at once; it wakes the engine
         // when some is (`state_waits.rs`).
@@ -253,6 +270,7 @@ impl Engine {
                 self.stopped = Some(Stopped::Finished);
                 break;
             }
+            self.serve_relayed_input();
             self.settle_state(false);
             self.flush()?;
             // Messages still waiting for their turn: look for more input and go on at once.
@@ -296,6 +314,9 @@ impl Engine {
             if ready.wake {
                 self.handle.wake.clear();
             }
+            if ready.relayed {
+                self.relayed_ready();
+            }
             while let Ok(message) = self.inbox.try_recv() {
                 self.on_inbound(message);
             }
@@ -332,12 +353,13 @@ impl Engine {
     ) -> io::Result<Ready> {
         let idle_since = Instant::now();
         let window = self.spin.window().min(timeout);
+        self.poll_set(stdin, stdout);
         if !window.is_zero() {
             let until = idle_since + window;
             loop {
-                let ready = poll(stdin, self.handle.wake.fd, stdout, Duration::ZERO)?;
-                if ready.stdin || ready.wake || ready.stdout {
-                    if ready.stdin || ready.wake {
+                let ready = poll(&mut self.pollfds, Duration::ZERO)?;
+                if ready.stdin || ready.wake || ready.stdout || ready.relayed {
+                    if ready.stdin || ready.wake || ready.relayed {
                         self.spin.arrived(idle_since.elapsed());
                     }
                     return Ok(ready);
@@ -349,8 +371,8 @@ impl Engine {
                 std::thread::yield_now();
             }
         }
-        let ready = poll(stdin, self.handle.wake.fd, stdout, timeout)?;
-        if ready.stdin || ready.wake {
+        let ready = poll(&mut self.pollfds, timeout)?;
+        if ready.stdin || ready.wake || ready.relayed {
             self.spin.arrived(idle_since.elapsed());
         }
         Ok(ready)
@@ -452,6 +474,7 @@ impl Engine {
                 grant,
                 default_profile,
                 ticket,
+                input,
             } => {
                 let mut conn = Connection::new(cancels, Some(notify));
                 conn.transport_session = transport_session;
@@ -461,7 +484,15 @@ impl Engine {
                 if let Some(lane) = outbox.lane() {
                     self.lanes.add(lane);
                 }
-                self.peers.insert(id, Peer::new(conn, outbox, in_flight));
+                let mut peer = Peer::new(conn, outbox, in_flight);
+                if input.is_some() {
+                    self.relayed.push(id);
+                    if self.draining.is_some() {
+                        relay_io::tell_draining(&peer.outbox);
+                    }
+                }
+                peer.input = input;
+                self.peers.insert(id, peer);
             }
             Inbound::Message { id, text } => {
                 let Some(peer) = self.peers.get_mut(&id) else {
@@ -531,6 +562,7 @@ impl Engine {
         self.owing.retain(|(peer, _), _| *peer != id);
         if let Some(mut peer) = self.peers.remove(&id) {
             self.server.disconnect(&mut peer.conn);
+            self.let_go(&peer.outbox);
             crate::log::debug(&format!("connection {id} closed; its session is released"));
         }
         // With nobody subscribed, the world's changes need not be kept (the next subscription
@@ -955,7 +987,9 @@ impl Engine {
             Out::Value(message) => peer.outbox.push(&message),
             Out::Frame(frame) => peer.outbox.push_frame(frame),
         };
-        if sent == Sent::Queued && peer.outbox.lane().is_some() {
+        if sent == Sent::Queued
+            && (peer.outbox.lane().is_some() || matches!(peer.outbox, Outbox::Relayed(_)))
+        {
             self.unrung += 1;
             self.unrung_since.get_or_insert_with(Instant::now);
         }
@@ -1010,6 +1044,7 @@ impl Engine {
         if self.unrung == 0 {
             return;
         }
+        self.write_relayed();
         self.lanes.ring();
         self.unrung = 0;
         self.unrung_since = None;
@@ -1068,6 +1103,11 @@ impl Engine {
                 ));
                 self.handle.vitals.drain();
                 self.draining = Some(Drain::new(signal, self.drain_period));
+                for id in &self.relayed {
+                    if let Some(peer) = self.peers.get(id) {
+                        relay_io::tell_draining(&peer.outbox);
+                    }
+                }
             }
             Some(drain) if self.stopped.is_none() => self.stopped = Some(drain.cut(in_flight)),
             Some(_) => {}
@@ -1116,35 +1156,18 @@ struct Ready {
     wake: bool,
     /// stdout has room (or the client is gone) for the replies waiting.
     stdout: bool,
+    /// A joined client's socket has input or room (`Engine::relayed_ready` looks which).
+    relayed: bool,
 }
 
-/// Waits until stdin (if any) or the wake fd is readable, stdout (if given) writable, or
-/// `timeout` passes. A negative fd is skipped by `poll`.
-fn poll(
-    stdin: Option<RawFd>,
-    wake: RawFd,
-    stdout: Option<RawFd>,
-    timeout: Duration,
-) -> io::Result<Ready> {
-    let mut fds = [
-        libc::pollfd {
-            fd: wake,
-            events: libc::POLLIN,
-            revents: 0,
-        },
-        libc::pollfd {
-            fd: stdin.unwrap_or(-1),
-            events: libc::POLLIN,
-            revents: 0,
-        },
-        libc::pollfd {
-            fd: stdout.unwrap_or(-1),
-            events: libc::POLLOUT,
-            revents: 0,
-        },
-    ];
+/// Waits until one of `fds` is ready (the wake fd, stdin, stdout, then joined clients'
+/// sockets: `Engine::poll_set`) or `timeout` passes. A negative fd is skipped by `poll`.
+fn poll(fds: &mut [libc::pollfd], timeout: Duration) -> io::Result<Ready> {
+    for fd in fds.iter_mut() {
+        fd.revents = 0;
+    }
     let ms = timeout.as_millis().min(i32::MAX as u128) as i32;
-    // SAFETY: three valid pollfds for the duration of the call.
+    // SAFETY: valid pollfds for the duration of the call.
     let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, ms) };
     if n < 0 {
         let e = io::Error::last_os_error();
@@ -1157,6 +1180,7 @@ fn poll(
         wake: fds[0].revents != 0,
         stdin: fds[1].revents != 0,
         stdout: fds[2].revents != 0,
+        relayed: fds[3..].iter().any(|fd| fd.revents != 0),
     })
 }
 

@@ -73,6 +73,7 @@ impl Peer {
             }),
             default_profile: None,
             ticket: None,
+            input: None,
         });
         Peer {
             id,

@@ -1,39 +1,34 @@
 //! The control socket, served: other `limina` processes on this machine join the world
 //! through it (`crate::join` says how). A relayed client is a connection like a WebSocket
 //! one — its own session, cancellation board and bounded outbox — whose messages arrive as
-//! frames on a Unix socket instead of WebSocket text frames; one that sends faster than it
-//! reads is held back, as stdio is, not refused (`make_room`). A
-//! `limina status` connection is answered with what the engine says and closed.
+//! frames on a Unix socket instead of WebSocket text frames. Once welcomed, its socket is
+//! the engine's: the engine thread reads its frames and writes its replies itself, as it does
+//! stdio's lines (`engine/relayed.rs`), so a call crosses no thread of this socket's; one that
+//! sends faster than it reads is held back, as stdio is, not refused. A `limina status`
+//! connection is answered with what the engine says and closed.
 //!
 //! A connection: the peer's uid checked (`SO_PEERCRED`), the joining side's hello read and
 //! its version checked, then the engine asked for its status — so a welcome proves the engine
 //! is alive, and a stuck one is seen by the joining side as a welcome that never comes.
 
-use crate::join::frame::{self, Kind};
 use crate::join::handshake::{self, Hello, Purpose, Welcome};
 use crate::join::settings::Settings;
 use crate::join::{peer, socket};
-use crate::limits::{
-    JOIN_READ_BYTES, JOIN_WELCOME_MS, MAX_IN_FLIGHT_PER_CONNECTION, OUTBOX_CAPACITY,
-};
-use crate::mcp::engine::cancel::{CancelBoard, cancelled_request};
+use crate::limits::JOIN_WELCOME_MS;
 use crate::mcp::engine::inbox::{EngineHandle, EngineStatus, Inbound, PeerId, next_peer_id};
-use crate::mcp::engine::outbox::{self, Frame, Lane};
+use crate::mcp::engine::outbox::Outbox;
+use crate::mcp::engine::relayed::{RelayIn, RelayOut};
 use crate::mcp::transport::edge::Grant;
 use serde_json::{Value, json};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::UnixStream;
 use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
-use tokio::sync::Notify;
 
 /// How long a connecting process may take to send its hello.
 const HELLO_TIMEOUT: Duration = Duration::from_secs(5);
-/// How often the control socket looks whether the host has started draining.
-const DRAIN_LOOK: Duration = Duration::from_millis(10);
 /// How often a joined process's presence looks whether this host's engine has stopped.
 const WATCH_LOOK: Duration = Duration::from_millis(250);
 /// The longest hello line read.
@@ -64,10 +59,7 @@ struct Joined {
 struct Control {
     config: ControlConfig,
     started: Instant,
-    lane: Arc<Lane>,
     joined: Mutex<HashMap<PeerId, Joined>>,
-    /// Turns true once the host starts draining (a termination signal).
-    draining: tokio::sync::watch::Receiver<bool>,
 }
 
 /// Serves the control socket on a thread of its own.
@@ -76,27 +68,15 @@ pub fn start(config: ControlConfig, engine: EngineHandle) -> std::io::Result<()>
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let (drain_started, draining) = tokio::sync::watch::channel(false);
     let control = Arc::new(Control {
         config,
         started: Instant::now(),
-        lane: Lane::new(),
         joined: Mutex::default(),
-        draining,
     });
-    let watched = engine.clone();
     std::thread::Builder::new()
         .name("limina-control".into())
         .spawn(move || {
             runtime.block_on(async move {
-                tokio::spawn(control.lane.clone().serve());
-                tokio::spawn(async move {
-                    let mut look = tokio::time::interval(DRAIN_LOOK);
-                    while !watched.draining() {
-                        look.tick().await;
-                    }
-                    let _ = drain_started.send(true);
-                });
                 let listener = match control
                     .config
                     .listener
@@ -297,7 +277,9 @@ impl Control {
     }
 }
 
-/// A relayed client: opened on the engine, welcomed once the engine answers, then frames.
+/// A relayed client: welcomed once the engine answers, then handed to the engine, which
+/// reads and writes its socket itself (`engine/relayed.rs`); this task only waits for the
+/// engine to let it go, for the status.
 async fn client(
     hello: Hello,
     pid: u32,
@@ -314,28 +296,12 @@ async fn client(
             return;
         }
     };
-    let id = next_peer_id();
-    let (outbox, own, queue, close) = outbox::socket(&control.lane);
-    let cancels = Arc::new(CancelBoard::default());
-    let in_flight = Arc::new(AtomicUsize::new(0));
-    let progress = own.clone();
-    let opened = engine.send(Inbound::Open {
-        id,
-        outbox,
-        cancels: cancels.clone(),
-        in_flight: in_flight.clone(),
-        notify: Arc::new(move |message: Value| {
-            let _ = progress.send_now(outbox::frame(&message));
-        }),
-        transport_session: hello.session.clone(),
-        grant,
-        default_profile,
-        ticket: None,
-    });
-    // The welcome waits for the engine: a stuck one is never welcomed past.
-    if !opened || ask_status(&engine).await.is_none() {
+    // The welcome waits for the engine: a stuck one is never welcomed past. It goes out
+    // before the engine has the socket, so it comes before any reply.
+    if ask_status(&engine).await.is_none() {
         return;
     }
+    let id = next_peer_id();
     let transport = hello.transport.clone().unwrap_or_else(|| "stdio".into());
     control
         .joined
@@ -351,67 +317,41 @@ async fn client(
         &Welcome::accept(Some(control.config.settings.clone()), None),
     )
     .await;
-
-    let closing = close.clone();
-    let mut drain = control.draining.clone();
-    let drained = Arc::new(Notify::new());
-    let sent = drained.clone();
-    let writing = tokio::spawn(async move {
-        let mut batch: Vec<Frame> = Vec::new();
-        let mut bytes = Vec::new();
-        let mut told_draining = false;
-        loop {
-            tokio::select! {
-                biased;
-                // A drain started: the joined process holds its client's further requests for
-                // the host that takes the world over, instead of having them refused here.
-                changed = drain.changed(), if !told_draining => {
-                    // It only ever turns true, once; a closed channel means no drain to tell.
-                    told_draining = true;
-                    if changed.is_ok() && *drain.borrow_and_update() {
-                        bytes.clear();
-                        frame::push(&mut bytes, Kind::Note, json!({"draining": true}).to_string().as_bytes());
-                        if writer.write_all(&bytes).await.is_err() {
-                            break;
-                        }
-                    }
-                }
-                (_, reason) = closing.requested() => {
-                    bytes.clear();
-                    frame::push(&mut bytes, Kind::Note, json!({"closing": reason}).to_string().as_bytes());
-                    let _ = writer.write_all(&bytes).await;
-                    break;
-                }
-                more = queue.recv_all(&mut batch) => {
-                    if !more {
-                        break;
-                    }
-                    bytes.clear();
-                    for message in batch.drain(..) {
-                        frame::push(&mut bytes, Kind::Message, message.as_bytes());
-                    }
-                    if writer.write_all(&bytes).await.is_err() {
-                        break;
-                    }
-                    sent.notify_one();
-                }
-            }
+    // What the hello's reader buffered past the hello is the first frames.
+    let early = reader.buffer().to_vec();
+    // Out of this thread's reactor: only the engine reads and writes it from now on.
+    let socket = match reader
+        .into_inner()
+        .reunite(writer)
+        .map_err(|e| e.to_string())
+        .and_then(|stream| stream.into_std().map_err(|e| e.to_string()))
+    {
+        Ok(stream) => Arc::new(std::os::fd::OwnedFd::from(stream)),
+        Err(e) => {
+            crate::log::warn(&format!("a joined client's connection failed: {e}"));
+            return;
         }
-        let _ = writer.shutdown().await;
-    });
-    let to = Handing {
-        id,
-        cancels: &cancels,
-        in_flight: &in_flight,
-        own: &own,
-        close: &close,
-        engine: &engine,
-        drained: &drained,
     };
-    read_frames(reader, to).await;
-    drop(own);
-    engine.send(Inbound::Close { id });
-    let _ = writing.await;
+    let (released, let_go) = tokio::sync::oneshot::channel();
+    let input = RelayIn::new(socket.clone(), &early, released);
+    let output = RelayOut::new(socket);
+    let opened = engine.send(Inbound::Open {
+        id,
+        outbox: Outbox::Relayed(output.clone()),
+        cancels: RelayIn::board(&input),
+        in_flight: Arc::default(),
+        notify: RelayOut::notifier(&output, &engine),
+        transport_session: hello.session.clone(),
+        grant,
+        default_profile,
+        ticket: None,
+        input: Some(input),
+    });
+    drop(output);
+    if opened {
+        // Dropped by the engine with the connection.
+        let _ = let_go.await;
+    }
     control
         .joined
         .lock()
@@ -475,107 +415,4 @@ async fn watch(
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .remove(&id);
-}
-
-/// Waits, before a request is handed over, while the connection has its fill: as many
-/// requests waiting for the engine as any connection may, or replies queued and owed up to
-/// half its outbox. A joined process is this user's own, relaying its client as stdio is
-/// served, so one that sends faster than it reads is held back (this socket left unread, its
-/// relay's writes wait) instead of having requests refused or being cut off as a WebSocket
-/// client is. Cancellations, answers to the host's questions and notifications never wait (a
-/// call waiting for an answer may be what holds the rest).
-async fn make_room(text: &str, in_flight: &AtomicUsize, own: &outbox::Sender, drained: &Notify) {
-    loop {
-        let waiting = in_flight.load(Ordering::Acquire);
-        if waiting < MAX_IN_FLIGHT_PER_CONNECTION && waiting + own.queued() < OUTBOX_CAPACITY / 2 {
-            return;
-        }
-        let request = serde_json::from_str::<Value>(text)
-            .is_ok_and(|m| m.get("method").is_some() && m.get("id").is_some());
-        if !request || cancelled_request(text.as_bytes()).is_some() {
-            return;
-        }
-        // Woken as the writer sends; the timeout covers the engine taking a request without
-        // a reply (yet).
-        let _ = tokio::time::timeout(Duration::from_millis(1), drained.notified()).await;
-    }
-}
-
-/// Where a relayed client's messages go, and what is watched on the way.
-struct Handing<'a> {
-    id: PeerId,
-    cancels: &'a CancelBoard,
-    in_flight: &'a AtomicUsize,
-    own: &'a outbox::Sender,
-    close: &'a outbox::CloseSignal,
-    engine: &'a EngineHandle,
-    /// Woken when the connection's writer has sent.
-    drained: &'a Notify,
-}
-
-/// Hands each message frame to the engine until the joined process closes its side.
-async fn read_frames(reader: BufReader<OwnedReadHalf>, to: Handing<'_>) {
-    let Handing {
-        id,
-        cancels,
-        in_flight,
-        own,
-        close,
-        engine,
-        drained,
-    } = to;
-    let mut frames = frame::Reader::default();
-    // What the hello's reader buffered past the hello is the first frames.
-    let early = reader.buffer().to_vec();
-    let space = frames.space(early.len());
-    space.copy_from_slice(&early);
-    frames.filled(early.len(), early.len());
-    let mut reader = reader.into_inner();
-    loop {
-        while let Some(next) = frames.next_frame() {
-            match next {
-                Ok((Kind::Message, payload)) => {
-                    let Ok(text) = std::str::from_utf8(payload) else {
-                        close.close(1007, "a message is not valid UTF-8");
-                        return;
-                    };
-                    make_room(text, in_flight, own, drained).await;
-                    if !hand_over(text, id, cancels, in_flight, engine) {
-                        close.close(1001, "the host is shutting down");
-                        return;
-                    }
-                }
-                Ok((Kind::Note, _)) => {}
-                Err(e) => {
-                    close.close(1008, &e.to_string());
-                    return;
-                }
-            }
-        }
-        let space = frames.space(JOIN_READ_BYTES);
-        let n = reader.read(space).await.unwrap_or(0);
-        frames.filled(JOIN_READ_BYTES, n);
-        if n == 0 {
-            return;
-        }
-    }
-}
-
-/// One message: a cancellation takes effect at once; the rest goes to the engine in order.
-/// False once the engine has stopped.
-fn hand_over(
-    text: &str,
-    id: PeerId,
-    cancels: &CancelBoard,
-    in_flight: &AtomicUsize,
-    engine: &EngineHandle,
-) -> bool {
-    if let Some(request) = cancelled_request(text.as_bytes()) {
-        cancels.cancel(&request);
-    }
-    in_flight.fetch_add(1, Ordering::AcqRel);
-    engine.send(Inbound::Message {
-        id,
-        text: text.to_string(),
-    })
 }

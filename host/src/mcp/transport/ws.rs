@@ -262,6 +262,7 @@ impl Peer {
             grant: Some(grant),
             default_profile: None,
             ticket: Some(ticket),
+            input: None,
         });
     }
 

@@ -140,6 +140,7 @@ pub(super) fn open_session(shared: &Arc<Shared>, grant: Grant) -> Arc<HttpSessio
         grant: Some(grant),
         default_profile: None,
         ticket: None,
+        input: None,
     });
     let router = session.clone();
     let shared_for_close = shared.clone();
