@@ -347,6 +347,32 @@ impl RelayOut {
     }
 }
 
+/// The joined clients' outgoing sides, shared by the engine loop (which writes them at each
+/// ring) and the hook that writes them from inside a call, before a third-party call takes
+/// its slice of the engine (as the listeners' lanes are rung then).
+#[derive(Clone, Default)]
+pub struct RelayOuts(Arc<Mutex<Vec<Arc<Mutex<RelayOut>>>>>);
+
+impl RelayOuts {
+    pub fn add(&self, out: &Arc<Mutex<RelayOut>>) {
+        lock(&self.0).push(out.clone());
+    }
+
+    pub fn remove(&self, out: &Arc<Mutex<RelayOut>>) {
+        lock(&self.0).retain(|o| !Arc::ptr_eq(o, out));
+    }
+
+    /// Writes what each socket takes of its queued messages.
+    pub fn write(&self) {
+        for out in lock(&self.0).iter() {
+            let mut out = lock(out);
+            if out.backlog() > 0 {
+                out.write_some();
+            }
+        }
+    }
+}
+
 /// The lock, whoever panicked while holding it.
 pub fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())

@@ -6,7 +6,7 @@ use super::cancel::CancelBoard;
 use super::drain::{self, Drain, Stopped};
 use super::inbox::{EngineHandle, EngineStatus, Inbound, Notify, PeerId, Wake};
 use super::outbox::{Lanes, Outbox, Sent, frame};
-use super::relayed::{RelayIn, RelayOut};
+use super::relayed::{RelayIn, RelayOut, RelayOuts};
 use super::spin::Spin;
 use super::state_waits::{Released, StateWaits};
 use super::turns::{Place, Turns};
@@ -133,6 +133,8 @@ pub struct Engine {
     turns: Turns,
     /// Joined processes' clients, whose sockets the engine reads and writes (`relayed.rs`).
     relayed: Vec<PeerId>,
+    /// Their outgoing sides, written at each ring.
+    relay_outs: RelayOuts,
     /// Released ones whose last replies the socket has not taken yet, and since when.
     leaving: Vec<(Arc<Mutex<RelayOut>>, Instant)>,
     /// What the engine polls: the wake fd, stdin, stdout, then `polled`'s sockets.
@@ -203,6 +205,7 @@ impl Engine {
             owing: HashMap::new(),
             turns: Turns::default(),
             relayed: Vec::new(),
+            relay_outs: RelayOuts::default(),
             leaving: Vec::new(),
             pollfds: Vec::new(),
             polled: Vec::new(),
@@ -215,7 +218,11 @@ impl Engine {
         // before it (another client's ping answered in the same batch) leave first, instead
         // of waiting for the batch's ring after the slice.
         let lanes = engine.lanes.clone();
-        engine.server.before_engine_slice(move || lanes.ring());
+        let relay_outs = engine.relay_outs.clone();
+        engine.server.before_engine_slice(move || {
+            lanes.ring();
+            relay_outs.write();
+        });
         if stdio {
             let input = Arc::new(Mutex::new(StdioInput::new(libc::STDIN_FILENO)));
             let cancels = Arc::new(CancelBoard::with_watch(Some(StdioInput::cancel_watch(
@@ -487,6 +494,9 @@ impl Engine {
                 let mut peer = Peer::new(conn, outbox, in_flight);
                 if input.is_some() {
                     self.relayed.push(id);
+                    if let Outbox::Relayed(out) = &peer.outbox {
+                        self.relay_outs.add(out);
+                    }
                     if self.draining.is_some() {
                         relay_io::tell_draining(&peer.outbox);
                     }
@@ -1044,7 +1054,7 @@ impl Engine {
         if self.unrung == 0 {
             return;
         }
-        self.write_relayed();
+        self.relay_outs.write();
         self.lanes.ring();
         self.unrung = 0;
         self.unrung_since = None;

@@ -162,26 +162,11 @@ impl Engine {
         self.relayed.retain(|id| self.peers.contains_key(id));
     }
 
-    /// Writes what each joined client's socket takes of its queued messages.
-    pub(super) fn write_relayed(&self) {
-        for id in &self.relayed {
-            if let Some(Peer {
-                outbox: Outbox::Relayed(out),
-                ..
-            }) = self.peers.get(id)
-            {
-                let mut out = lock(out);
-                if out.backlog() > 0 {
-                    out.write_some();
-                }
-            }
-        }
-    }
-
     /// A released connection: a joined client's socket is closed once its last replies are
     /// written (kept polled meanwhile, at most `STDOUT_DRAIN_MS`).
     pub(super) fn let_go(&mut self, outbox: &Outbox) {
         if let Outbox::Relayed(out) = outbox {
+            self.relay_outs.remove(out);
             let mut o = lock(out);
             o.finish();
             if !o.done() && o.backlog() > 0 {
