@@ -57,6 +57,38 @@ const PYTHON: Lang = Lang {
     perception_call: "    from wit_world.imports import agents\n    agents.perception()\n",
 };
 
+/// The languages whose template shows a resource and a prompt besides its skill.
+const SHOWS_OFFERS: &[&str] = &["python", "js"];
+
+/// The template's page and prompt, as a client reads and gets them.
+fn template_offers(c: &mut Client) {
+    let read = c.request("resources/read", json!({"uri": "limina://pkg/demo/about"}));
+    let page = read["result"]["contents"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{read}"));
+    assert!(page.contains("demo.hello"), "{page}");
+    let got = c.request(
+        "prompts/get",
+        json!({"name": "demo.greet", "arguments": {"name": "Ada"}}),
+    );
+    let ask = got["result"]["messages"][0]["content"]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{got}"));
+    assert!(
+        ask.starts_with("Greet Ada with the demo.hello tool"),
+        "{ask}"
+    );
+    let done = c.request(
+        "completion/complete",
+        json!({"ref": {"type": "ref/prompt", "name": "demo.greet"}, "argument": {"name": "name", "value": "G"}}),
+    );
+    assert_eq!(
+        done["result"]["completion"]["values"],
+        json!(["Grace"]),
+        "{done}"
+    );
+}
+
 fn replace_in(file: &Path, old: &str, new: &str) {
     let text = std::fs::read_to_string(file).unwrap();
     assert!(text.contains(old), "{} must hold `{old}`", file.display());
@@ -93,6 +125,9 @@ fn new_user_flow(lang: &Lang) {
     let mut c = Client::session("builder.readWrite", &["--packages", root, "--watch"]);
     let out = c.call_ok("demo.hello", json!({"name": "Ada"}));
     assert_eq!(out, json!({"greeting": "Hello, Ada!"}));
+    if SHOWS_OFFERS.contains(&lang.flag) {
+        template_offers(&mut c);
+    }
 
     // Edit, rebuild: the next calls see the change, without restarting the host.
     replace_in(&dir.join(lang.skill_file), "Hello, ", "Howdy, ");

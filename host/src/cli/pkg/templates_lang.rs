@@ -57,8 +57,9 @@ fn readme(lang: Lang, name: &str) -> String {
         }
         _ => {
             "- `skills.js` — your skills: handlers from an input object to an output object, \
-             with the host imports in their `host` argument;\n- `skills.test.js` — native tests \
-             (`node --test`);"
+             with the host imports in their `host` argument; and what the package serves \
+             besides them: a page (`resources`) and a prompt (`prompts`), which clients list \
+             and read or get;\n- `skills.test.js` — native tests (`node --test`);"
         }
     };
     format!(

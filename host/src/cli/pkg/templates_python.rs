@@ -32,11 +32,14 @@ fn readme(name: &str) -> String {
 A Limina skill package in Python: `{name}.hello {{name}}` answers `{{greeting}}`.
 
 - `skills.py` — your skills: plain functions from an input dict to an output dict, each
-  declared with its JSON Schemas in the `SKILLS` list;
+  declared with its JSON Schemas in the `SKILLS` list; and what the package serves besides
+  them: a page, `limina://pkg/{name}/about` (`RESOURCES`), and a prompt, `{name}.greet`
+  (`PROMPTS`), which clients list and read or get;
 - `test_skills.py` — native unit tests;
 - `bindings/` — written by every build and test run from the Limina SDK, never edited:
-  `limina_skill` (the `Skill` record and the errors a handler raises: `InvalidInput`,
-  `NotFound`, `Forbidden`), `limina_app` (the component's entry, which exports `SKILLS`) and
+  `limina_skill` (the `Skill`, `Resource` and `Prompt` records and the errors a handler
+  raises: `InvalidInput`, `NotFound`, `Forbidden`), `limina_app` (the component's entry,
+  which exports them) and
   `limina_http`, a small HTTP client over `wasi:http` (`limina_http.get(url)`), usable once
   `limina.toml` declares `[grants] network` and the host gives it.
 
