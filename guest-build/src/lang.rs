@@ -111,7 +111,8 @@ impl Lang {
             }
             // Likewise a JavaScript package keeping its own `app.js`.
             Lang::Js if !crate::js::keeps_own_entry(dir) => Contract::V02,
-            Lang::Python | Lang::C | Lang::Zig | Lang::Js => Contract::V01,
+            Lang::C => Contract::V02,
+            Lang::Python | Lang::Zig | Lang::Js => Contract::V01,
         }
     }
 

@@ -20,11 +20,16 @@
  * The host validates the input against `input_schema` before the handler runs and the output
  * against `output_schema` after, so a handler may trust the shape of its input.
  *
- * `limina pkg build` copies this file into the package's `bindings/` folder beside the C
- * bindings of the WIT contract and compiles with LIMINA_WASM defined; `limina pkg test`
- * compiles the package's test.c natively, where LIMINA_PACKAGE instead defines
- * `limina_invoke`, so handlers are tested without a host. Written for Limina; no third-party
- * code.
+ * A handler may add content blocks (pictures, sounds, links) beside its JSON
+ * (limina_content.h); a package may serve resources and prompts too, exported with
+ * LIMINA_PACKAGE_WITH (limina_offer.h).
+ *
+ * `limina pkg build` copies this file and the headers it includes into the package's
+ * `bindings/` folder beside the C bindings of the WIT contract (limina:skill 0.2.0) and
+ * compiles with LIMINA_WASM defined, which exports the tables (limina_wasm.h); `limina pkg
+ * test` compiles the package's test.c natively, where the same macros instead define
+ * `limina_invoke` and its siblings (limina_native.h), so handlers are tested without a host.
+ * Written for Limina; no third-party code.
  */
 #ifndef LIMINA_H
 #define LIMINA_H
@@ -52,11 +57,43 @@ typedef struct limina_json {
     size_t len;
 } limina_json;
 
-/* A growing output buffer: the handler's JSON on success, the message on failure. */
+/* The kinds of content block, in the WIT `content-block`'s order. */
+typedef enum limina_block_kind {
+    LIMINA_BLOCK_TEXT = 0,
+    LIMINA_BLOCK_IMAGE,    /* PNG or JPEG */
+    LIMINA_BLOCK_AUDIO,    /* WAV */
+    LIMINA_BLOCK_LINK,     /* a link to a resource */
+    LIMINA_BLOCK_EMBEDDED, /* a resource given inline */
+} limina_block_kind;
+
+/* Who says a prompt's message. */
+typedef enum limina_role { LIMINA_USER = 0, LIMINA_ASSISTANT } limina_role;
+
+/* One content block (see limina_content.h for the functions that add them). Every pointer is
+ * the block's own, from malloc. */
+typedef struct limina_block {
+    limina_block_kind kind;
+    limina_role role;   /* a prompt's message: who says it */
+    char *mime_type;    /* image, audio, embedded; a link's, or NULL */
+    char *uri;          /* link, embedded */
+    char *name;         /* link */
+    char *description;  /* link, or NULL */
+    bool blob;          /* embedded: `data` is bytes (sent base64), not text */
+    unsigned char *data; /* text (NUL-terminated), image or audio bytes, an embedded body */
+    size_t len;
+} limina_block;
+
+/* A growing output buffer: the handler's JSON on success, the message on failure; and the
+ * content blocks a skill returns besides its JSON (a prompt's messages, one per block).
+ * Start it zeroed (`limina_out out = {0};`), free it with limina_out_free. */
 typedef struct limina_out {
     char *data;
     size_t len;
     size_t cap;
+    limina_block *blocks;
+    size_t block_count;
+    size_t block_cap;
+    limina_role role; /* the role of the blocks added next (limina_as) */
 } limina_out;
 
 typedef limina_status (*limina_handler)(limina_json input, limina_out *out);
@@ -272,9 +309,49 @@ static inline void limina_put_string(limina_out *out, const char *s) {
     limina_printf(out, "\"");
 }
 
-/* Replaces the output with a message and returns status, for `return limina_fail(...)`. */
+/* Appends len bytes as they are (a binary resource's body). */
+static inline void limina_write(limina_out *out, const void *data, size_t len) {
+    if (out->len + len + 1 > out->cap) {
+        size_t cap = out->cap ? out->cap : 64;
+        while (cap < out->len + len + 1) cap *= 2;
+        char *grown = (char *)realloc(out->data, cap);
+        if (!grown) abort();
+        out->data = grown;
+        out->cap = cap;
+    }
+    if (len) memcpy(out->data + out->len, data, len);
+    out->len += len;
+    out->data[out->len] = 0;
+}
+
+static inline void limina__block_free(limina_block *b) {
+    free(b->mime_type);
+    free(b->uri);
+    free(b->name);
+    free(b->description);
+    free(b->data);
+}
+
+/* Drops the content blocks added so far. */
+static inline void limina_clear_blocks(limina_out *out) {
+    for (size_t i = 0; i < out->block_count; i++) limina__block_free(&out->blocks[i]);
+    free(out->blocks);
+    out->blocks = NULL;
+    out->block_count = out->block_cap = 0;
+}
+
+/* Frees everything out holds and zeroes it, ready for another call. */
+static inline void limina_out_free(limina_out *out) {
+    limina_clear_blocks(out);
+    free(out->data);
+    memset(out, 0, sizeof *out);
+}
+
+/* Replaces the output with a message (dropping any blocks) and returns status, for
+ * `return limina_fail(...)`. */
 static inline limina_status limina_fail(limina_out *out, limina_status status, const char *fmt, ...) {
     out->len = 0;
+    limina_clear_blocks(out);
     va_list args;
     va_start(args, fmt);
     limina_vprintf(out, fmt, args);
@@ -294,139 +371,13 @@ static inline limina_status limina_dispatch(const limina_skill *skills, size_t c
                        name);
 }
 
-/* ---- the WIT exports (inside the component) ---------------------------------------------- */
+#include "limina_content.h"
+#include "limina_offer.h"
 
 #ifdef LIMINA_WASM
-#include "skill_package.h"
-
-typedef enum limina_level { LIMINA_DEBUG, LIMINA_INFO, LIMINA_WARN, LIMINA_ERROR } limina_level;
-
-/* Writes a line to the host's log (and the MCP client's notifications/message). */
-static inline void limina_log(limina_level level, const char *fmt, ...) {
-    limina_out line = {0};
-    va_list args;
-    va_start(args, fmt);
-    limina_vprintf(&line, fmt, args);
-    va_end(args);
-    skill_package_string_t message = {(uint8_t *)line.data, line.len};
-    limina_skill_log_log((limina_skill_log_level_t)level, &message);
-    free(line.data);
-}
-
-/* Reports a long call's progress: `done` of `total` (a negative total: unknown), with an
-   optional message; sent to a client that asked for progress, dropped otherwise. */
-static inline void limina_progress(double done, double total, const char *message) {
-    skill_package_string_t text = {(uint8_t *)message, message ? strlen(message) : 0};
-    limina_skill_progress_report(done, total >= 0 ? &total : NULL, message ? &text : NULL);
-}
-
-static inline void limina__describe(const limina_skill *skills, size_t count,
-                                    limina_skill_types_package_description_t *ret) {
-    limina_skill_types_skill_descriptor_t *list =
-        (limina_skill_types_skill_descriptor_t *)calloc(count ? count : 1, sizeof *list);
-    for (size_t i = 0; i < count; i++) {
-        const limina_skill *s = &skills[i];
-        limina_skill_types_skill_descriptor_t *d = &list[i];
-        skill_package_string_dup(&d->name, s->name);
-        skill_package_string_dup(&d->version, s->version ? s->version : "0.1.0");
-        skill_package_string_dup(&d->category, "");
-        skill_package_string_dup(&d->description, s->description);
-        skill_package_string_dup(&d->input_schema, s->input_schema);
-        skill_package_string_dup(&d->output_schema, s->output_schema);
-        size_t n = 0;
-        while (s->permissions && s->permissions[n]) n++;
-        d->permissions.len = n;
-        d->permissions.ptr = (skill_package_string_t *)calloc(n ? n : 1, sizeof(skill_package_string_t));
-        for (size_t k = 0; k < n; k++) skill_package_string_dup(&d->permissions.ptr[k], s->permissions[k]);
-        d->annotations.read_only = s->read_only;
-        d->annotations.destructive = false;
-        d->annotations.idempotent = s->read_only;
-        d->annotations.open_world = false;
-    }
-    ret->skills.ptr = list;
-    ret->skills.len = count;
-    ret->hooks.ptr = NULL;
-    ret->hooks.len = 0;
-}
-
-static inline bool limina__invoke(const limina_skill *skills, size_t count,
-                                  skill_package_string_t *name, skill_package_string_t *input,
-                                  limina_skill_types_call_context_t *ctx,
-                                  skill_package_string_t *ret,
-                                  limina_skill_types_skill_error_t *err) {
-    limina_out out = {0};
-    limina_json json = {(const char *)input->ptr, input->len};
-    limina_status status =
-        limina_dispatch(skills, count, (const char *)name->ptr, name->len, json, &out);
-    skill_package_string_free(name);
-    skill_package_string_free(input);
-    limina_skill_types_call_context_free(ctx);
-    skill_package_string_t text = {(uint8_t *)out.data, out.len};
-    if (status == LIMINA_OK) {
-        *ret = text;
-        return true;
-    }
-    switch (status) {
-    case LIMINA_INVALID_INPUT: err->tag = LIMINA_SKILL_TYPES_SKILL_ERROR_INVALID_INPUT; break;
-    case LIMINA_FORBIDDEN: err->tag = LIMINA_SKILL_TYPES_SKILL_ERROR_FORBIDDEN; break;
-    case LIMINA_NOT_FOUND: err->tag = LIMINA_SKILL_TYPES_SKILL_ERROR_NOT_FOUND; break;
-    default: err->tag = LIMINA_SKILL_TYPES_SKILL_ERROR_HANDLER_ERROR; break;
-    }
-    err->val.handler_error = text; /* every case carries one string at the same place */
-    return false;
-}
-
-/* Exports the table `skills` as the package's skills. Use once, in app.c. */
-#define LIMINA_PACKAGE(skills)                                                                 \
-    void exports_limina_skill_skill_describe(limina_skill_types_package_description_t *ret) {  \
-        limina__describe(skills, sizeof(skills) / sizeof(skills[0]), ret);                    \
-    }                                                                                          \
-    bool exports_limina_skill_skill_invoke(                                                    \
-        skill_package_string_t *name, skill_package_string_t *input,                           \
-        limina_skill_types_call_context_t *ctx, skill_package_string_t *ret,                   \
-        limina_skill_types_skill_error_t *err) {                                               \
-        return limina__invoke(skills, sizeof(skills) / sizeof(skills[0]), name, input, ctx,    \
-                              ret, err);                                                       \
-    }                                                                                          \
-    bool exports_limina_skill_skill_run_hook(                                                  \
-        skill_package_string_t *hook, skill_package_string_t *skill,                           \
-        skill_package_string_t *payload, limina_skill_types_call_context_t *ctx,               \
-        skill_package_option_string_t *ret, limina_skill_types_skill_error_t *err) {           \
-        (void)err;                                                                             \
-        skill_package_string_free(hook);                                                       \
-        skill_package_string_free(skill);                                                      \
-        skill_package_string_free(payload);                                                    \
-        limina_skill_types_call_context_free(ctx);                                             \
-        ret->is_some = false;                                                                  \
-        return true;                                                                           \
-    }
-
-#else /* native: tests call the table through limina_invoke */
-
-typedef enum limina_level { LIMINA_DEBUG, LIMINA_INFO, LIMINA_WARN, LIMINA_ERROR } limina_level;
-
-static inline void limina_progress(double done, double total, const char *message) {
-    fprintf(stderr, "[progress] %g/%g %s\n", done, total, message ? message : "");
-}
-
-static inline void limina_log(limina_level level, const char *fmt, ...) {
-    static const char *names[] = {"debug", "info", "warn", "error"};
-    va_list args;
-    va_start(args, fmt);
-    fprintf(stderr, "[%s] ", names[level]);
-    vfprintf(stderr, fmt, args);
-    fputc('\n', stderr);
-    va_end(args);
-}
-
-#define LIMINA_PACKAGE(skills)                                                                 \
-    static inline limina_status limina_invoke(const char *name, const char *input,            \
-                                              limina_out *out) {                               \
-        return limina_dispatch(skills, sizeof(skills) / sizeof(skills[0]), name, strlen(name), \
-                               limina_json_of(input), out);                                    \
-    }                                                                                          \
-    static inline size_t limina_skill_count(void) { return sizeof(skills) / sizeof(skills[0]); }
-
-#endif /* LIMINA_WASM */
+#include "limina_wasm.h"
+#else
+#include "limina_native.h"
+#endif
 
 #endif /* LIMINA_H */
