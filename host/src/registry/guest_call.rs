@@ -157,16 +157,8 @@ impl Registry {
         if manifest.grants.files.is_empty() {
             return FileAccess::default();
         }
-        let given = self.host_grants.given(&manifest.name);
-        let granted: Vec<(String, bool)> = manifest
-            .grants
-            .files
-            .iter()
-            .filter_map(|d| {
-                let g = given.volume(&d.volume)?;
-                Some((d.volume.clone(), d.write && g.write))
-            })
-            .collect();
+        let granted = self.granted_volumes(package);
+        let manifest = &self.packages[package].manifest;
         let limit = self.files.write_bytes;
         let quota = self
             .file_quotas
@@ -180,6 +172,22 @@ impl Registry {
             caller.permissions,
             quota,
         )
+    }
+
+    /// The volumes `package` declares that the host gives now, each `(name, writable)`
+    /// (writable only where both say so).
+    pub(super) fn granted_volumes(&self, package: usize) -> Vec<(String, bool)> {
+        let manifest = &self.packages[package].manifest;
+        let given = self.host_grants.given(&manifest.name);
+        manifest
+            .grants
+            .files
+            .iter()
+            .filter_map(|d| {
+                let g = given.volume(&d.volume)?;
+                Some((d.volume.clone(), d.write && g.write))
+            })
+            .collect()
     }
 
     /// The state quota of `package`: what it declares, within what the host gives now.

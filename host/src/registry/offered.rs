@@ -11,6 +11,7 @@ use super::prompts::{PromptArgument, PromptInfo, PromptMessages, PromptSource};
 use super::resources::{Access, Contents, ResourceInfo, ResourceSource, TemplateInfo};
 use super::{Caller, Registry};
 use crate::call::{Content, ContentBody, ErrorCode, Failure};
+use crate::files::{FileAccess, WriteQuota};
 use crate::policy::Permissions;
 use crate::sandbox::{Completing, Offered, PromptDecl, ResourceDecl};
 use serde_json::{Value, json};
@@ -105,6 +106,7 @@ impl Registry {
     /// Values `package` completes `what` with, at most `limit`; none when it cannot run.
     fn offered_completion(
         &self,
+        caller: &Caller,
         package: &str,
         what: Completing<'_>,
         prefix: &str,
@@ -121,8 +123,9 @@ impl Registry {
                 Err(_) => return Vec::new(),
             },
         };
+        let files = self.completion_files(index, caller);
         let values = compiled
-            .instantiate(package, &p.limits)
+            .instantiate_mounting(package, &p.limits, files)
             .and_then(|mut instance| instance.complete(what, prefix));
         match values {
             Ok(mut values) => {
@@ -134,6 +137,31 @@ impl Registry {
                 crate::log::warn(&format!("package `{package}`'s completion failed: {e:#}"));
                 Vec::new()
             }
+        }
+    }
+}
+
+impl Registry {
+    /// The volumes a completion of `package` for `caller` mounts: those a call would, read-only
+    /// (a completion changes nothing), so a package can complete from its files (`lore` its
+    /// page names); none when the caller's permissions keep them from it, with nothing traced
+    /// as refused (no call asked for them).
+    fn completion_files(&self, package: usize, caller: &Caller) -> FileAccess {
+        let granted: Vec<(String, bool)> = self
+            .granted_volumes(package)
+            .into_iter()
+            .map(|(volume, _)| (volume, false))
+            .collect();
+        let host = &self.host_grants;
+        let access = FileAccess::new(
+            &granted,
+            |volume| host.volume_dir(volume).map(std::path::Path::to_path_buf),
+            caller.permissions,
+            WriteQuota::new(0),
+        );
+        FileAccess {
+            withheld: None,
+            ..access
         }
     }
 }
@@ -269,6 +297,7 @@ impl ResourceSource for PackageResource {
     fn complete(
         &self,
         registry: &Registry,
+        caller: &Caller,
         template: &str,
         variable: &str,
         prefix: &str,
@@ -278,6 +307,7 @@ impl ResourceSource for PackageResource {
             return None;
         }
         Some(registry.offered_completion(
+            caller,
             &self.package,
             Completing::Variable { template, variable },
             prefix,
@@ -370,13 +400,14 @@ impl PromptSource for PackagePrompts {
     fn complete(
         &self,
         registry: &Registry,
-        _caller: &Caller,
+        caller: &Caller,
         name: &str,
         argument: &str,
         prefix: &str,
         limit: usize,
     ) -> Vec<String> {
         registry.offered_completion(
+            caller,
             &self.package,
             Completing::Argument {
                 prompt: name,

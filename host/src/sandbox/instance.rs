@@ -169,8 +169,19 @@ impl CompiledPackage {
     /// tools and benchmarks that call it directly). A start function that runs away is
     /// stopped by fuel.
     pub fn instantiate(&self, package: &str, limits: &PackageLimits) -> Result<GuestInstance> {
+        self.instantiate_mounting(package, limits, FileAccess::default())
+    }
+
+    /// [`CompiledPackage::instantiate`] with `files` mounted (a completion reading the package's
+    /// volumes as its caller may).
+    pub fn instantiate_mounting(
+        &self,
+        package: &str,
+        limits: &PackageLimits,
+        files: FileAccess,
+    ) -> Result<GuestInstance> {
         let interrupt = Interrupt::new(limits.timeout_ms, Cancel::default());
-        self.make(package, limits, FileAccess::default(), interrupt, None)
+        self.make(package, limits, files, interrupt, None)
             .map_err(|not| anyhow!("instantiating package `{package}` failed: {}", not.detail))
     }
 

@@ -110,6 +110,7 @@ pub trait ResourceSource: Send + Sync {
     fn complete(
         &self,
         _registry: &Registry,
+        _caller: &Caller,
         _template: &str,
         _variable: &str,
         _prefix: &str,
@@ -310,7 +311,7 @@ impl Registry {
     ) -> Option<Vec<String>> {
         self.readable(caller)
             .iter()
-            .find_map(|s| s.complete(self, template, variable, prefix, limit))
+            .find_map(|s| s.complete(self, caller, template, variable, prefix, limit))
     }
 
     /// Whether some source `caller` may not read has `template` (completion says nothing

@@ -259,6 +259,7 @@ impl ResourceSource for EntitySource {
     fn complete(
         &self,
         registry: &Registry,
+        _caller: &Caller,
         template: &str,
         variable: &str,
         prefix: &str,
@@ -339,6 +340,7 @@ impl ResourceSource for AgentSource {
     fn complete(
         &self,
         registry: &Registry,
+        _caller: &Caller,
         template: &str,
         variable: &str,
         prefix: &str,
@@ -436,6 +438,7 @@ impl ResourceSource for PanelSource {
     fn complete(
         &self,
         registry: &Registry,
+        _caller: &Caller,
         template: &str,
         variable: &str,
         prefix: &str,
@@ -509,6 +512,7 @@ impl ResourceSource for TraceSource {
     fn complete(
         &self,
         registry: &Registry,
+        _caller: &Caller,
         template: &str,
         variable: &str,
         prefix: &str,
