@@ -44,5 +44,59 @@ int main(void) {
     check(status == LIMINA_NOT_FOUND && strstr(out, "dragons") != NULL,
           "a missing page is not_found, named");
     free(out);
+
+    /* Resources: the contents, a page, and what is not one. */
+    limina_out res = {0};
+    status = limina_read_resource("limina://pkg/lore/contents", &res);
+    check(status == LIMINA_OK &&
+              strstr(res.data, "- [Combat](limina://pkg/lore/pages/combat)\n- [Magic]") != NULL,
+          "the contents link every page by title, in order");
+    limina_out_free(&res);
+    status = limina_read_resource("limina://pkg/lore/pages/magic", &res);
+    check(status == LIMINA_OK && strncmp(res.data, "# Magic\n", 8) == 0,
+          "a page resource is the page's Markdown");
+    limina_out_free(&res);
+    const char *missing[] = {"limina://pkg/lore/pages/dragons", "limina://pkg/lore/pages/..",
+                             "limina://pkg/lore/pages/magic/more", "limina://pkg/lore/other"};
+    for (size_t i = 0; i < sizeof missing / sizeof missing[0]; i++) {
+        status = limina_read_resource(missing[i], &res);
+        check(status == LIMINA_NOT_FOUND && res.len == 0, missing[i]);
+        limina_out_free(&res);
+    }
+
+    /* Completion: the page names starting with what was typed. */
+    limina_values values = {0};
+    limina_complete_variable("limina://pkg/lore/pages/{page}", "page", "m", &values);
+    check(values.len == 1 && strcmp(values.items[0], "magic") == 0, "`m` completes to magic");
+    limina_values_free(&values);
+    limina_complete_argument("lore.explain", "page", "", &values);
+    check(values.len == 2 && strcmp(values.items[0], "combat") == 0, "`` completes to both");
+    limina_values_free(&values);
+    limina_complete_argument("lore.explain", "question", "", &values);
+    check(values.len == 0, "a question does not complete");
+    limina_values_free(&values);
+
+    /* The prompt: the page embedded, then the ask. */
+    limina_out got = {0};
+    status = limina_get_prompt("lore.explain",
+                               (const char *[]){"page", "combat", "question", "Who acts first?",
+                                                NULL},
+                               &got);
+    check(status == LIMINA_OK && got.block_count == 2, "lore.explain gives two messages");
+    if (got.block_count == 2) {
+        check(got.blocks[0].kind == LIMINA_BLOCK_EMBEDDED &&
+                  strcmp(got.blocks[0].uri, "limina://pkg/lore/pages/combat") == 0 &&
+                  strstr((const char *)got.blocks[0].data, "# Combat") != NULL,
+              "the first embeds the page");
+        check(got.blocks[1].kind == LIMINA_BLOCK_TEXT && got.blocks[1].role == LIMINA_USER &&
+                  strstr((const char *)got.blocks[1].data, "answer: Who acts first?") != NULL,
+              "the second asks the question");
+    }
+    limina_out_free(&got);
+    status = limina_get_prompt("lore.explain", (const char *[]){"page", "dragons", NULL}, &got);
+    check(status == LIMINA_INVALID_INPUT && got.block_count == 0 &&
+              strstr(got.data, "no page `dragons`") != NULL,
+          "a missing page is refused, named");
+    limina_out_free(&got);
     return failures;
 }

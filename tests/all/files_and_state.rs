@@ -19,6 +19,11 @@ permissions = ["scene.read", "files.read", "state.read", "state.write"]
 [profiles.outsider]
 permissions = ["scene.read"]
 
+# Generous: counted, so a test can see what a refusal charged.
+[budgets]
+calls = 100000
+cpuMs = 600000
+
 [volumes]
 book = {:?}
 
@@ -36,7 +41,7 @@ files = ["read:book"]
 }
 
 /// A host serving `package` (from `packages/`), with its trace (and state) in `traces`.
-fn host(package: &str, traces: &Path, agent: &str) -> (tempfile::TempDir, Client) {
+pub(crate) fn host(package: &str, traces: &Path, agent: &str) -> (tempfile::TempDir, Client) {
     let dir = repo().join("packages").join(package);
     let packages = package_dir(&dir, &dir.join(format!("{package}.wasm")));
     let config = config(traces);

@@ -35,6 +35,7 @@ mod languages;
 mod latency_tiers;
 mod local_http;
 mod local_registry;
+mod lore_offers;
 mod modern;
 mod oci_packages;
 mod orchestrator;
