@@ -48,8 +48,11 @@ pub fn skill_file(lang: Lang) -> &'static str {
 fn readme(lang: Lang, name: &str) -> String {
     let files = match lang {
         Lang::C => {
-            "- `app.c` — your skills: handlers from JSON input to JSON output, and the table that \
-             exports them;\n- `test.c` — native tests (`#include \"app.c\"`, then `limina_invoke`);"
+            "- `app.c` — your skills: handlers from JSON input to JSON output; what the package \
+             serves besides them: a page (`RESOURCES`) and a prompt (`PROMPTS`), which clients \
+             list and read or get; and the tables that export them;\n- `test.c` — native tests \
+             (`#include \"app.c\"`, then `limina_invoke`, `limina_read_resource`, \
+             `limina_get_prompt`);"
         }
         Lang::Zig => {
             "- `app.zig` — your skills (handlers from JSON text to JSON text) and their `test` \

@@ -21,7 +21,24 @@ int main(void) {
     status = limina_invoke("{{name}}.nope", "{}", &out);
     check(status == LIMINA_NOT_FOUND, "an unknown skill is not_found");
 
-    free(out.data);
+    limina_out_free(&out);
+
+    status = limina_read_resource("limina://pkg/{{name}}/about", &out);
+    check(status == LIMINA_OK && strstr(out.data, "{{name}}.hello") != NULL,
+          "the about page names the skill");
+    limina_out_free(&out);
+
+    status = limina_get_prompt("{{name}}.greet", (const char *[]){"name", "Ada", NULL}, &out);
+    check(status == LIMINA_OK && out.block_count == 1 &&
+              strncmp((const char *)out.blocks[0].data, "Greet Ada with", 14) == 0,
+          "greet asks to greet Ada");
+    limina_out_free(&out);
+
+    limina_values names = {0};
+    limina_complete_argument("{{name}}.greet", "name", "G", &names);
+    check(names.len == 1 && strcmp(names.items[0], "Grace") == 0, "`G` completes to Grace");
+    limina_values_free(&names);
+
     printf("%d failure(s)\n", failures);
     return failures != 0;
 }
