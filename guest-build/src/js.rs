@@ -2,7 +2,7 @@
 //! imports) beside `limina.toml`, made a component by componentize-qjs (QuickJS; about 1 MB
 //! components). The SDK's entry, `bindings/app.js`, exports the skills and hands them the host
 //! imports, and exports its `resources` and `prompts` when `skills.js` has them (contract 0.2.0);
-//! a package that keeps its own `app.js` (contract 0.1.0) is built from that instead.
+//! a package that keeps its own `app.js` is built from that instead.
 //!
 //! componentize-qjs comes from npm, pinned, installed on demand by [`crate::tools`]. It
 //! builds with `--sync`: its default output uses the component-model async ABI, which the
@@ -81,16 +81,29 @@ pub fn componentize_qjs() -> Result<ComponentizeQjs> {
     })
 }
 
-/// Whether the package in `dir` keeps its own `app.js` (which implements the exports of
-/// contract 0.1.0 itself) instead of the SDK's entry (0.2.0).
-pub fn keeps_own_entry(dir: &Path) -> bool {
-    dir.join(OWN_ENTRY).is_file()
+/// Refuses a package's own `app.js` written for contract 0.1.0, before any tool runs: it
+/// builds on the SDK's `limina.js`, whose exports are 0.2.0's.
+pub fn check_entry(dir: &Path) -> Result<()> {
+    let own = dir.join(OWN_ENTRY);
+    let Ok(text) = std::fs::read_to_string(&own) else {
+        return Ok(());
+    };
+    if text.contains("limina:skill/") && text.contains("@0.1.0") {
+        bail!(
+            "{}: imports `limina:skill/…@0.1.0`, but the JavaScript SDK builds against \
+             contract 0.2.0: import `@0.2.0` and export `resources` and `prompts` beside \
+             `skill` (`exportResources(resources, host)`, `exportPrompts(prompts, host)` from \
+             ./bindings/limina.js), or remove app.js to build from the SDK's entry",
+            own.display()
+        );
+    }
+    Ok(())
 }
 
 /// The module componentize-qjs starts from for the package in `dir`, relative to it: its own
 /// `app.js` when it keeps one, else the SDK's `bindings/app.js`.
 pub fn entry(dir: &Path) -> String {
-    if keeps_own_entry(dir) {
+    if dir.join(OWN_ENTRY).is_file() {
         OWN_ENTRY.to_string()
     } else {
         format!("{}/{OWN_ENTRY}", native::BINDINGS_DIR)
@@ -139,6 +152,14 @@ mod tests {
         assert!(out.join("app.js").is_file() && out.join("limina.js").is_file());
         std::fs::write(dir.join("app.js"), "").unwrap();
         assert_eq!(entry(&dir), "app.js");
+        check_entry(&dir).unwrap();
+        std::fs::write(
+            dir.join("app.js"),
+            "import agents from \"limina:skill/agents@0.1.0\";\n",
+        )
+        .unwrap();
+        let refused = check_entry(&dir).unwrap_err().to_string();
+        assert!(refused.contains("import `@0.2.0`"), "{refused}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -109,10 +109,11 @@ impl Lang {
             Lang::Python if crate::python::entry_module(dir) == crate::python::SDK_ENTRY_MODULE => {
                 Contract::V02
             }
-            // Likewise a JavaScript package keeping its own `app.js`.
-            Lang::Js if !crate::js::keeps_own_entry(dir) => Contract::V02,
+            // A JavaScript package's own `app.js` builds on the SDK's `limina.js` too, whose
+            // exports are 0.2.0's (`js::check_entry` refuses one still importing 0.1.0).
+            Lang::Js => Contract::V02,
             Lang::C => Contract::V02,
-            Lang::Python | Lang::Zig | Lang::Js => Contract::V01,
+            Lang::Python | Lang::Zig => Contract::V01,
         }
     }
 
@@ -154,6 +155,7 @@ pub fn build_foreign(lang: Lang, dir: &Path, wit: &Path) -> Result<Vec<u8>> {
         }
         Lang::Js => {
             js::check_world(dir)?;
+            js::check_entry(dir)?;
             let qjs = js::componentize_qjs().with_context(tool_context)?;
             qjs.build(dir, wit)
         }

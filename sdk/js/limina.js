@@ -203,8 +203,8 @@ function completeOffer(offer, name, prefix) {
   if (!offer || !offer.complete) return [];
   try {
     return offer.complete(name, prefix).map(String).filter((v) => v.startsWith(prefix));
-  } catch (err) {
-    console.log(`completion failed: ${(err && err.message) || err}`);
+  } catch {
+    // Completion has no error to give (and QuickJS no console to tell).
     return [];
   }
 }
