@@ -122,10 +122,19 @@ def _block(block):
     return content.ContentBlock_Text(str(block))
 
 
-def _body(page):
+def _contents(uri, ctx):
+    """What reading `uri` gives, as the WIT record; None when there is no such page. A page
+    that is neither text nor bytes fails the read (`handler-error`) instead of the component."""
+    resource, page = limina_skill.read_resource(_RESOURCES, uri, ctx)
+    if page is None:
+        return None
     if isinstance(page, str):
-        return content.ResourceBody_Text(page)
-    return content.ResourceBody_Blob(bytes(page))
+        body = content.ResourceBody_Text(page)
+    elif isinstance(page, (bytes, bytearray, memoryview)):
+        body = content.ResourceBody_Blob(bytes(page))
+    else:
+        raise TypeError(f"a page is a str or bytes, not {type(page).__name__}")
+    return content.ResourceContents(uri, resource.mime_type, body)
 
 
 class Resources(exports.Resources):
@@ -144,10 +153,7 @@ class Resources(exports.Resources):
         ]
 
     def read_resource(self, uri, ctx):
-        resource, page = _refusing(lambda: limina_skill.read_resource(_RESOURCES, uri, ctx))
-        if page is None:
-            return None
-        return content.ResourceContents(uri, resource.mime_type, _body(page))
+        return _refusing(lambda: _contents(uri, ctx))
 
     def complete_variable(self, uri_template, variable, prefix):
         return _completing(
