@@ -7,6 +7,7 @@ mod audio_skills;
 mod camera;
 mod catalog;
 mod content_blocks;
+mod content_scan;
 mod core_in_process;
 mod deploy;
 mod dice;

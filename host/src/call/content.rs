@@ -79,6 +79,22 @@ impl Content {
         }
     }
 
+    /// The texts it carries that a person or an agent reads (a text block, a link's name and
+    /// description, an embedded text body), for the credential scan; bytes are not text.
+    pub fn texts_mut(&mut self) -> Vec<&mut String> {
+        match self {
+            Content::Text(text) => vec![text],
+            Content::Image { .. } | Content::Audio { .. } => Vec::new(),
+            Content::ResourceLink {
+                name, description, ..
+            } => std::iter::once(name).chain(description.as_mut()).collect(),
+            Content::Embedded { body, .. } => match body {
+                Body::Text(text) => vec![text],
+                Body::Blob(_) => Vec::new(),
+            },
+        }
+    }
+
     /// What the trace keeps of it: kind, media type, size in bytes and any URI; never its
     /// bytes.
     pub fn summary(&self) -> Value {

@@ -432,7 +432,9 @@ impl Registry {
                     &mut output,
                     &mut call.events,
                 )?;
-                self.give_content(&name, raw.content)?;
+                let mut content = raw.content;
+                self.scan_content(&caller, &name, &mut content, &mut call.events)?;
+                self.give_content(&name, content)?;
                 Ok(output)
             });
         self.finish(*call, output, cpu_before)

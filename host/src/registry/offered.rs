@@ -270,7 +270,7 @@ impl ResourceSource for PackageResource {
                 ),
             ));
         }
-        let (text, blob) = match read.body {
+        let (mut text, blob) = match read.body {
             ContentBody::Text(text) => (text, None),
             ContentBody::Blob(blob) => (String::new(), Some(blob)),
         };
@@ -283,6 +283,10 @@ impl ResourceSource for PackageResource {
                     crate::limits::MAX_CONTENT_BYTES
                 ),
             ));
+        }
+        if registry.scans_packages() {
+            let texts = vec![&mut text];
+            registry.scan_texts(caller, &self.package, "resource", texts, &mut Vec::new())?;
         }
         Ok(Some(Contents {
             uri: read.uri,
@@ -365,7 +369,7 @@ impl PromptSource for PackagePrompts {
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         let owned = name.to_string();
-        let lines = registry.offered_call(
+        let mut lines = registry.offered_call(
             caller,
             &self.package,
             name,
@@ -378,6 +382,13 @@ impl PromptSource for PackagePrompts {
                 format!("prompt `{name}` returned {why}"),
             )
         })?;
+        if registry.scans_packages() {
+            let texts = lines
+                .iter_mut()
+                .flat_map(|l| l.content.texts_mut())
+                .collect();
+            registry.scan_texts(caller, name, "prompt", texts, &mut Vec::new())?;
+        }
         let messages: Vec<Value> = lines
             .into_iter()
             .map(|l| {

@@ -349,7 +349,9 @@ impl Registry {
                 let raw = self.scan_failure(caller, name, raw, events)?;
                 let mut output = parse_output(name, &raw.structured)?;
                 self.scan_output(caller, name, Some(&raw.structured), &mut output, events)?;
-                self.give_content(name, raw.content)?;
+                let mut content = raw.content;
+                self.scan_content(caller, name, &mut content, events)?;
+                self.give_content(name, content)?;
                 output
             }
         };

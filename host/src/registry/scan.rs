@@ -4,6 +4,8 @@
 //! Each credential found is traced as `security.secret.redacted {where, kind, skill, action}`
 //! (never the value); `redact` replaces it, `refuse` fails the call (`forbidden`, its world
 //! changes undone), `off` looks at nothing. Error messages are redacted in both modes.
+//! The texts a package returns besides its output are scanned the same way: its content
+//! blocks, the pages it serves as resources and the messages of its prompts.
 
 use super::{Caller, Handler, Registry};
 use crate::call::{ErrorCode, Failure};
@@ -15,6 +17,11 @@ impl Registry {
     /// What a credential found in a result does (`[outbound] scanResults`).
     pub fn set_scan_results(&mut self, scan: ScanResults) {
         self.scan_results = scan;
+    }
+
+    /// Whether what packages return is scanned at all.
+    pub(super) fn scans_packages(&self) -> bool {
+        self.scan_results != ScanResults::Off
     }
 
     /// Whether `name`'s results are scanned: a package's or an upstream server's skill.
@@ -57,6 +64,62 @@ impl Registry {
                 format!(
                     "`{name}` returned what looks like a credential ({}); `[outbound] scanResults = \"refuse\"` keeps the whole result from the caller",
                     named.join(", ")
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Scans the texts of the content blocks `name` returned beside its output.
+    pub(super) fn scan_content(
+        &mut self,
+        caller: &Caller,
+        name: &str,
+        content: &mut [crate::call::Content],
+        events: &mut Vec<String>,
+    ) -> Result<(), Failure> {
+        if !self.scans(name) {
+            return Ok(());
+        }
+        let texts = content
+            .iter_mut()
+            .flat_map(crate::call::Content::texts_mut)
+            .collect();
+        self.scan_texts(caller, name, "content", texts, events)
+    }
+
+    /// Scans `texts`, which `name` returned besides its output (`place`: `content`, a
+    /// `resource` page, a `prompt`'s messages): redacted in place, or refused naming the kinds.
+    pub(super) fn scan_texts(
+        &mut self,
+        caller: &Caller,
+        name: &str,
+        place: &str,
+        texts: Vec<&mut String>,
+        events: &mut Vec<String>,
+    ) -> Result<(), Failure> {
+        let refuse = self.scan_results == ScanResults::Refuse;
+        let mut kinds = Vec::new();
+        for text in texts.into_iter().filter(|t| credentials::may_hold(t)) {
+            if refuse {
+                kinds.extend(credentials::find(text).into_iter().map(|f| f.kind));
+            } else if let Some((clean, found)) = credentials::redact(text) {
+                *text = clean;
+                kinds.extend(found);
+            }
+        }
+        if kinds.is_empty() {
+            return Ok(());
+        }
+        let action = if refuse { "refused" } else { "redacted" };
+        self.trace_found(caller, name, place, &kinds, action, events);
+        if refuse {
+            kinds.dedup();
+            return Err(Failure::new(
+                ErrorCode::Forbidden,
+                format!(
+                    "`{name}` returned what looks like a credential in its {place} ({}); `[outbound] scanResults = \"refuse\"` keeps it from the caller",
+                    kinds.join(", ")
                 ),
             ));
         }

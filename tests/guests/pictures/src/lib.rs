@@ -1,5 +1,6 @@
 //! Draws a plain PNG of the asked size and colour and returns it as an image block, with an
-//! entity placed in the world; `extras` adds a sound, a link, an embedded resource and text.
+//! entity placed in the world; `extras` adds a sound, a link, an embedded resource and text,
+//! `caption` a text block and an embedded text saying it.
 
 use limina_sdk::Vec3;
 use limina_sdk::host::scene;
@@ -22,6 +23,10 @@ struct Draw {
     /// Adds one block of every other kind.
     #[serde(default)]
     extras: bool,
+    /// When given, a text block and an embedded text resource saying it (what a package
+    /// read somewhere and hands back beside its output).
+    #[serde(default)]
+    caption: Option<String>,
 }
 
 fn png() -> String {
@@ -71,6 +76,15 @@ fn draw(input: Draw, _: &CallContext) -> Result<WithContent<Drawn>, SkillError> 
                 "red is hot",
             ))
             .block(ContentBlock::text("a plain square"));
+    }
+    if let Some(caption) = input.caption {
+        out = out
+            .block(ContentBlock::text(&caption))
+            .block(ContentBlock::embedded_text(
+                "limina://pkg/pictures/caption",
+                "text/plain",
+                &caption,
+            ));
     }
     Ok(out)
 }
