@@ -4,6 +4,8 @@
 //! same run), then again while `CAMERA_SHOOTERS` clients (2) call `camera.capture` at
 //! 640 × 480 back to back for `CAMERA_PING_SECONDS` (10). Prints the pings' p50, p99 and max
 //! in both phases and their ratios, and the captures' round trips and rate.
+//! `LIMINA_BASELINE=/path/to/older/limina` measures that binary too, after this one, in the
+//! same run (`LIMINA_HOST` replaces this build's binary).
 
 use super::ws_agent::{Host, Times, pinger};
 use serde_json::json;
@@ -36,16 +38,31 @@ fn scene(n: usize) -> tempfile::NamedTempFile {
 }
 
 pub fn run() {
-    let n = super::env("CAMERA_ENTITIES", 2_000);
-    let shooters = super::env("CAMERA_SHOOTERS", 2);
-    let seconds = super::env("CAMERA_PING_SECONDS", 10);
     let binary = std::env::var_os("LIMINA_HOST").map_or_else(
         || PathBuf::from(env!("CARGO_BIN_EXE_limina")),
         PathBuf::from,
     );
+    let this = measure(&binary, "this build");
+    if let Some(base) = std::env::var_os("LIMINA_BASELINE") {
+        let base = measure(&PathBuf::from(base), "baseline");
+        println!(
+            "  this / baseline: ping while capturing p50 {:.2}x, p99 {:.2}x, max {:.2}x; captures/s {:.2}x",
+            this.0.quantile(0.5) / base.0.quantile(0.5),
+            this.0.quantile(0.99) / base.0.quantile(0.99),
+            this.0.max() / base.0.max(),
+            this.1.0.len() as f64 / base.1.0.len() as f64,
+        );
+    }
+}
+
+/// One binary's run: the pings while capturing, and the captures.
+fn measure(binary: &std::path::Path, label: &str) -> (Times, Times) {
+    let n = super::env("CAMERA_ENTITIES", 2_000);
+    let shooters = super::env("CAMERA_SHOOTERS", 2);
+    let seconds = super::env("CAMERA_PING_SECONDS", 10);
     let scene = scene(n);
     let host = Host::start(
-        &binary,
+        binary,
         &[
             "--scene".into(),
             scene.path().display().to_string(),
@@ -90,7 +107,7 @@ pub fn run() {
         (pings.join().unwrap(), captures)
     });
     println!(
-        "ping: {n} entities, {shooters} clients capturing 640 × 480 back to back for {seconds} s, load {}",
+        "ping ({label}): {n} entities, {shooters} clients capturing 640 × 480 back to back for {seconds} s, load {}",
         super::ws_agent::load()
     );
     let line = |what: &str, t: &Times| {
@@ -116,4 +133,5 @@ pub fn run() {
         captures.quantile(0.5),
         captures.quantile(0.99)
     );
+    (loaded, captures)
 }

@@ -3,6 +3,8 @@
 //! call back to the engine through its channel.
 
 use super::inbox::{EngineHandle, Inbound, PeerId};
+#[cfg(target_os = "linux")]
+use crate::limits::WORKER_NICE;
 use crate::realm::{Realm, Rng};
 use crate::registry::DetachedCall;
 use crate::trace::Tracer;
@@ -94,7 +96,33 @@ fn scratch_realm() -> Box<Realm> {
     })
 }
 
+/// Lowers the calling thread's scheduling priority to `WORKER_NICE`: a detached call (a
+/// picture being drawn, a package computing) yields a core to the engine and the transports
+/// whenever they wake, instead of making every client's message wait for the scheduler.
+fn yield_to_the_engine() {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: `gettid` has no preconditions; `setpriority` on this thread's id changes
+        // only this thread (Linux keeps a nice value per thread).
+        let status = unsafe {
+            libc::setpriority(
+                libc::PRIO_PROCESS,
+                libc::gettid() as libc::id_t,
+                WORKER_NICE,
+            )
+        };
+        if status != 0 {
+            crate::log::warn(&format!(
+                "a worker thread could not lower its priority ({}); calls off the engine \
+                 compete with it for the cores",
+                std::io::Error::last_os_error()
+            ));
+        }
+    }
+}
+
 fn work(rx: &Mutex<Receiver<(Owner, Box<DetachedCall>)>>, engine: &EngineHandle) {
+    yield_to_the_engine();
     let mut scratch = scratch_realm();
     loop {
         let job = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
@@ -104,5 +132,31 @@ fn work(rx: &Mutex<Receiver<(Owner, Box<DetachedCall>)>>, engine: &EngineHandle)
         if !engine.send(owner.done(ran)) {
             return;
         }
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    /// This thread's nice value.
+    fn nice() -> i32 {
+        // SAFETY: as in `yield_to_the_engine`.
+        unsafe { libc::getpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t) }
+    }
+
+    #[test]
+    fn a_worker_lowers_its_own_priority_and_no_other_threads() {
+        let mine = nice();
+        let (before, after) = std::thread::spawn(|| {
+            let before = nice();
+            yield_to_the_engine();
+            (before, nice())
+        })
+        .join()
+        .unwrap();
+        // Unprivileged, a thread already nicer than `WORKER_NICE` stays as it was.
+        assert_eq!(after, WORKER_NICE.max(before));
+        assert_eq!(nice(), mine, "the calling thread kept its priority");
     }
 }
