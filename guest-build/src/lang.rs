@@ -111,9 +111,8 @@ impl Lang {
             }
             // A JavaScript package's own `app.js` builds on the SDK's `limina.js` too, whose
             // exports are 0.2.0's (`js::check_entry` refuses one still importing 0.1.0).
-            Lang::Js => Contract::V02,
-            Lang::C => Contract::V02,
-            Lang::Python | Lang::Zig => Contract::V01,
+            Lang::Js | Lang::C | Lang::Zig => Contract::V02,
+            Lang::Python => Contract::V01,
         }
     }
 

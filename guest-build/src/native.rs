@@ -60,8 +60,15 @@ const LIMINA_C: [(&str, &str); 5] = [
 ];
 /// The Limina C HTTP client over `wasi:http`, for packages with network grants.
 const LIMINA_HTTP_H: &str = include_str!("../../sdk/c/limina_http.h");
-/// The Limina Zig glue.
-const LIMINA_ZIG: &str = include_str!("../../sdk/zig/limina.zig");
+/// The Limina Zig glue: `limina.zig` (the package's API) and the WIT exports it imports in
+/// the component build, each `(file name, text)`.
+const LIMINA_ZIG: [(&str, &str); 2] = [
+    ("limina.zig", include_str!("../../sdk/zig/limina.zig")),
+    (
+        "limina_exports.zig",
+        include_str!("../../sdk/zig/limina_exports.zig"),
+    ),
+];
 
 /// An installed Zig: the Python of the venv holding the `ziglang` package.
 #[derive(Debug, Clone)]
@@ -137,10 +144,9 @@ pub fn write_bindings(dir: &Path, wit: &Path) -> Result<PathBuf> {
     for (name, bytes) in c_bindings(wit)? {
         files::write_if_changed(&out.join(name), &bytes)?;
     }
-    for (name, text) in LIMINA_C {
+    for (name, text) in LIMINA_C.into_iter().chain(LIMINA_ZIG) {
         files::write_if_changed(&out.join(name), text.as_bytes())?;
     }
-    files::write_if_changed(&out.join("limina.zig"), LIMINA_ZIG.as_bytes())?;
     // The HTTP client and its bindings, for packages that build against the HTTP world.
     if world_of_package(dir) == HTTP_WORLD {
         for (name, bytes) in c_http_bindings(wit)? {
