@@ -58,7 +58,7 @@ const PYTHON: Lang = Lang {
 };
 
 /// The languages whose template shows a resource and a prompt besides its skill.
-const SHOWS_OFFERS: &[&str] = &["python", "js", "c"];
+const SHOWS_OFFERS: &[&str] = &["python", "js", "c", "zig"];
 
 /// The template's page and prompt, as a client reads and gets them.
 fn template_offers(c: &mut Client) {

@@ -55,8 +55,9 @@ fn readme(lang: Lang, name: &str) -> String {
              `limina_get_prompt`);"
         }
         Lang::Zig => {
-            "- `app.zig` — your skills (handlers from JSON text to JSON text) and their `test` \
-             blocks;"
+            "- `app.zig` — your skills (handlers from JSON text to JSON text); what the package \
+             serves besides them: a page (`resources`) and a prompt (`prompts`), which clients \
+             list and read or get; and their `test` blocks;"
         }
         _ => {
             "- `skills.js` — your skills: handlers from an input object to an output object, \
