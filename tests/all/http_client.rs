@@ -15,16 +15,20 @@ pub struct HttpHost {
     /// `127.0.0.1:<port>`.
     pub addr: String,
     _traces: Option<tempfile::TempDir>,
+    /// The host it joined (`through_a_joined_listener` tests).
+    _server: Option<crate::support::Server>,
 }
 
 impl HttpHost {
     pub fn start(args: &[&str]) -> HttpHost {
-        let (child, url, traces) = crate::support::serving_host(&["--mcp-http"], args, "http://");
+        let (child, url, traces, server) =
+            crate::support::serving_host(&["--mcp-http"], args, "http://");
         let addr = url["http://".len()..].trim_end_matches("/mcp").to_string();
         HttpHost {
             child: Some(child),
             addr,
             _traces: Some(traces),
+            _server: server,
         }
     }
 
@@ -34,6 +38,7 @@ impl HttpHost {
             child: None,
             addr,
             _traces: None,
+            _server: None,
         }
     }
 

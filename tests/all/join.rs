@@ -576,6 +576,17 @@ fn a_network_client_without_its_edges_decision_or_with_an_unknown_profile_is_ref
         "{refused}"
     );
     assert!(refused.contains("[[network.tokens]]"), "{refused}");
+    // A refusal report that holds no refusal is refused too, and traces nothing.
+    let empty = welcome_for(
+        home.path(),
+        json!({"join": protocol, "version": version, "pid": 1, "purpose": "refusal"}),
+    );
+    let refused = empty["refused"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{empty}"));
+    assert_eq!(refused, "a refusal report without its refusal");
+    let denied = a.call_ok("trace.tail", json!({"type": "session.admission.denied"}));
+    assert_eq!(denied["events"], json!([]), "{denied}");
     assert_eq!(hash(&mut a), before);
     let (_, doc) = status(home.path());
     assert_eq!(doc["joined"], json!([]), "{doc}");

@@ -15,6 +15,16 @@ use std::sync::mpsc::{Receiver, channel};
 use std::time::Duration;
 use tokio_tungstenite::tungstenite::{self, client::IntoClientRequest};
 
+#[allow(clippy::duplicate_mod)]
+#[path = "http.rs"]
+mod through_a_joined_listener_http;
+/// The WebSocket and HTTP protocol tests again, each host's listener a joined process's, in
+/// front of a stdio host serving the same folder (`support::serving_host` sees these modules'
+/// names on the test's thread).
+#[allow(clippy::duplicate_mod)] // on purpose: the same tests, through another way in
+#[path = "ws.rs"]
+mod through_a_joined_listener_ws;
+
 const TOKEN: &str = "joined-edge-token-0123456789";
 const WAIT: Duration = Duration::from_secs(60);
 
@@ -149,6 +159,21 @@ fn http_call(host: &HttpHost, session: &str, id: u64, name: &str, arguments: Val
     message["result"]["structuredContent"].clone()
 }
 
+/// The `session.admission.denied` events in the world's trace, once `n` are (a joined
+/// process reports its edge's refusals as they happen, each on a connection of its own).
+fn denials(c: &mut Client, n: usize) -> Vec<Value> {
+    let deadline = std::time::Instant::now() + WAIT;
+    loop {
+        let tail = c.call_ok("trace.tail", json!({"type": "session.admission.denied"}));
+        let events = tail["events"].as_array().unwrap().clone();
+        if events.len() >= n || std::time::Instant::now() > deadline {
+            assert_eq!(events.len(), n, "{events:#?}");
+            return events;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 fn status_json(dir: &Path) -> Value {
     let out = Command::new(env!("CARGO_BIN_EXE_limina"))
         .args(["status", "--json", "--trace-dir", dir.to_str().unwrap()])
@@ -182,7 +207,10 @@ fn a_joined_process_serves_its_own_ports_on_the_one_world_and_keeps_them_through
     // Without the token, or with another, the joined listener refuses; the world is untouched.
     let before = first.call_ok("world.hash", json!({}));
     assert_eq!(ws_connect(&ws_url, None).err(), Some(401));
-    assert_eq!(ws_connect(&ws_url, Some("Bearer wrong")).err(), Some(401));
+    assert_eq!(
+        ws_connect(&ws_url, Some("Bearer wrong-7f3a")).err(),
+        Some(401)
+    );
     let http = HttpHost::attach(http_addr);
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": initialize_params("http-agent")});
     let refused = http_post(&http, None, None, &init);
@@ -194,7 +222,35 @@ fn a_joined_process_serves_its_own_ports_on_the_one_world_and_keeps_them_through
         "{:?}",
         refused.headers
     );
-    assert_eq!(http_post(&http, None, Some("nope"), &init).status, 401);
+    assert_eq!(http_post(&http, None, Some("nope-5d1c"), &init).status, 401);
+    assert_eq!(first.call_ok("world.hash", json!({})), before);
+    // Each refusal is in the world's trace as the serving host's own are, naming the joined
+    // process whose edge refused it, and never the token; nothing else came of them.
+    let denied = denials(&mut first, 4);
+    let reasons: Vec<&str> = denied
+        .iter()
+        .map(|e| e["payload"]["reason"].as_str().unwrap())
+        .collect();
+    for reason in &reasons {
+        assert!(
+            reason.contains(" 401 ")
+                && reason.ends_with(&format!(
+                    "(at the listener of joined process pid {})",
+                    joined.id()
+                )),
+            "{reason}"
+        );
+        assert!(
+            !reason.contains("7f3a") && !reason.contains("5d1c"),
+            "{reason}"
+        );
+    }
+    let over = |transport: &str| reasons.iter().filter(|r| r.starts_with(transport)).count();
+    assert_eq!((over("WebSocket "), over("HTTP ")), (2, 2), "{reasons:?}");
+    assert!(
+        denied.iter().all(|e| e["actorId"] == "anonymous"),
+        "{denied:?}"
+    );
     assert_eq!(first.call_ok("world.hash", json!({})), before);
 
     // With it, each client has a session of its own on the one world.

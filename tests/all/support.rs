@@ -529,16 +529,40 @@ pub fn own_calibration(args: &[&str]) -> Vec<String> {
     vec!["--calibration".into(), file.display().to_string()]
 }
 
+/// Whether the test runs in a `through_a_joined_listener` module (the WebSocket and HTTP
+/// tests run again behind a joined process's listener).
+pub fn through_a_joined_listener() -> bool {
+    std::thread::current()
+        .name()
+        .is_some_and(|n| n.contains("through_a_joined_listener"))
+}
+
 /// A serving host for the socket transports: `limina <transports> --port 0 --manual-clock
 /// <args>` with its own trace folder (unless `args` name one) and calibration, stdin and stdout piped. Waits for the
 /// log line holding `prefix` (`ws://`, `http://`) and returns the address from it on; the
 /// rest of the log is passed through.
+///
+/// In a `through_a_joined_listener` test the listener is a joined process's: a stdio host
+/// serves the trace folder first, with the same flags (returned, to keep), and this process
+/// joins it, its listener in front of it.
 pub fn serving_host(
     transports: &[&str],
     args: &[&str],
     prefix: &str,
-) -> (Child, String, tempfile::TempDir) {
+) -> (Child, String, tempfile::TempDir, Option<Server>) {
     let traces = tempfile::tempdir().unwrap();
+    let joined = through_a_joined_listener() && !transports.contains(&"--mcp-stdio");
+    let server = joined.then(|| {
+        let mut all: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        let dir = match args.iter().position(|a| *a == "--trace-dir") {
+            Some(at) => PathBuf::from(args[at + 1]),
+            None => {
+                all.extend(["--trace-dir".into(), traces.path().display().to_string()]);
+                traces.path().to_path_buf()
+            }
+        };
+        Server::start(&dir, &all)
+    });
     let mut command = Command::new(env!("CARGO_BIN_EXE_limina"));
     command
         .args(transports)
@@ -570,7 +594,7 @@ pub fn serving_host(
     let address = rx
         .recv_timeout(REPLY_TIMEOUT)
         .expect("the host logs its address");
-    (child, address, traces)
+    (child, address, traces, server)
 }
 
 /// A configuration that lets calls run long on the engine (`[limits]` raised), for tests whose

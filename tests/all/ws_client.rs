@@ -16,6 +16,8 @@ pub struct WsHost {
     /// `ws://127.0.0.1:<port>`.
     pub url: String,
     _traces: tempfile::TempDir,
+    /// The host it joined (`through_a_joined_listener` tests).
+    _server: Option<crate::support::Server>,
 }
 
 impl WsHost {
@@ -33,7 +35,8 @@ impl WsHost {
         Option<std::process::ChildStdin>,
         Option<std::process::ChildStdout>,
     ) {
-        let (mut child, url, traces) = crate::support::serving_host(transports, args, "ws://");
+        let (mut child, url, traces, server) =
+            crate::support::serving_host(transports, args, "ws://");
         let stdin = child.stdin.take();
         let stdout = child.stdout.take();
         (
@@ -41,6 +44,7 @@ impl WsHost {
                 child,
                 url,
                 _traces: traces,
+                _server: server,
             },
             stdin,
             stdout,

@@ -28,6 +28,10 @@ pub enum Purpose {
     /// welcome, and the connection's end tells the joined process its host ended (one serving
     /// only network clients has no stdio client's connection to learn it from).
     Watch,
+    /// A client the joining process's own network edge refused, for the world's trace
+    /// (`session.admission.denied`, as the serving host traces its own refusals): the hello
+    /// carries the reason, never the client's token; the welcome ends the connection.
+    Refusal,
 }
 
 /// The joining side's first line.
@@ -51,6 +55,19 @@ pub struct Hello {
     /// The session id its transport gave it (`Mcp-Session-Id` over HTTP).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<String>,
+    /// What its edge refused ([`Purpose::Refusal`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refusal: Option<Refused>,
+}
+
+/// A client a joined process's network edge refused: the agent its token named, if the
+/// token was verified, and why (the edge's reason, which never holds the token).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Refused {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_id: Option<String>,
+    pub reason: String,
 }
 
 /// What a joined process's network edge admitted one of its clients with: the profiles it may
@@ -77,6 +94,7 @@ impl Hello {
             profile: None,
             admitted: None,
             session: None,
+            refusal: None,
         }
     }
 }

@@ -14,7 +14,9 @@
 //! (`SO_PEERCRED`), which could already join over stdio with no ceiling at all, so trusting its
 //! decision gives it nothing it did not have. The serving host still checks that every profile
 //! a decision names is one its configuration defines, and serves a network client with no
-//! decision not at all.
+//! decision not at all. A token this edge refuses is traced in the world's trace all the same
+//! (`session.admission.denied`, as the serving host traces its own): the reason and the agent
+//! a verified token named cross, in a hello of its own, never the token.
 //!
 //! When the serving host ends, each client's connection waits for the next one (whichever
 //! process takes the world over — perhaps this one, see `cli/join.rs`), answers the requests
@@ -22,7 +24,7 @@
 //! client's session there with the same ids (`crate::join::resume`), as a stdio relay does.
 
 use crate::join::frame::{self, Kind};
-use crate::join::handshake::{self, Admitted, Hello, Purpose, Welcome};
+use crate::join::handshake::{self, Admitted, Hello, Purpose, Refused, Welcome};
 use crate::join::relay::Ended;
 use crate::join::resume::{FromServer, Resume, unanswered};
 use crate::join::socket::{self, ConnectError};
@@ -99,8 +101,12 @@ fn forward(forwarding: Forwarding, spawner: tokio::runtime::Handle, trace_dir: P
             Ok(Inbound::Close { id }) => {
                 clients.remove(&id);
             }
-            // A refusal at this edge was logged by the transport; the serving host's trace is
-            // for what reached the world.
+            // A refusal at this edge was logged by the transport; the serving host traces it
+            // in the world's trace, as it does its own edge's.
+            Ok(Inbound::Refused { agent, reason }) => {
+                let trace_dir = trace_dir.clone();
+                spawner.spawn(async move { report(&trace_dir, agent, reason).await });
+            }
             Ok(_) => {}
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => return,
@@ -340,6 +346,27 @@ fn send(outbox: &mut Outbox, payload: &[u8]) -> bool {
 fn ring(outbox: &Outbox) {
     if let Some(lane) = outbox.lane() {
         lane.ring();
+    }
+}
+
+/// Tells the host serving `trace_dir` of a client this edge refused (its own connection, as
+/// `limina status` asks: refusals are few, capped per second where they are made).
+async fn report(trace_dir: &Path, agent: Option<String>, reason: String) {
+    let mut hello = Hello::new(Purpose::Refusal);
+    hello.refusal = Some(Refused {
+        agent_id: agent,
+        reason,
+    });
+    let told = match socket::connect(trace_dir) {
+        Ok(stream) => shake_hands(stream, &hello)
+            .await
+            .and_then(|reached| reached.ok_or_else(|| "the host is ending".to_string())),
+        Err(e) => Err(e.to_string()),
+    };
+    if let Err(e) = told {
+        crate::log::warn(&format!(
+            "a refusal at this edge could not be traced in the world's trace: {e}"
+        ));
     }
 }
 

@@ -158,6 +158,7 @@ async fn connection(stream: UnixStream, control: Arc<Control>, engine: EngineHan
         }
         Purpose::Client => client(hello, credentials.pid, reader, writer, control, engine).await,
         Purpose::Watch => watch(hello, credentials.pid, reader, writer, control, engine).await,
+        Purpose::Refusal => refusal(hello, credentials.pid, writer, engine).await,
     }
 }
 
@@ -360,6 +361,29 @@ async fn client(
     crate::log::debug(&format!(
         "the joined client on connection {id} (pid {pid}) left"
     ));
+}
+
+/// The longest refusal reason traced for a joined process's edge.
+const MAX_REFUSAL_CHARS: usize = 1024;
+
+/// A client a joined process's own network edge refused: traced here, in the world's trace,
+/// as the serving host traces its own edge's refusals (`session.admission.denied`), naming the
+/// process whose listener refused it.
+async fn refusal(hello: Hello, pid: u32, mut writer: OwnedWriteHalf, engine: EngineHandle) {
+    let Some(refused) = hello.refusal else {
+        let why = "a refusal report without its refusal".to_string();
+        crate::log::warn(&format!("refused a joining process (pid {pid}): {why}"));
+        answer(&mut writer, &Welcome::refuse(why)).await;
+        return;
+    };
+    let reason: String = refused.reason.chars().take(MAX_REFUSAL_CHARS).collect();
+    let traced = engine.send(Inbound::Refused {
+        agent: refused.agent_id,
+        reason: format!("{reason} (at the listener of joined process pid {pid})"),
+    });
+    if traced {
+        answer(&mut writer, &Welcome::accept(None, None)).await;
+    }
 }
 
 /// A joined process's presence: welcomed once the engine answers, listed in the status, and

@@ -338,12 +338,18 @@ impl Peer {
     }
 
     /// One text message: cancellations take effect at once; past the in-flight cap a request
-    /// is refused here (the engine never sees the flood); the rest goes to the engine in order.
+    /// is refused here (the engine never sees the flood) and a notification dropped, but for
+    /// a cancellation; the rest goes to the engine in order.
     fn text(&self, text: &str) {
-        if let Some(request) = cancelled_request(text.as_bytes()) {
-            self.cancels.cancel(&request);
+        let cancel = cancelled_request(text.as_bytes());
+        if let Some(request) = &cancel {
+            self.cancels.cancel(request);
         }
-        if self.in_flight.load(Ordering::Acquire) >= MAX_IN_FLIGHT_PER_CONNECTION {
+        // A cancellation goes on even past the cap: behind a joined process's listener the
+        // flag it raises is the serving host's, which only the message reaches.
+        if cancel.is_none()
+            && self.in_flight.load(Ordering::Acquire) >= MAX_IN_FLIGHT_PER_CONNECTION
+        {
             let request_id = serde_json::from_str::<Value>(text)
                 .ok()
                 .and_then(|m| m.get("id").cloned());
