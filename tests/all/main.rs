@@ -38,6 +38,7 @@ mod local_http;
 mod local_registry;
 mod lore_offers;
 mod modern;
+mod native_blocks;
 mod oci_packages;
 mod orchestrator;
 mod otlp;
