@@ -278,6 +278,70 @@ impl Control {
     }
 }
 
+/// Who is joining, for [`welcome`]: its hello, its pid, and the transport it is listed
+/// under when its hello names none.
+struct Joining<'a> {
+    hello: &'a Hello,
+    pid: u32,
+    transport: &'static str,
+}
+
+/// A joined process's connection, listed for `limina status` while this lives.
+struct Listed {
+    control: Arc<Control>,
+    id: PeerId,
+}
+
+impl Drop for Listed {
+    fn drop(&mut self) {
+        self.control
+            .joined
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&self.id);
+    }
+}
+
+/// Welcomes a joined process's connection (a relayed client, or its presence) once the engine
+/// answers — a stuck engine is never welcomed past — with the configuration serving everyone,
+/// listed for the status under a fresh connection number; `None` when the engine does not
+/// answer.
+async fn welcome(
+    control: &Arc<Control>,
+    engine: &EngineHandle,
+    writer: &mut OwnedWriteHalf,
+    joining: Joining<'_>,
+) -> Option<Listed> {
+    ask_status(engine).await?;
+    let id = next_peer_id();
+    let transport = joining
+        .hello
+        .transport
+        .clone()
+        .unwrap_or_else(|| joining.transport.into());
+    control
+        .joined
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(
+            id,
+            Joined {
+                pid: joining.pid,
+                transport,
+            },
+        );
+    let listed = Listed {
+        control: control.clone(),
+        id,
+    };
+    answer(
+        writer,
+        &Welcome::accept(Some(control.config.settings.clone()), None),
+    )
+    .await;
+    Some(listed)
+}
+
 /// A relayed client: welcomed once the engine answers, then handed to the engine, which
 /// reads and writes its socket itself (`engine/relayed.rs`); this task only waits for the
 /// engine to let it go, for the status.
@@ -297,27 +361,20 @@ async fn client(
             return;
         }
     };
-    // The welcome waits for the engine: a stuck one is never welcomed past. It goes out
-    // before the engine has the socket, so it comes before any reply.
-    if ask_status(&engine).await.is_none() {
+    // The welcome goes out before the engine has the socket, so it comes before any reply.
+    let joining = Joining {
+        hello: &hello,
+        pid,
+        transport: "stdio",
+    };
+    let Some(listed) = welcome(&control, &engine, &mut writer, joining).await else {
         return;
-    }
-    let id = next_peer_id();
-    let transport = hello.transport.clone().unwrap_or_else(|| "stdio".into());
-    control
-        .joined
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(id, Joined { pid, transport });
+    };
+    let id = listed.id;
     crate::log::info(&format!(
         "limina pid {pid} (limina {}) joined: its client is connection {id}",
         hello.version
     ));
-    answer(
-        &mut writer,
-        &Welcome::accept(Some(control.config.settings.clone()), None),
-    )
-    .await;
     // What the hello's reader buffered past the hello is the first frames.
     let early = reader.buffer().to_vec();
     // Out of this thread's reactor: only the engine reads and writes it from now on.
@@ -353,11 +410,7 @@ async fn client(
         // Dropped by the engine with the connection.
         let _ = let_go.await;
     }
-    control
-        .joined
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .remove(&id);
+    drop(listed);
     crate::log::debug(&format!(
         "the joined client on connection {id} (pid {pid}) left"
     ));
@@ -397,25 +450,18 @@ async fn watch(
     control: Arc<Control>,
     engine: EngineHandle,
 ) {
-    if ask_status(&engine).await.is_none() {
+    let joining = Joining {
+        hello: &hello,
+        pid,
+        transport: "network",
+    };
+    let Some(_listed) = welcome(&control, &engine, &mut writer, joining).await else {
         return;
-    }
-    let id = next_peer_id();
-    let transport = hello.transport.clone().unwrap_or_else(|| "network".into());
-    control
-        .joined
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(id, Joined { pid, transport });
+    };
     crate::log::info(&format!(
         "limina pid {pid} (limina {}) joined with its own listener",
         hello.version
     ));
-    answer(
-        &mut writer,
-        &Welcome::accept(Some(control.config.settings.clone()), None),
-    )
-    .await;
     let mut look = tokio::time::interval(WATCH_LOOK);
     let mut sink = [0u8; 64];
     loop {
@@ -434,9 +480,4 @@ async fn watch(
         }
     }
     let _ = writer.shutdown().await;
-    control
-        .joined
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .remove(&id);
 }
