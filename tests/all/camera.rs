@@ -184,6 +184,36 @@ fn shots_that_cannot_be_taken_are_refused_naming_the_field_and_change_nothing() 
     assert_eq!(camera, ["policy.decision"; 3], "{events}");
 }
 
+#[test]
+fn the_drawing_is_charged_to_the_callers_cpu_budget() {
+    // A budget to count against: without one nothing is counted.
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("limina.toml");
+    std::fs::write(&config, "[budgets]\ncpuMs = 600000\n").unwrap();
+    let mut c = Client::session("builder.readWrite", &["--config", config.to_str().unwrap()]);
+    let used = |c: &mut Client| {
+        let usage = c.call_ok("audit.usage", json!({}));
+        usage["budgets"][0]["budget"]["cpuMs"]["used"]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{usage}"))
+    };
+    let mut charged = |width: u32, height: u32| {
+        let before = used(&mut c);
+        let shot =
+            json!({"position": [0, 0, 10], "lookAt": [0, 0, 0], "width": width, "height": height});
+        c.call_ok("camera.capture", shot);
+        used(&mut c) - before
+    };
+    let small = charged(16, 12);
+    let large = charged(1920, 1080);
+    // Both calls run the same guest code for the same fuel; only the host's drawing and
+    // encoding of 10,800 times the pixels (tens of milliseconds) tells them apart.
+    assert!(
+        large > small + 5.0,
+        "a 1920 × 1080 picture charged {large} ms, a 16 × 12 one {small} ms"
+    );
+}
+
 fn client_args(traces: &std::path::Path) -> Vec<String> {
     let mut args: Vec<String> = [
         env!("CARGO_BIN_EXE_limina"),

@@ -14,5 +14,5 @@ mod stages;
 pub use content::{Body as ContentBody, Content, check as check_content};
 pub use control::{CallControl, ProgressSink};
 pub use failure::{ErrorCode, Failure};
-pub use interrupt::{Cancel, Clock, Cut, Interrupt, RUNNING_CAP_FACTOR};
+pub use interrupt::{Cancel, Clock, Cut, Interrupt, RUNNING_CAP_FACTOR, thread_cpu_time};
 pub use stages::{CallStages, GuestStage, PolicyStage, Stage};

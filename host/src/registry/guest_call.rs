@@ -237,6 +237,8 @@ impl Registry {
                 _ => cpu_ms.min(left),
             };
         }
+        // The host's work for the guest (drawing a picture) was done: it is charged in full.
+        cpu_ms += outcome.host_cpu_ms;
         let mut peak = outcome.peak_memory_bytes as u64;
         if matches!(outcome.result, Err(CallFailure::Memory { .. })) {
             peak = peak.max(prep.memory);
@@ -250,7 +252,7 @@ impl Registry {
         }
         let refused = outcome.net.refusals.first().cloned();
         self.record_usage(outcome.fuel_used, peak);
-        self.guest_cpu_ms += outcome.fuel_used as f64 / FUEL_PER_MS as f64;
+        self.guest_cpu_ms += outcome.fuel_used as f64 / FUEL_PER_MS as f64 + outcome.host_cpu_ms;
         match outcome.result {
             Ok(result) => result.map_err(|e| match refused {
                 // The guest failed after the host refused one of its requests: say so.

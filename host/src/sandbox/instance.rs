@@ -44,6 +44,9 @@ pub(super) struct ActiveCall {
     pub progress_reports: usize,
     /// Whether a refused look at the secrets was traced already in this call.
     pub secrets_refused: bool,
+    /// CPU the host spent on the guest's behalf (drawing its pictures): fuel does not count
+    /// it, so it is charged beside the fuel.
+    pub host_cpu: std::time::Duration,
 }
 
 /// Who is calling, with what, and within which limits.
@@ -115,6 +118,8 @@ pub struct CallOutcome<T = GuestOutput> {
     pub logs: Vec<crate::log::LogLine>,
     /// Outbound requests sent and bytes moved (charged to `budget.net`), and refusals.
     pub net: crate::net::NetUsage,
+    /// CPU the host's imports spent for the guest, in milliseconds (charged beside the fuel).
+    pub host_cpu_ms: f64,
 }
 
 /// A compiled component with its imports resolved, ready to instantiate cheaply.
@@ -310,6 +315,7 @@ impl<T> From<NotStarted> for CallOutcome<T> {
             events: Vec::new(),
             logs: Vec::new(),
             net: Default::default(),
+            host_cpu_ms: 0.0,
         }
     }
 }
@@ -492,6 +498,7 @@ impl GuestInstance {
             logs: Vec::new(),
             progress_reports: 0,
             secrets_refused: false,
+            host_cpu: std::time::Duration::ZERO,
         });
         let mut raw = call(&self.bindings, &mut self.store, &ctx, &skill);
         // A guest woken at its deadline (or by a cancel) may return before the next epoch tick
@@ -529,6 +536,7 @@ impl GuestInstance {
             events: active.events,
             logs,
             net,
+            host_cpu_ms: active.host_cpu.as_secs_f64() * 1000.0,
         };
         if let Some(reach) = &active.info.reach {
             super::outside::redact_outcome(reach, &mut outcome);

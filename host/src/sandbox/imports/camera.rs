@@ -1,8 +1,10 @@
 //! `limina:skill/camera` (0.2.0 only): a picture of the world, drawn on the CPU. A call that
 //! runs away from the engine brings the render snapshot taken when it was decided
-//! (`CallInfo::view`); one on the engine draws the world as the call sees it.
+//! (`CallInfo::view`); one on the engine draws the world as the call sees it. The drawing's CPU
+//! time is charged to the caller's budget beside the call's fuel.
 
 use super::{from_world, v3};
+use crate::call::thread_cpu_time;
 use crate::policy::Permission;
 use crate::sandbox::bindings::limina::skill::types::WorldError;
 use crate::sandbox::bindings::v02::limina::skill::camera;
@@ -24,13 +26,20 @@ impl camera::Host for GuestState {
         };
         // A shot that cannot be taken costs no snapshot.
         shot.check().map_err(from_world)?;
-        let picture = match &call.info.view {
+        // The drawing runs on the host, where fuel does not count it: its CPU is charged.
+        let started = thread_cpu_time();
+        let drawn = match &call.info.view {
             Some(snapshot) => Picture::take(snapshot, &shot),
             None => Picture::take(&call.realm.world.render_snapshot(), &shot),
         }
-        .map_err(from_world)?;
+        .map(|picture| {
+            let png = picture.png();
+            (picture, png)
+        });
+        call.host_cpu += thread_cpu_time().saturating_sub(started);
+        let (picture, png) = drawn.map_err(from_world)?;
         Ok(camera::Picture {
-            png: picture.png(),
+            png,
             width: picture.width,
             height: picture.height,
             tick: picture.tick,
