@@ -12,10 +12,13 @@
 //!
 //! Goals (issue 42): at most +25 µs at p50 through a joined process, pipelined at least 0.8x
 //! of direct, the first answered call at most 1 s after the kill. Measured 2026-11-28 on the
-//! shared 2-core machine (load 1.6–1.7), after the engine came to read and write a joined
-//! client's socket itself: ping +5.2 µs (13.7 → 18.9 µs), createEntity +18.9 µs; pipelined
-//! 0.88x (ping) and 0.79x (createEntity); takeover 41 and 22 ms. (Before, through the control
-//! socket's own thread in both directions, same load: ping +40.8 µs, pipelined 0.34x.)
+//! shared 2-core machine (load 1.3–1.9), after the engine came to read and write a joined
+//! client's socket itself, in three runs: ping +5.2, +10.0 µs (p50 direct 9–14 µs);
+//! createEntity +18.9, +10.5 µs; pipelined ping 0.88x, 0.65x, createEntity 0.79x, 0.77x (the
+//! ratio moves with what else runs: two cores for the client, the joined relay, the engine and
+//! the trace indexer); takeover 20–41 ms. Before, through the control socket's own thread in
+//! both directions: ping +40.8 µs, pipelined 0.34x. The relay's 50 µs look before sleeping
+//! is worth keeping: without it ping was +22.5 µs and pipelined 0.64x.
 
 mod spawn;
 

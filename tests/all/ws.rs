@@ -268,11 +268,6 @@ fn a_guest_sleeping_in_wasi_is_cut_at_its_deadline_while_others_are_served() {
 
 #[test]
 fn a_stalled_subscriber_neither_stalls_others_nor_grows_memory_and_resyncs() {
-    if crate::support::through_a_joined_listener() {
-        // Not yet: a joined listener closes a client whose outbox fills (1008) where the
-        // serving host would drop its deltas and resync it (`transport/front.rs`, `send`).
-        return;
-    }
     let host = WsHost::start(&[
         "--network-profile",
         "builder.readWrite",

@@ -44,6 +44,8 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
 /// How often a client whose host ended looks for the next one.
 const RETRY: Duration = Duration::from_millis(10);
+/// How often a client whose outbox is full is looked at for room again.
+const HELD_LOOK: Duration = Duration::from_millis(2);
 /// How often the forwarder's loop beats when nothing arrives (its `/healthz`).
 const BEAT: Duration = Duration::from_millis(500);
 
@@ -232,11 +234,17 @@ impl Client {
             ticket: self.ticket.as_deref(),
             resume,
             hold,
+            held: None,
         };
         let reading = async move {
             loop {
-                if !outlet.take_frames(&mut frames) {
-                    return Ended::ClientDone;
+                match outlet.take_frames(&mut frames) {
+                    Took::All => {}
+                    Took::Gone => return Ended::ClientDone,
+                    Took::Held => {
+                        tokio::time::sleep(HELD_LOOK).await;
+                        continue;
+                    }
                 }
                 let n = from_server
                     .read(frames.space(JOIN_READ_BYTES))
@@ -272,12 +280,37 @@ struct Outlet<'a> {
     resume: &'a Mutex<Resume>,
     /// Told when the host drains.
     hold: tokio::sync::watch::Sender<bool>,
+    /// A message the client's outbox had no room for: nothing more is read from the host
+    /// until it has, so the host's side of the connection fills and the host deals with the
+    /// slow client as with its own (a subscriber's deltas dropped and resynced later, a
+    /// client that reads no replies closed), instead of this process cutting it off.
+    held: Option<Frame>,
+}
+
+/// What became of the frames read so far.
+enum Took {
+    /// All passed on.
+    All,
+    /// The client is gone.
+    Gone,
+    /// The client's outbox is full: one message waits (`Outlet::held`).
+    Held,
 }
 
 impl Outlet<'_> {
-    /// Passes every complete frame on to the client; false once the client is gone.
-    fn take_frames(&mut self, frames: &mut frame::Reader) -> bool {
+    /// Passes every complete frame on to the client, as far as its outbox has room.
+    fn take_frames(&mut self, frames: &mut frame::Reader) -> Took {
         let mut any = false;
+        if let Some(frame) = self.held.take() {
+            match self.outbox.push_frame(frame.clone()) {
+                Sent::Queued => any = true,
+                Sent::Gone => return Took::Gone,
+                Sent::Full => {
+                    self.held = Some(frame);
+                    return Took::Held;
+                }
+            }
+        }
         while let Some(next) = frames.next_frame() {
             let (kind, payload) = match next {
                 Ok(frame) => frame,
@@ -300,9 +333,18 @@ impl Outlet<'_> {
                         ticket.initialized();
                     }
                     drop(resume);
-                    any = true;
-                    if !send(self.outbox, payload) {
-                        return false;
+                    let Ok(text) = std::str::from_utf8(payload) else {
+                        continue;
+                    };
+                    let frame = Frame::from(text.to_string());
+                    match self.outbox.push_frame(frame.clone()) {
+                        Sent::Queued => any = true,
+                        Sent::Gone => return Took::Gone,
+                        Sent::Full => {
+                            self.held = Some(frame);
+                            ring(self.outbox);
+                            return Took::Held;
+                        }
                     }
                 }
                 Kind::Note => {
@@ -321,7 +363,7 @@ impl Outlet<'_> {
         if any {
             ring(self.outbox);
         }
-        true
+        Took::All
     }
 }
 
