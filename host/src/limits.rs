@@ -114,7 +114,8 @@ pub const MAX_ENTITIES: usize = 100_000;
 /// Widest or tallest picture `camera.capture` draws, in pixels.
 pub const MAX_CAPTURE_EDGE: u32 = 2_048;
 /// Most pixels in one `camera.capture` picture (1920 × 1080): the drawing and the PNG grow
-/// with them, and the picture travels in one result.
+/// with them, and the picture travels in one result. The drawing's CPU time (fuel does not
+/// count host work) is charged to the caller's `cpuMs` budget.
 pub const MAX_CAPTURE_PIXELS: u64 = 1_920 * 1_080;
 /// Side of one cell of the world's spatial index (`world/spatial.rs`), in metres. At 0.1
 /// entities per m², 100,000 entities, `cargo bench -p limina --bench spatial` (2026-11-28)

@@ -71,14 +71,26 @@ impl Host {
         let addr = rx
             .recv_timeout(Duration::from_secs(180))
             .expect("the host's address");
-        Host {
+        let host = Host {
             child,
             http: HttpHost::attach(addr),
             log,
             traces,
             _packages: packages,
             _config: config_dir,
+        };
+        // The listener is bound a moment before the engine's first turn; until that turn
+        // `/readyz` rightly says "starting" (what an orchestrator's readiness probe waits out).
+        let started = Instant::now();
+        while host.get("/readyz").status != 200 {
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "/readyz never turned 200: {}",
+                host.get("/readyz").body
+            );
+            std::thread::sleep(Duration::from_millis(10));
         }
+        host
     }
 
     fn signal(&self, signal: i32) {
