@@ -4,6 +4,7 @@
 //! prompt embedding a page. Read over MCP from a host that grants the book's volume.
 
 use crate::files_and_state::host;
+use crate::offers::{complete, listed, prompt_named};
 use crate::support::Client;
 use serde_json::{Value, json};
 
@@ -15,21 +16,8 @@ fn lore() -> (tempfile::TempDir, tempfile::TempDir, Client) {
     (traces, packages, c)
 }
 
-fn listed(reply: &Value, key: &str, field: &str) -> Vec<String> {
-    reply["result"][key]
-        .as_array()
-        .unwrap_or_else(|| panic!("{reply}"))
-        .iter()
-        .map(|r| r[field].as_str().unwrap().to_string())
-        .collect()
-}
-
 fn completed(c: &mut Client, reference: Value, argument: &str, value: &str) -> Value {
-    let done = c.request(
-        "completion/complete",
-        json!({"ref": reference, "argument": {"name": argument, "value": value}}),
-    );
-    done["result"]["completion"]["values"].clone()
+    complete(c, &reference, argument, value)["result"]["completion"]["values"].clone()
 }
 
 #[test]
@@ -112,14 +100,7 @@ fn lore_serves_its_contents_and_pages_as_resources_whose_names_complete() {
 #[test]
 fn lore_explain_embeds_the_page_and_asks_and_its_page_completes() {
     let (_t, _p, mut c) = lore();
-    let prompts = c.request("prompts/list", json!({}));
-    let explain = prompts["result"]["prompts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["name"] == "lore.explain")
-        .unwrap_or_else(|| panic!("{prompts}"))
-        .clone();
+    let explain = prompt_named(&mut c, "lore.explain");
     assert_eq!(explain["title"], "Explain a rule");
     assert_eq!(
         explain["arguments"]

@@ -40,6 +40,7 @@ mod lore_offers;
 mod modern;
 mod native_blocks;
 mod oci_packages;
+mod offers;
 mod orchestrator;
 mod otlp;
 mod otlp_collector;

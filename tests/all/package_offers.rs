@@ -4,56 +4,28 @@
 //! a table's page. Reads and gets are decided and traced like calls; a profile's tool
 //! allow-list hides them as it hides the host's own.
 
-use crate::support::{Client, package_dir, repo};
+use crate::offers::{complete, example_host, listed, prompt_named, traced};
+use crate::support::Client;
 use serde_json::{Value, json};
 
 const SCOUT: &str =
     "[profiles.scout]\npermissions = [\"scene.read\"]\ntools = [\"scene.*\", \"resource.world\"]\n";
 
 fn dice_host() -> (tempfile::TempDir, tempfile::NamedTempFile, Client) {
-    let dir = repo().join("packages/dice");
-    let pkgs = package_dir(&dir, &dir.join("dice.wasm"));
-    let config = tempfile::NamedTempFile::new().unwrap();
-    std::fs::write(config.path(), SCOUT).unwrap();
-    let c = Client::session(
-        "builder.readWrite",
-        &[
-            "--packages",
-            pkgs.path().to_str().unwrap(),
-            "--config",
-            config.path().to_str().unwrap(),
-        ],
-    );
-    (pkgs, config, c)
-}
-
-fn uris(listed: &Value, key: &str, field: &str) -> Vec<String> {
-    listed["result"][key]
-        .as_array()
-        .unwrap_or_else(|| panic!("{listed}"))
-        .iter()
-        .map(|r| r[field].as_str().unwrap().to_string())
-        .collect()
-}
-
-fn traced(c: &mut Client, kind: &str) -> Vec<Value> {
-    c.call_ok("trace.tail", json!({"type": kind, "limit": 100}))["events"]
-        .as_array()
-        .unwrap()
-        .clone()
+    example_host("dice", SCOUT)
 }
 
 #[test]
 fn a_packages_resources_are_listed_read_and_traced() {
     let (_p, _c, mut c) = dice_host();
-    let listed = c.request("resources/list", json!({}));
+    let resources = c.request("resources/list", json!({}));
     assert!(
-        uris(&listed, "resources", "uri").contains(&"limina://pkg/dice/notation".to_string()),
-        "{listed}"
+        listed(&resources, "resources", "uri").contains(&"limina://pkg/dice/notation".to_string()),
+        "{resources}"
     );
     let templates = c.request("resources/templates/list", json!({}));
     assert!(
-        uris(&templates, "resourceTemplates", "uriTemplate")
+        listed(&templates, "resourceTemplates", "uriTemplate")
             .contains(&"limina://pkg/dice/tables/{table}".to_string()),
         "{templates}"
     );
@@ -112,14 +84,7 @@ fn a_packages_resources_are_listed_read_and_traced() {
 #[test]
 fn a_packages_prompt_is_listed_got_and_completed() {
     let (_p, _c, mut c) = dice_host();
-    let listed = c.request("prompts/list", json!({}));
-    let prompt = listed["result"]["prompts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["name"] == "dice.narrate")
-        .unwrap_or_else(|| panic!("{listed}"))
-        .clone();
+    let prompt = prompt_named(&mut c, "dice.narrate");
     assert_eq!(prompt["arguments"][0]["name"], "table");
     assert_eq!(prompt["arguments"][0]["required"], true);
     let got = c.request(
@@ -178,10 +143,7 @@ fn a_packages_prompt_is_listed_got_and_completed() {
             "table",
         ),
     ] {
-        let done = c.request(
-            "completion/complete",
-            json!({"ref": reference, "argument": {"name": argument, "value": "w"}}),
-        );
+        let done = complete(&mut c, &reference, argument, "w");
         assert_eq!(
             done["result"]["completion"]["values"],
             json!(["weather"]),
@@ -194,12 +156,12 @@ fn a_packages_prompt_is_listed_got_and_completed() {
 fn a_profile_that_may_not_read_them_sees_none_and_is_refused() {
     let (_p, _c, mut c) = dice_host();
     c.rebind("scout", "scout");
-    let listed = c.request("resources/list", json!({}));
+    let resources = c.request("resources/list", json!({}));
     assert!(
-        !uris(&listed, "resources", "uri")
+        !listed(&resources, "resources", "uri")
             .iter()
             .any(|u| u.starts_with("limina://pkg/")),
-        "{listed}"
+        "{resources}"
     );
     let templates = c.request("resources/templates/list", json!({}));
     assert_eq!(
@@ -238,23 +200,10 @@ fn a_profile_that_may_not_read_them_sees_none_and_is_refused() {
 
 #[test]
 fn memory_serves_the_calling_agents_own_notes_and_a_reflect_prompt() {
-    let dir = repo().join("packages/memory");
-    let pkgs = package_dir(&dir, &dir.join("memory.wasm"));
-    let config = tempfile::NamedTempFile::new().unwrap();
-    std::fs::write(
-        config.path(),
+    let (_pkgs, _config, mut c) = example_host(
+        "memory",
         "[profiles.keeper]\npermissions = [\"scene.read\", \"state.read\", \"state.write\"]\n\n\
          [packages.memory.grants]\nstate = { keys = 10000, bytes = 4194304 }\n",
-    )
-    .unwrap();
-    let mut c = Client::session(
-        "builder.readWrite",
-        &[
-            "--packages",
-            pkgs.path().to_str().unwrap(),
-            "--config",
-            config.path().to_str().unwrap(),
-        ],
     );
     c.rebind("keeper", "mara");
     c.call_ok("memory.remember", json!({"text": "the well is poisoned"}));

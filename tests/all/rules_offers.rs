@@ -3,7 +3,8 @@
 //! whose `id` completes) and the `rules.lookUp` prompt, through the host's listings, reads,
 //! gets and completion, with the refusals over the wire.
 
-use crate::support::{Client, package_dir, repo};
+use crate::offers::{complete, example_host, listed, prompt_named, traced};
+use crate::support::Client;
 use serde_json::{Value, json};
 
 /// Budgets to watch, and a profile that may call the rules' skills but not read their pages.
@@ -11,29 +12,7 @@ const CONFIG: &str = "[budgets]\ncalls = 1000\ncpuMs = 100000\n\n\
     [profiles.searcher]\npermissions = [\"scene.read\"]\ntools = [\"rules.*\", \"audit.usage\", \"world.hash\"]\n";
 
 fn rules_host() -> (tempfile::TempDir, tempfile::NamedTempFile, Client) {
-    let dir = repo().join("packages/rules");
-    let pkgs = package_dir(&dir, &dir.join("rules.wasm"));
-    let config = tempfile::NamedTempFile::new().unwrap();
-    std::fs::write(config.path(), CONFIG).unwrap();
-    let c = Client::session(
-        "builder.readWrite",
-        &[
-            "--packages",
-            pkgs.path().to_str().unwrap(),
-            "--config",
-            config.path().to_str().unwrap(),
-        ],
-    );
-    (pkgs, config, c)
-}
-
-fn listed(reply: &Value, key: &str, field: &str) -> Vec<String> {
-    reply["result"][key]
-        .as_array()
-        .unwrap_or_else(|| panic!("{reply}"))
-        .iter()
-        .map(|r| r[field].as_str().unwrap().to_string())
-        .collect()
+    example_host("rules", CONFIG)
 }
 
 fn read(c: &mut Client, uri: &str) -> Value {
@@ -53,13 +32,6 @@ fn budget(c: &mut Client) -> Value {
     let usage = c.call_ok("audit.usage", json!({}));
     let budgets = usage["budgets"].as_array().unwrap();
     budgets.last().unwrap_or_else(|| panic!("{usage}"))["budget"].clone()
-}
-
-fn traced(c: &mut Client, kind: &str) -> Vec<Value> {
-    c.call_ok("trace.tail", json!({"type": kind, "limit": 100}))["events"]
-        .as_array()
-        .unwrap()
-        .clone()
 }
 
 #[test]
@@ -153,14 +125,7 @@ fn rules_serves_its_pages_as_resources_and_a_missing_page_changes_nothing() {
 #[test]
 fn the_look_up_prompt_renders_and_its_argument_and_the_page_id_complete() {
     let (_p, _c, mut c) = rules_host();
-    let prompts = c.request("prompts/list", json!({}));
-    let prompt = prompts["result"]["prompts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["name"] == "rules.lookUp")
-        .unwrap_or_else(|| panic!("{prompts}"))
-        .clone();
+    let prompt = prompt_named(&mut c, "rules.lookUp");
     assert_eq!(prompt["title"], "Look up a rule");
     assert_eq!(
         prompt["arguments"],
@@ -241,10 +206,7 @@ fn the_look_up_prompt_renders_and_its_argument_and_the_page_id_complete() {
             json!([]),
         ),
     ] {
-        let done = c.request(
-            "completion/complete",
-            json!({"ref": reference, "argument": {"name": argument, "value": prefix}}),
-        );
+        let done = complete(&mut c, &reference, argument, prefix);
         assert_eq!(done["result"]["completion"]["values"], values, "{done}");
     }
 }

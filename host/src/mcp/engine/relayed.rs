@@ -378,8 +378,9 @@ pub fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Whether `fd` has input (or its end) right now.
-fn readable(fd: RawFd) -> bool {
+/// Whether `fd` has input (or its end) right now: a joined client's socket here, stdin for
+/// the stdio transport.
+pub fn readable(fd: RawFd) -> bool {
     let mut pfd = libc::pollfd {
         fd,
         events: libc::POLLIN,

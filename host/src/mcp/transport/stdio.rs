@@ -6,6 +6,7 @@
 
 use crate::limits::STDIN_READ_AHEAD_BYTES;
 use crate::mcp::engine::cancel::{CancelBoard, Watch, cancelled_requests};
+use crate::mcp::engine::relayed::readable;
 use crate::mcp::wire::jsonrpc;
 use serde_json::Value;
 use std::io;
@@ -154,17 +155,6 @@ impl StdioInput {
         self.scanned = end;
         cancelled_requests(&self.buf[from..end])
     }
-}
-
-/// Whether `fd` has input (or end of input) right now.
-fn readable(fd: RawFd) -> bool {
-    let mut pfd = libc::pollfd {
-        fd,
-        events: libc::POLLIN,
-        revents: 0,
-    };
-    // SAFETY: one valid pollfd for the duration of the call.
-    unsafe { libc::poll(&mut pfd, 1, 0) > 0 }
 }
 
 #[cfg(test)]
