@@ -6,7 +6,7 @@
 
 use crate::offers::{complete, example_host, listed, prompt_named, traced};
 use crate::support::Client;
-use serde_json::{Value, json};
+use serde_json::json;
 
 const SCOUT: &str =
     "[profiles.scout]\npermissions = [\"scene.read\"]\ntools = [\"scene.*\", \"resource.world\"]\n";
