@@ -7,15 +7,15 @@
 //!   from the pinned MCP SDK environment the project's tool cache installs). For each move,
 //!   each subscriber's delta arrival minus the moment the builder had its reply (one
 //!   system-wide monotonic clock, read as the bytes arrive). Rows: 1 subscriber
-//!   (the baseline), 10 and 50, a fresh host each, in an order that turns each round; medians
-//!   of the rounds' percentiles. Baseline in the same run: the builder's `ping` round trip.
+//!   (the baseline), 10 and 50 (`--subscribers`), a fresh host each, in an order that turns
+//!   each round; medians of the rounds' percentiles. Baseline in the same run: the builder's `ping` round trip.
 //!   With `LIMINA_BASELINE=/path/to/an/older/limina`, each row runs on that binary too.
 //! - **World tick** in process, the engine's per-tick work: a physics step with 256 dynamic
 //!   bodies, 200 walking agents and 2,000 entities, then the change set sync reads; with a
 //!   client's call between ticks. Baseline in the same run: the tick of an empty world.
 //!
 //! Flags (after `--`): `--rounds N` (3), `--moves N` per run (400), `--period-ms N` between
-//! moves (5), `--latency-only`.
+//! moves (5), `--subscribers N` for the last row (50), `--latency-only`.
 
 mod spawn;
 
@@ -153,6 +153,21 @@ fn sync_run(
         "--network-profile",
         "system.readonly",
     ];
+    // Every watcher shares 127.0.0.1: seats for all of them (the defaults hold 128 per
+    // address, 64 not yet initialized).
+    let config = tempfile::NamedTempFile::new().unwrap();
+    let seats = subscribers + 16;
+    std::fs::write(
+        config.path(),
+        format!(
+            "[network]\nmaxConnections = {seats}\nmaxConnectionsPerAddress = {seats}\nmaxUninitialized = {seats}\n"
+        ),
+    )
+    .unwrap();
+    let config_path = config.path().display().to_string();
+    let mut args = args.map(String::from).to_vec();
+    args.extend(["--config".to_string(), config_path]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let (host, found) = spawn::limina_serving(binary, &args, &["ws://"]);
     let url = format!("ws://{}", found[0]);
     let mut builder = Py::start(
@@ -260,7 +275,7 @@ fn sync_latency() {
     if let Ok(b) = std::env::var("LIMINA_BASELINE") {
         binaries.push(("baseline".into(), b));
     }
-    let rows = [1, 10, 50];
+    let rows = [1, 10, flag("--subscribers", 50)];
     // results[binary][row] = per-round (p50, p95, p99, ping p50)
     let mut results = vec![vec![Vec::new(); rows.len()]; binaries.len()];
     let mut costs: Vec<Vec<Vec<Cost>>> = vec![vec![Vec::new(); rows.len()]; binaries.len()];
