@@ -4,7 +4,7 @@
 //! prompt embedding a page. Read over MCP from a host that grants the book's volume.
 
 use crate::files_and_state::host;
-use crate::offers::{complete, listed, prompt_named};
+use crate::offers::{complete, listed, prompt_messages, prompt_named};
 use crate::support::Client;
 use serde_json::{Value, json};
 
@@ -115,17 +115,15 @@ fn lore_explain_embeds_the_page_and_asks_and_its_page_completes() {
         [("page", true), ("question", false)]
     );
 
-    let got = c.request(
-        "prompts/get",
-        json!({"name": "lore.explain", "arguments": {"page": "combat", "question": "Who acts first?"}}),
+    let messages = prompt_messages(
+        &mut c,
+        "lore.explain",
+        json!({"page": "combat", "question": "Who acts first?"}),
     );
-    let messages = got["result"]["messages"]
-        .as_array()
-        .unwrap_or_else(|| panic!("{got}"));
-    assert_eq!(messages.len(), 2, "{got}");
+    assert_eq!(messages.len(), 2, "{messages:?}");
     assert_eq!(messages[0]["role"], "user");
     let embedded = &messages[0]["content"];
-    assert_eq!(embedded["type"], "resource", "{got}");
+    assert_eq!(embedded["type"], "resource", "{messages:?}");
     assert_eq!(
         embedded["resource"]["uri"],
         "limina://pkg/lore/pages/combat"

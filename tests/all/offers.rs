@@ -55,6 +55,16 @@ pub fn prompt_named(c: &mut Client, name: &str) -> Value {
         .clone()
 }
 
+/// The messages `prompts/get` of `name` with `arguments` renders (the reply in the panic when
+/// there are none).
+pub fn prompt_messages(c: &mut Client, name: &str, arguments: Value) -> Vec<Value> {
+    let got = c.request("prompts/get", json!({"name": name, "arguments": arguments}));
+    got["result"]["messages"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{got}"))
+        .clone()
+}
+
 /// The whole `completion/complete` reply for `argument` = `value` of `reference`.
 pub fn complete(c: &mut Client, reference: &Value, argument: &str, value: &str) -> Value {
     c.request(

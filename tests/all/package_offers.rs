@@ -4,7 +4,7 @@
 //! a table's page. Reads and gets are decided and traced like calls; a profile's tool
 //! allow-list hides them as it hides the host's own.
 
-use crate::offers::{complete, example_host, listed, prompt_named, traced};
+use crate::offers::{complete, example_host, listed, prompt_messages, prompt_named, traced};
 use crate::support::Client;
 use serde_json::json;
 
@@ -87,14 +87,8 @@ fn a_packages_prompt_is_listed_got_and_completed() {
     let prompt = prompt_named(&mut c, "dice.narrate");
     assert_eq!(prompt["arguments"][0]["name"], "table");
     assert_eq!(prompt["arguments"][0]["required"], true);
-    let got = c.request(
-        "prompts/get",
-        json!({"name": "dice.narrate", "arguments": {"table": "weather"}}),
-    );
-    let messages = got["result"]["messages"]
-        .as_array()
-        .unwrap_or_else(|| panic!("{got}"));
-    assert_eq!(messages.len(), 2);
+    let messages = prompt_messages(&mut c, "dice.narrate", json!({"table": "weather"}));
+    assert_eq!(messages.len(), 2, "{messages:?}");
     assert_eq!(messages[0]["role"], "user");
     assert_eq!(messages[0]["content"]["type"], "resource");
     assert_eq!(
@@ -106,7 +100,7 @@ fn a_packages_prompt_is_listed_got_and_completed() {
             .as_str()
             .unwrap()
             .contains("dice.rollTable"),
-        "{got}"
+        "{messages:?}"
     );
     assert!(
         traced(&mut c, "prompt.get")

@@ -3,7 +3,7 @@
 //! whose `id` completes) and the `rules.lookUp` prompt, through the host's listings, reads,
 //! gets and completion, with the refusals over the wire.
 
-use crate::offers::{complete, example_host, listed, prompt_named, traced};
+use crate::offers::{complete, example_host, listed, prompt_messages, prompt_named, traced};
 use crate::support::Client;
 use serde_json::{Value, json};
 
@@ -135,14 +135,12 @@ fn the_look_up_prompt_renders_and_its_argument_and_the_page_id_complete() {
         ])
     );
 
-    let got = c.request(
-        "prompts/get",
-        json!({"name": "rules.lookUp", "arguments": {"rule": "skirmish.cover", "question": "Does a hedge count?"}}),
+    let messages = prompt_messages(
+        &mut c,
+        "rules.lookUp",
+        json!({"rule": "skirmish.cover", "question": "Does a hedge count?"}),
     );
-    let messages = got["result"]["messages"]
-        .as_array()
-        .unwrap_or_else(|| panic!("{got}"));
-    assert_eq!(messages.len(), 2, "{got}");
+    assert_eq!(messages.len(), 2, "{messages:?}");
     assert_eq!(messages[0]["role"], "user");
     let embedded = &messages[0]["content"];
     assert_eq!(embedded["type"], "resource");

@@ -232,15 +232,7 @@ impl Interrupt {
 /// CPU time the calling thread has used (zero where it cannot be read): what host work done
 /// for a guest on its own thread costs (`camera.capture`'s drawing), charged beside its fuel.
 pub fn thread_cpu_time() -> Duration {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid timespec to fill.
-    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } != 0 {
-        return Duration::ZERO;
-    }
-    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+    ThreadClock(libc::CLOCK_THREAD_CPUTIME_ID).now()
 }
 
 /// One thread's CPU clock, readable from any thread.

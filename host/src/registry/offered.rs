@@ -284,10 +284,13 @@ impl ResourceSource for PackageResource {
                 ),
             ));
         }
-        if registry.scans_packages() {
-            let texts = vec![&mut text];
-            registry.scan_texts(caller, &self.package, "resource", texts, &mut Vec::new())?;
-        }
+        registry.scan_texts(
+            caller,
+            &self.package,
+            "resource",
+            vec![&mut text],
+            &mut Vec::new(),
+        )?;
         Ok(Some(Contents {
             uri: read.uri,
             mime_type: read.mime_type,
@@ -382,13 +385,11 @@ impl PromptSource for PackagePrompts {
                 format!("prompt `{name}` returned {why}"),
             )
         })?;
-        if registry.scans_packages() {
-            let texts = lines
-                .iter_mut()
-                .flat_map(|l| l.content.texts_mut())
-                .collect();
-            registry.scan_texts(caller, name, "prompt", texts, &mut Vec::new())?;
-        }
+        let texts = lines
+            .iter_mut()
+            .flat_map(|l| l.content.texts_mut())
+            .collect();
+        registry.scan_texts(caller, name, "prompt", texts, &mut Vec::new())?;
         let messages: Vec<Value> = lines
             .into_iter()
             .map(|l| {

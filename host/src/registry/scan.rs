@@ -19,11 +19,6 @@ impl Registry {
         self.scan_results = scan;
     }
 
-    /// Whether what packages return is scanned at all.
-    pub(super) fn scans_packages(&self) -> bool {
-        self.scan_results != ScanResults::Off
-    }
-
     /// Whether `name`'s results are scanned: a package's or an upstream server's skill.
     fn scans(&self, name: &str) -> bool {
         self.scan_results != ScanResults::Off
@@ -51,23 +46,11 @@ impl Registry {
         } else {
             credentials::redact_value(output)
         };
-        if kinds.is_empty() {
-            return Ok(());
-        }
-        let action = if refuse { "refused" } else { "redacted" };
-        self.trace_found(caller, name, "result", &kinds, action, events);
-        if refuse {
-            let mut named: Vec<&str> = kinds.clone();
-            named.dedup();
-            return Err(Failure::new(
-                ErrorCode::Forbidden,
-                format!(
-                    "`{name}` returned what looks like a credential ({}); `[outbound] scanResults = \"refuse\"` keeps the whole result from the caller",
-                    named.join(", ")
-                ),
-            ));
-        }
-        Ok(())
+        self.settle_found(caller, name, "result", kinds, events, |named| {
+            format!(
+                "`{name}` returned what looks like a credential ({named}); `[outbound] scanResults = \"refuse\"` keeps the whole result from the caller"
+            )
+        })
     }
 
     /// Scans the texts of the content blocks `name` returned beside its output.
@@ -98,6 +81,9 @@ impl Registry {
         texts: Vec<&mut String>,
         events: &mut Vec<String>,
     ) -> Result<(), Failure> {
+        if self.scan_results == ScanResults::Off {
+            return Ok(());
+        }
         let refuse = self.scan_results == ScanResults::Refuse;
         let mut kinds = Vec::new();
         for text in texts.into_iter().filter(|t| credentials::may_hold(t)) {
@@ -108,22 +94,38 @@ impl Registry {
                 kinds.extend(found);
             }
         }
+        self.settle_found(caller, name, place, kinds, events, |named| {
+            format!(
+                "`{name}` returned what looks like a credential in its {place} ({named}); `[outbound] scanResults = \"refuse\"` keeps it from the caller"
+            )
+        })
+    }
+
+    /// Traces each credential found in `place` of what `name` returned (already redacted,
+    /// unless the scan refuses), and with `refuse` fails with `refused(the kinds named)`.
+    fn settle_found(
+        &mut self,
+        caller: &Caller,
+        name: &str,
+        place: &str,
+        mut kinds: Vec<&'static str>,
+        events: &mut Vec<String>,
+        refused: impl FnOnce(&str) -> String,
+    ) -> Result<(), Failure> {
         if kinds.is_empty() {
             return Ok(());
         }
+        let refuse = self.scan_results == ScanResults::Refuse;
         let action = if refuse { "refused" } else { "redacted" };
         self.trace_found(caller, name, place, &kinds, action, events);
-        if refuse {
-            kinds.dedup();
-            return Err(Failure::new(
-                ErrorCode::Forbidden,
-                format!(
-                    "`{name}` returned what looks like a credential in its {place} ({}); `[outbound] scanResults = \"refuse\"` keeps it from the caller",
-                    kinds.join(", ")
-                ),
-            ));
+        if !refuse {
+            return Ok(());
         }
-        Ok(())
+        kinds.dedup();
+        Err(Failure::new(
+            ErrorCode::Forbidden,
+            refused(&kinds.join(", ")),
+        ))
     }
 
     /// `result` with any credential in its error message replaced.
