@@ -52,33 +52,40 @@ impl std::error::Error for FrameError {}
 /// Bytes read from a connection, cut into frames as they complete.
 #[derive(Default)]
 pub struct Reader {
+    /// Bytes read (up to `end`) and room to read more into (zeroed once, when it grew:
+    /// a read does not clear the room it reads into).
     buf: Vec<u8>,
     /// Where the next unread frame starts.
     at: usize,
+    /// Where the bytes read end.
+    end: usize,
 }
 
 impl Reader {
-    /// Room to read into: at least `want` bytes at the end of the buffer (consumed frames are
+    /// Room to read into: at least `want` bytes after what was read (consumed frames are
     /// dropped first). Call [`Reader::filled`] with what the read gave.
     pub fn space(&mut self, want: usize) -> &mut [u8] {
-        if self.at > 0 && (self.at == self.buf.len() || self.at >= self.buf.len() / 2) {
-            self.buf.drain(..self.at);
+        if self.at > 0 && (self.at == self.end || self.at >= self.end / 2) {
+            self.buf.copy_within(self.at..self.end, 0);
+            self.end -= self.at;
             self.at = 0;
         }
-        let len = self.buf.len();
-        self.buf.resize(len + want, 0);
-        &mut self.buf[len..]
+        if self.buf.len() < self.end + want {
+            self.buf.resize(self.end + want, 0);
+        }
+        &mut self.buf[self.end..self.end + want]
     }
 
-    /// Keeps `n` of the bytes just read into [`Reader::space`], drops the rest of the space.
+    /// Keeps `n` of the bytes just read into [`Reader::space`] (`want` being what was asked
+    /// for there).
     pub fn filled(&mut self, want: usize, n: usize) {
-        let len = self.buf.len() - want + n;
-        self.buf.truncate(len);
+        debug_assert!(n <= want && self.end + want <= self.buf.len());
+        self.end += n;
     }
 
     /// The next complete frame, if one has arrived.
     pub fn next_frame(&mut self) -> Option<Result<(Kind, &[u8]), FrameError>> {
-        let rest = &self.buf[self.at..];
+        let rest = &self.buf[self.at..self.end];
         if rest.len() < HEADER {
             return None;
         }
@@ -101,7 +108,7 @@ impl Reader {
 
     /// Bytes read but not yet part of a complete frame.
     pub fn pending(&self) -> usize {
-        self.buf.len() - self.at
+        self.end - self.at
     }
 }
 

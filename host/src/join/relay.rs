@@ -113,7 +113,6 @@ impl Relay {
         let mut to_server = Vec::new();
         let mut written = 0;
         let mut to_client = Vec::new();
-        let mut stdin_buf = vec![0u8; JOIN_READ_BYTES];
         let mut half_closed = false;
         self.holding = false;
         // What was complete before a reconnect goes out first.
@@ -169,17 +168,30 @@ impl Relay {
                 }
             }
             if ready.stdin {
-                match read(self.stdin, &mut stdin_buf) {
+                match self.read_stdin() {
                     Ok(0) => self.stdin_ended = true,
-                    Ok(n) => {
-                        self.partial.extend_from_slice(&stdin_buf[..n]);
-                        self.frame_lines(&mut to_server);
-                    }
+                    Ok(_) => self.frame_lines(&mut to_server),
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                     Err(_) => self.stdin_ended = true,
                 }
             }
         }
+    }
+
+    /// Reads what stdin has after the partial line kept so far (no copy between).
+    fn read_stdin(&mut self) -> io::Result<usize> {
+        self.partial.reserve(JOIN_READ_BYTES);
+        let room = self.partial.spare_capacity_mut();
+        // SAFETY: reads at most `room.len()` bytes into the vector's spare capacity, then
+        // counts as initialized only the bytes the read wrote.
+        let n = unsafe { libc::read(self.stdin, room.as_mut_ptr().cast(), room.len()) };
+        if n < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let n = n as usize;
+        // SAFETY: the read initialized these `n` bytes, within the capacity reserved.
+        unsafe { self.partial.set_len(self.partial.len() + n) };
+        Ok(n)
     }
 
     /// The server's connection ended: done if the client has ended and nothing is owed,
@@ -208,18 +220,14 @@ impl Relay {
             if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            if let Ok(text) = std::str::from_utf8(line) {
-                self.resume.client_sent(text);
-            }
+            self.resume.client_sent(line);
             frame::push(to_server, Kind::Message, line);
         }
         self.partial.drain(..start);
         if self.stdin_ended && !self.partial.is_empty() {
             // A last line without its line break is still a message.
             let line = std::mem::take(&mut self.partial);
-            if let Ok(text) = std::str::from_utf8(&line) {
-                self.resume.client_sent(text);
-            }
+            self.resume.client_sent(&line);
             frame::push(to_server, Kind::Message, &line);
         }
     }

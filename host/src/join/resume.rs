@@ -12,13 +12,17 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 
+/// Hashed by `foldhash`: every request is noted and every reply looked up.
+type Map<V> = HashMap<Key, V, foldhash::fast::RandomState>;
+
 /// The JSON-RPC error code of a request whose host ended before answering it.
 pub const HOST_UNAVAILABLE: i64 = -32003;
 
 /// The id prefix of the requests the relay sends itself when resuming a session.
 pub const RESUME_ID: &str = "limina-join-resume-";
 
-/// The parts of a message the relay looks at; the rest is skipped, not built.
+/// The parts of a message the relay looks at; the rest (params, a result) is skipped, not
+/// built.
 #[derive(Deserialize)]
 struct Peek<'a> {
     #[serde(default)]
@@ -33,7 +37,7 @@ struct Peek<'a> {
 #[derive(Debug, Clone)]
 pub struct InFlight {
     /// Its JSON text as the client sent it.
-    pub text: String,
+    pub text: Box<[u8]>,
     /// When the relay passed it on, for the order they are answered in after a crash.
     pub order: u64,
 }
@@ -42,7 +46,7 @@ pub struct InFlight {
 #[derive(Default)]
 pub struct Resume {
     /// Its latest `initialize` params and request id, until answered.
-    initialize: Option<(String, Value)>,
+    initialize: Option<(Key, Value)>,
     /// The params to initialize with again, ids as bound (set once a reply came).
     bound: Option<Value>,
     initialized: bool,
@@ -50,14 +54,29 @@ pub struct Resume {
     aoi: Option<Value>,
     subscribe: Option<Value>,
     /// `state/subscribe` params sent, by request id, until answered.
-    subscribing: HashMap<String, Value>,
-    in_flight: HashMap<String, InFlight>,
+    subscribing: Map<Value>,
+    in_flight: Map<InFlight>,
     sent: u64,
 }
 
-/// A request id as a map key: its JSON text, so `1` and `"1"` stay apart.
-fn key(id: &Value) -> String {
-    id.to_string()
+/// A request id as a map key: `1` and `"1"` stay apart, and an integer (what most clients
+/// send) is kept without building any text.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Key {
+    Int(i64),
+    Text(String),
+    /// Any other id, as its JSON text.
+    Other(String),
+}
+
+impl Key {
+    fn of(id: Value) -> Key {
+        match id {
+            Value::Number(n) if n.is_i64() => Key::Int(n.as_i64().expect("checked")),
+            Value::String(s) => Key::Text(s),
+            other => Key::Other(other.to_string()),
+        }
+    }
 }
 
 /// What the relay does with a message from the server.
@@ -71,28 +90,21 @@ pub enum FromServer {
 
 impl Resume {
     /// Notes a message the client sent (before it is passed on).
-    pub fn client_sent(&mut self, text: &str) {
-        let Ok(peek) = serde_json::from_str::<Peek>(text) else {
+    pub fn client_sent(&mut self, text: &[u8]) {
+        let Ok(peek) = serde_json::from_slice::<Peek>(text) else {
             return;
         };
         let Some(method) = peek.method.as_deref() else {
             return; // an answer to a question the server asked
         };
-        if let Some(id) = &peek.id {
-            self.sent += 1;
-            let entry = InFlight {
-                text: text.to_string(),
-                order: self.sent,
-            };
-            self.in_flight.insert(key(id), entry);
-        }
+        let id = peek.id.map(Key::of);
         match method {
             "initialize" | "logging/setLevel" | "aoi/declare" | "state/subscribe" => {
-                let params = serde_json::from_str::<Value>(text)
+                let params = serde_json::from_slice::<Value>(text)
                     .ok()
                     .and_then(|mut m| m.get_mut("params").map(Value::take))
                     .unwrap_or(Value::Null);
-                self.note_request(method, peek.id.as_ref(), params);
+                self.note_request(method, id.clone(), params);
             }
             "notifications/initialized" => self.initialized = true,
             "shutdown" => {
@@ -104,15 +116,23 @@ impl Resume {
             }
             _ => {}
         }
+        if let Some(id) = id {
+            self.sent += 1;
+            let entry = InFlight {
+                text: text.into(),
+                order: self.sent,
+            };
+            self.in_flight.insert(id, entry);
+        }
     }
 
-    fn note_request(&mut self, method: &str, id: Option<&Value>, params: Value) {
+    fn note_request(&mut self, method: &str, id: Option<Key>, params: Value) {
         match (method, id) {
-            ("initialize", Some(id)) => self.initialize = Some((key(id), params)),
+            ("initialize", Some(id)) => self.initialize = Some((id, params)),
             ("logging/setLevel", _) => self.log_level = Some(params),
             ("aoi/declare", _) => self.aoi = Some(params),
             ("state/subscribe", Some(id)) => {
-                self.subscribing.insert(key(id), params);
+                self.subscribing.insert(id, params);
             }
             _ => {}
         }
@@ -132,10 +152,11 @@ impl Resume {
         if id.as_str().is_some_and(|s| s.starts_with(RESUME_ID)) {
             return FromServer::Swallow;
         }
-        let id = key(&id);
+        let id = Key::of(id);
         self.in_flight.remove(&id);
         let ok = peek.result.is_some();
-        if let Some(params) = self.subscribing.remove(&id)
+        if !self.subscribing.is_empty()
+            && let Some(params) = self.subscribing.remove(&id)
             && ok
         {
             self.subscribe = Some(params);
@@ -227,7 +248,7 @@ impl Resume {
 /// The error a request gets when the host serving it ended before it answered: it may or may
 /// not have run, and how to find out.
 pub fn unanswered(request: &InFlight, server_pid: u32, agent: Option<&str>) -> Option<Vec<u8>> {
-    let message: Value = serde_json::from_str(&request.text).ok()?;
+    let message: Value = serde_json::from_slice(&request.text).ok()?;
     let id = message.get("id")?.clone();
     let method = message.get("method").and_then(Value::as_str).unwrap_or("?");
     let tool = message.pointer("/params/name").and_then(Value::as_str);
@@ -264,8 +285,10 @@ pub fn unanswered(request: &InFlight, server_pid: u32, agent: Option<&str>) -> O
 mod tests {
     use super::*;
 
-    fn request(id: u64, method: &str, params: Value) -> String {
-        json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
+    fn request(id: u64, method: &str, params: Value) -> Vec<u8> {
+        json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+            .to_string()
+            .into_bytes()
     }
 
     fn reply(id: u64, result: Value) -> Vec<u8> {
@@ -288,7 +311,9 @@ mod tests {
         ));
         assert_eq!(r.server_sent(&reply(1, json!({"session": {"sessionId": "session_9_1", "agentId": "agent_9_2", "profile": "builder.readWrite"}}))), FromServer::Pass);
         r.client_sent(
-            &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string(),
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
+                .to_string()
+                .as_bytes(),
         );
         r.client_sent(&request(2, "logging/setLevel", json!({"level": "debug"})));
         r.client_sent(&request(
@@ -350,14 +375,19 @@ mod tests {
                 .into_bytes(),
         );
         r.client_sent(
-            &json!({"jsonrpc": "2.0", "id": 7, "result": {"action": "accept"}}).to_string(),
+            json!({"jsonrpc": "2.0", "id": 7, "result": {"action": "accept"}})
+                .to_string()
+                .as_bytes(),
         );
         r.server_sent(&reply(2, json!({})));
         assert_eq!(r.in_flight(), 2);
         let left: Vec<_> = r.take_in_flight();
         assert_eq!(left.len(), 2);
-        assert!(left[0].text.contains("\"id\":1"), "{}", left[0].text);
-        assert!(left[1].text.contains("\"id\":3"), "{}", left[1].text);
+        let ids: Vec<Value> = left
+            .iter()
+            .map(|f| serde_json::from_slice::<Value>(&f.text).unwrap()["id"].clone())
+            .collect();
+        assert_eq!(ids, [json!(1), json!(3)]);
         assert_eq!(r.in_flight(), 0);
     }
 
@@ -368,7 +398,8 @@ mod tests {
                 5,
                 "tools/call",
                 json!({"name": "scene.createEntity", "arguments": {}}),
-            ),
+            )
+            .into(),
             order: 1,
         };
         let line = unanswered(&call, 4242, Some("alice")).unwrap();
@@ -384,7 +415,7 @@ mod tests {
             "{message}"
         );
         let list = InFlight {
-            text: request(6, "tools/list", json!({})),
+            text: request(6, "tools/list", json!({})).into(),
             order: 2,
         };
         let reply: Value = serde_json::from_slice(&unanswered(&list, 1, None).unwrap()).unwrap();

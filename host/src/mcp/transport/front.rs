@@ -219,7 +219,7 @@ impl Client {
                     resume
                         .lock()
                         .unwrap_or_else(|e| e.into_inner())
-                        .client_sent(&text);
+                        .client_sent(text.as_bytes());
                     in_flight.fetch_sub(1, Ordering::AcqRel);
                     frame::push(&mut bytes, Kind::Message, text.as_bytes());
                     next = messages.try_recv().ok();
