@@ -29,7 +29,12 @@ use std::time::{Duration, Instant};
 
 struct Sizes {
     sequential: usize,
+    /// Pipelined `ping`s per measurement: enough for a tenth of a second, so that one
+    /// scheduling hiccup does not decide a round.
     pipelined: usize,
+    /// Pipelined `scene.createEntity` calls per measurement (each adds an entity to a world
+    /// that lives through every round).
+    pipelined_creates: usize,
     rounds: usize,
     world: usize,
 }
@@ -39,14 +44,16 @@ fn sizes() -> Sizes {
         Sizes {
             sequential: 200,
             pipelined: 1_000,
+            pipelined_creates: 1_000,
             rounds: 3,
             world: 500,
         }
     } else {
         Sizes {
             sequential: 3_000,
-            pipelined: 20_000,
-            rounds: 5,
+            pipelined: 100_000,
+            pipelined_creates: 20_000,
+            rounds: 7,
             world: 10_000,
         }
     }
@@ -65,8 +72,9 @@ fn request(id: usize, method: &str, params: &Value) -> String {
     json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
 }
 
-fn start(dir: &std::path::Path) -> Spawned {
-    let mut host = spawn::limina_at(env!("CARGO_BIN_EXE_limina"), &ARGS, Some(dir), None);
+/// `binary` serving (or joining) the world in `dir`, its client initialized.
+fn start(binary: &str, dir: &std::path::Path) -> Spawned {
+    let mut host = spawn::limina_at(binary, &ARGS, Some(dir), None);
     host.send(&request(
         0,
         "initialize",
@@ -81,9 +89,11 @@ fn start(dir: &std::path::Path) -> Spawned {
 fn sequential(host: &mut Spawned, n: usize, method: &str, params: &Value) -> f64 {
     let mut times: Vec<Duration> = Vec::with_capacity(n);
     for i in 0..n {
-        let line = request(i + 1, method, params);
+        // One write per message, as a client's stdio library does.
+        let line = request(i + 1, method, params) + "\n";
+        let stdin = host.stdin.as_mut().unwrap();
         let t = Instant::now();
-        host.send(&line);
+        stdin.write_all(line.as_bytes()).unwrap();
         let reply = host.recv();
         times.push(t.elapsed());
         assert!(reply.get("result").is_some(), "{reply}");
@@ -119,49 +129,107 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-fn cost(sizes: &Sizes) {
-    let dir = tempfile::tempdir().unwrap();
-    let mut direct = start(dir.path());
-    let mut joined = start(dir.path());
+/// One build's pair of processes on a world of their own: one serving (its client connected
+/// directly), one joined to it.
+struct Pair {
+    build: &'static str,
+    direct: Spawned,
+    joined: Spawned,
+    _dir: tempfile::TempDir,
+}
+
+impl Pair {
+    fn start(build: &'static str, binary: &str) -> Pair {
+        let dir = tempfile::tempdir().unwrap();
+        let direct = start(binary, dir.path());
+        let joined = start(binary, dir.path());
+        Pair {
+            build,
+            direct,
+            joined,
+            _dir: dir,
+        }
+    }
+}
+
+/// One build's figures for one case, a value per round.
+#[derive(Default)]
+struct Rounds {
+    direct_p50: Vec<f64>,
+    joined_p50: Vec<f64>,
+    direct_rate: Vec<f64>,
+    joined_rate: Vec<f64>,
+}
+
+fn cost(sizes: &Sizes, pairs: &mut [Pair], wanted: &dyn Fn(&str) -> bool) {
     let cases = [
-        ("ping", "ping", json!({})),
+        ("ping", "ping", json!({}), sizes.pipelined),
         (
             "scene.createEntity",
             "tools/call",
             json!({"name": "scene.createEntity", "arguments": {"position": [1, 2, 3]}}),
+            sizes.pipelined_creates,
         ),
     ];
     println!(
-        "through a joined process vs direct, medians of {} alternating rounds ({} sequential, {} pipelined):",
-        sizes.rounds, sizes.sequential, sizes.pipelined
+        "through a joined process vs direct, medians of {} alternating rounds ({} sequential calls, then {} pipelined pings or {} creates):",
+        sizes.rounds, sizes.sequential, sizes.pipelined, sizes.pipelined_creates
     );
-    for (label, method, params) in &cases {
-        let (mut d50, mut j50, mut dp, mut jp) = (vec![], vec![], vec![], vec![]);
+    for (label, method, params, piped) in cases.iter().filter(|(label, ..)| wanted(label)) {
+        let mut rounds: Vec<Rounds> = pairs.iter().map(|_| Rounds::default()).collect();
         for round in 0..sizes.rounds {
-            let order: [bool; 2] = if round % 2 == 0 {
-                [true, false]
-            } else {
-                [false, true]
-            };
-            for is_direct in order {
-                let host = if is_direct { &mut direct } else { &mut joined };
-                let p50 = sequential(host, sizes.sequential, method, params);
-                let rate = pipelined(host, sizes.pipelined, method, params);
-                if is_direct {
-                    d50.push(p50);
-                    dp.push(rate);
+            // Each round turns the order around: builds, and direct/joined within each.
+            let mut order: Vec<usize> = (0..pairs.len()).collect();
+            if round % 2 == 1 {
+                order.reverse();
+            }
+            for b in order {
+                let ends = if round % 2 == 0 {
+                    [true, false]
                 } else {
-                    j50.push(p50);
-                    jp.push(rate);
+                    [false, true]
+                };
+                for is_direct in ends {
+                    let pair = &mut pairs[b];
+                    let host = if is_direct {
+                        &mut pair.direct
+                    } else {
+                        &mut pair.joined
+                    };
+                    let p50 = sequential(host, sizes.sequential, method, params);
+                    let rate = pipelined(host, *piped, method, params);
+                    let r = &mut rounds[b];
+                    if is_direct {
+                        r.direct_p50.push(p50);
+                        r.direct_rate.push(rate);
+                    } else {
+                        r.joined_p50.push(p50);
+                        r.joined_rate.push(rate);
+                    }
                 }
             }
         }
-        let (d50, j50, dp, jp) = (median(d50), median(j50), median(dp), median(jp));
-        println!(
-            "  {label:<20} p50 direct {d50:>6.1} µs, joined {j50:>6.1} µs: +{:.1} µs   pipelined direct {dp:>7.0}/s, joined {jp:>7.0}/s: {:.2}x",
-            j50 - d50,
-            jp / dp
-        );
+        for (pair, r) in pairs.iter().zip(rounds) {
+            // The ratio within each round too: how far it moves from round to round.
+            let ratios: Vec<f64> = r
+                .joined_rate
+                .iter()
+                .zip(&r.direct_rate)
+                .map(|(j, d)| j / d)
+                .collect();
+            let (lo, hi) = ratios
+                .iter()
+                .fold((f64::MAX, f64::MIN), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+            let (d50, j50) = (median(r.direct_p50), median(r.joined_p50));
+            let (dp, jp) = (median(r.direct_rate), median(r.joined_rate));
+            println!(
+                "  {label:<20} {:<9} p50 direct {d50:>6.1} µs, joined {j50:>6.1} µs: {:+.1} µs   pipelined direct {dp:>7.0}/s, joined {jp:>7.0}/s: {:.2}x (rounds {lo:.2}–{hi:.2}x, median {:.2}x)",
+                pair.build,
+                j50 - d50,
+                jp / dp,
+                median(ratios),
+            );
+        }
     }
 }
 
@@ -191,7 +259,7 @@ fn load(
 
 fn takeover(sizes: &Sizes) {
     let dir = tempfile::tempdir().unwrap();
-    let mut server = start(dir.path());
+    let mut server = start(THIS, dir.path());
     let build = Instant::now();
     pipelined(
         &mut server,
@@ -200,7 +268,7 @@ fn takeover(sizes: &Sizes) {
         &json!({"name": "scene.createEntity", "arguments": {"position": [1, 2, 3]}}),
     );
     let built = build.elapsed();
-    let joiners = [start(dir.path()), start(dir.path())];
+    let joiners = [start(THIS, dir.path()), start(THIS, dir.path())];
     let killed_at = std::sync::Arc::new(std::sync::Mutex::new(None));
     let threads: Vec<_> = joiners
         .into_iter()
@@ -224,8 +292,25 @@ fn takeover(sizes: &Sizes) {
     );
 }
 
+/// This build's binary.
+const THIS: &str = env!("CARGO_BIN_EXE_limina");
+
 fn main() {
     let sizes = sizes();
-    cost(&sizes);
-    takeover(&sizes);
+    // Names after `--` (and not flags) pick what runs: `ping`, `createEntity`, `takeover`.
+    let picks: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    let wanted = |name: &str| picks.is_empty() || picks.iter().any(|p| name.contains(p.as_str()));
+    let baseline = std::env::var("LIMINA_BASELINE").ok();
+    let mut pairs = vec![Pair::start("this", THIS)];
+    if let Some(binary) = &baseline {
+        pairs.push(Pair::start("baseline", binary));
+    }
+    cost(&sizes, &mut pairs, &wanted);
+    drop(pairs);
+    if wanted("takeover") {
+        takeover(&sizes);
+    }
 }
