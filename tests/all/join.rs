@@ -616,3 +616,52 @@ fn a_joined_client_pipelining_a_thousand_calls_gets_every_reply() {
     }
     assert_eq!(entities(&mut b).len(), n);
 }
+
+/// A burst of pipelined calls through a joined process is relayed whole however it arrives:
+/// first in pieces cut anywhere (inside a line, inside an id), each its own read, then the
+/// rest in one write. Every call is answered once, in the order sent; ids of every JSON kind
+/// (`7` and `"7"` both in flight) come back as sent.
+#[test]
+fn a_burst_of_pipelined_calls_cut_anywhere_or_in_one_piece_is_answered_whole_and_in_order() {
+    let home = tempfile::tempdir().unwrap();
+    let _a = assistant(home.path(), "alice", &[]);
+    let mut b = assistant(home.path(), "bob", &[]);
+    let ids: Vec<Value> = (0..3_000u64)
+        .map(|i| match i % 4 {
+            0 => json!(100_000 + i),
+            1 => json!(format!("{}", 100_000 + i - 1)),
+            2 => json!(format!("call \"{i}\" \u{e9}")),
+            _ => json!(u64::MAX - i),
+        })
+        .collect();
+    let mut bytes = Vec::new();
+    for (k, id) in ids.iter().enumerate() {
+        let message = if k % 10 == 9 {
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "scene.queryEntities", "arguments": {"near": [0, 0, 0], "radius": 1}}})
+        } else {
+            json!({"jsonrpc": "2.0", "id": id, "method": "ping"})
+        };
+        bytes.extend_from_slice(message.to_string().as_bytes());
+        bytes.push(b'\n');
+    }
+    // The first tenth in pieces of 1 to 97 bytes, a pause after each so that each is read
+    // on its own; the rest at once.
+    let split = bytes.len() / 10;
+    let mut at = 0;
+    for cut in [1, 2, 3, 5, 8, 13, 21, 34, 55, 97].iter().cycle() {
+        if at >= split {
+            break;
+        }
+        let end = (at + cut).min(split);
+        b.send_bytes(&bytes[at..end]);
+        at = end;
+        std::thread::sleep(Duration::from_micros(200));
+    }
+    b.send_bytes(&bytes[split..]);
+    for id in &ids {
+        let reply = b.read();
+        assert_eq!(&reply["id"], id, "{reply}");
+        assert!(reply.get("result").is_some(), "{reply}");
+    }
+    assert!(b.quiet_for(Duration::from_millis(300)), "no reply twice");
+}

@@ -202,6 +202,13 @@ impl Client {
         stdin.flush().unwrap();
     }
 
+    /// Writes raw bytes as they are, no line break added: a line may be cut anywhere.
+    pub fn send_bytes(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        stdin.write_all(bytes).unwrap();
+        stdin.flush().unwrap();
+    }
+
     /// The next line the host writes, parsed; fails the test after a timeout.
     pub fn read(&mut self) -> Value {
         match self.lines.recv_timeout(REPLY_TIMEOUT) {

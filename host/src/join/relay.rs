@@ -112,17 +112,20 @@ impl Relay {
         socket.set_nonblocking(true)?;
         let mut to_server = Vec::new();
         let mut written = 0;
+        // The socket refused the last write: tried again once `poll` says it has room, not
+        // on every turn (a write refused costs a system call for nothing).
+        let mut full = false;
         let mut to_client = Vec::new();
         let mut half_closed = false;
         self.holding = false;
         // What was complete before a reconnect goes out first.
         self.frame_lines(&mut to_server);
         loop {
-            while written < to_server.len() {
+            while !full && written < to_server.len() {
                 match write(socket.as_raw_fd(), &to_server[written..]) {
                     Ok(n) => written += n,
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => full = true,
                     Err(_) => return Ok(Ended::ServerGone),
                 }
             }
@@ -139,6 +142,7 @@ impl Relay {
             let room = to_server.len() - written < JOIN_READ_BYTES;
             let stdin = (!self.stdin_ended && !self.holding && room).then_some(self.stdin);
             let ready = wait(stdin, socket.as_raw_fd(), !to_server.is_empty())?;
+            full &= !ready.writable;
             if ready.socket {
                 let space = from_server.space(JOIN_READ_BYTES);
                 let n = match read(socket.as_raw_fd(), space) {
@@ -354,4 +358,124 @@ fn read(fd: RawFd, into: &mut [u8]) -> io::Result<usize> {
         return Err(io::Error::last_os_error());
     }
     Ok(n as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Read;
+    use std::sync::{Arc, Mutex};
+
+    /// The client's stdout, kept.
+    #[derive(Clone, Default)]
+    struct Captured(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Captured {
+        fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn pipe() -> (std::fs::File, std::fs::File) {
+        let mut fds = [0; 2];
+        // SAFETY: two fds for `pipe` to fill; each owned by one File from here on.
+        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+        use std::os::fd::FromRawFd;
+        // SAFETY: fresh descriptors, owned by nothing else.
+        unsafe {
+            (
+                std::fs::File::from_raw_fd(fds[0]),
+                std::fs::File::from_raw_fd(fds[1]),
+            )
+        }
+    }
+
+    /// A burst from the client arrives in pieces cut anywhere and then many lines in one
+    /// piece: the server gets each line as one whole frame, in order, blank lines skipped;
+    /// the server's replies written in one burst reach the client as lines, in order, its
+    /// own resume replies not among them; and the relay ends once the client has closed
+    /// stdin and had every reply.
+    #[test]
+    fn a_burst_cut_anywhere_goes_out_as_whole_frames_in_order_and_replies_come_back_in_order() {
+        let (stdin_read, mut stdin_write) = pipe();
+        let (mut ours, mut server) = UnixStream::pair().unwrap();
+        // A relay that lost or held back a frame fails the test instead of hanging it.
+        server
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .unwrap();
+        let stdout = Captured::default();
+        let mut relay = Relay::on(stdin_read.as_raw_fd(), Box::new(stdout.clone()));
+        let relaying = std::thread::spawn(move || {
+            let ended = relay.serve(&mut ours, &[]);
+            drop(stdin_read);
+            ended.unwrap()
+        });
+        let n = 500;
+        let lines: Vec<String> = (0..n)
+            .map(|i| {
+                format!(r#"{{"jsonrpc":"2.0","id":{i},"method":"ping","params":{{"n":"é{i}"}}}}"#)
+            })
+            .collect();
+        let mut bytes = Vec::new();
+        for (i, line) in lines.iter().enumerate() {
+            bytes.extend_from_slice(line.as_bytes());
+            bytes.extend_from_slice(if i % 7 == 0 { b"\r\n\n" } else { b"\n" });
+        }
+        let split = bytes.len() / 4;
+        let mut at = 0;
+        for cut in [1usize, 2, 3, 5, 8, 13, 21, 34, 55].iter().cycle() {
+            if at >= split {
+                break;
+            }
+            let end = (at + cut).min(split);
+            stdin_write.write_all(&bytes[at..end]).unwrap();
+            at = end;
+            std::thread::sleep(Duration::from_micros(100));
+        }
+        stdin_write.write_all(&bytes[split..]).unwrap();
+        drop(stdin_write);
+        // The server's side: every frame read, whole and in order.
+        let mut frames = frame::Reader::default();
+        let mut got = Vec::new();
+        while got.len() < n {
+            let space = frames.space(4096);
+            let read = server.read(space).unwrap();
+            frames.filled(4096, read);
+            assert!(read > 0, "the relay closed after {} frames", got.len());
+            while let Some(next) = frames.next_frame() {
+                let (kind, payload) = next.unwrap();
+                assert_eq!(kind, Kind::Message);
+                got.push(String::from_utf8(payload.to_vec()).unwrap());
+            }
+        }
+        assert_eq!(got, lines);
+        // Every reply in one write, a reply to the relay's own resume request among them.
+        let mut replies = Vec::new();
+        let mut expected = Vec::new();
+        for i in 0..n {
+            let reply = format!(r#"{{"jsonrpc":"2.0","id":{i},"result":{{}}}}"#);
+            frame::push(&mut replies, Kind::Message, reply.as_bytes());
+            expected.extend_from_slice(reply.as_bytes());
+            expected.push(b'\n');
+            if i == n / 2 {
+                let own = format!(
+                    r#"{{"jsonrpc":"2.0","id":"{}1","result":{{}}}}"#,
+                    crate::join::resume::RESUME_ID
+                );
+                frame::push(&mut replies, Kind::Message, own.as_bytes());
+            }
+        }
+        server.write_all(&replies).unwrap();
+        // The client closed stdin: the relay shuts its side once all is written.
+        let mut rest = Vec::new();
+        server.read_to_end(&mut rest).unwrap();
+        assert!(rest.is_empty(), "nothing after the frames: {rest:?}");
+        drop(server);
+        assert_eq!(relaying.join().unwrap(), Ended::ClientDone);
+        assert_eq!(*stdout.0.lock().unwrap(), expected);
+    }
 }

@@ -392,6 +392,37 @@ mod tests {
     }
 
     #[test]
+    fn ids_of_every_json_kind_stay_apart_and_each_is_cleared_by_its_own_reply() {
+        let mut r = Resume::default();
+        let ids = [
+            json!(7),
+            json!("7"),
+            json!(-7),
+            json!(u64::MAX),
+            json!(7.5),
+            json!("caf\u{e9} \"7\""),
+        ];
+        for id in &ids {
+            r.client_sent(
+                json!({"jsonrpc": "2.0", "id": id, "method": "ping"})
+                    .to_string()
+                    .as_bytes(),
+            );
+        }
+        assert_eq!(r.in_flight(), ids.len());
+        // Answered in another order, one at a time: each clears its own request alone.
+        for (k, id) in ids.iter().rev().enumerate() {
+            let reply = json!({"jsonrpc": "2.0", "id": id, "result": {}}).to_string();
+            assert_eq!(r.server_sent(reply.as_bytes()), FromServer::Pass);
+            assert_eq!(r.in_flight(), ids.len() - k - 1, "after {id}");
+        }
+        // A reply to nothing in flight changes nothing.
+        r.client_sent(br#"{"jsonrpc":"2.0","id":8,"method":"ping"}"#);
+        r.server_sent(br#"{"jsonrpc":"2.0","id":"8","result":{}}"#);
+        assert_eq!(r.in_flight(), 1, "`\"8\"` is not `8`");
+    }
+
+    #[test]
     fn an_unanswered_call_gets_an_error_saying_it_may_have_run_and_how_to_find_out() {
         let call = InFlight {
             text: request(
