@@ -262,6 +262,9 @@ pub const MAX_PENDING_CANCELS: usize = 1_024;
 /// Messages queued to one WebSocket client; past it a subscriber's deltas give way to a fresh
 /// snapshot once it catches up, and a client that is not reading its replies is disconnected.
 pub const OUTBOX_CAPACITY: usize = 256;
+/// Threads that write a WebSocket listener's queued messages to its sockets (a delta for 500
+/// subscribers is 500 system calls; spread over the threads).
+pub const WS_WRITER_THREADS: usize = 2;
 /// Requests one connection may have waiting for the engine; more are refused at once.
 pub const MAX_IN_FLIGHT_PER_CONNECTION: usize = 64;
 /// Largest WebSocket message (and frame) a client may send, in bytes.

@@ -95,3 +95,57 @@ fn subscribers_with_the_same_area_get_byte_identical_deltas_and_other_areas_only
         assert_eq!(d["params"]["changes"][0]["pos"][0], 2.0);
     }
 }
+
+#[test]
+fn many_subscribers_each_get_every_delta_in_order_and_a_filtered_one_only_its_own() {
+    let host = WsHost::start(&["--network-profile", "builder.readWrite"]);
+    let mut builder = host.client("builder.readWrite", "builder");
+    let mover = create(&mut builder, [0.0, 0.0, 0.0]);
+    let far_entity = create(&mut builder, [500.0, 0.0, 0.0]);
+    // More subscribers than one writer thread's share, all owed the same bytes.
+    let mut all: Vec<WsClient> = (0..40)
+        .map(|i| {
+            let mut c = host.client("system.readonly", &format!("watcher{i}"));
+            c.subscribe(None);
+            c
+        })
+        .collect();
+    let mut far = host.client("system.readonly", "far");
+    far.subscribe(area([500.0, 0.0, 0.0]));
+    let moves = 30;
+    // Pipelined: the deltas of several moves may be queued to one socket at one ring.
+    let ids: Vec<u64> = (1..=moves)
+        .map(|x| {
+            builder.send_request(
+                "tools/call",
+                json!({"name": "three.setTransform", "arguments": {"entity": mover, "position": [x, 0, 0]}}),
+            )
+        })
+        .collect();
+    for id in ids {
+        assert_eq!(builder.reply_to(id)["result"]["isError"], false);
+    }
+    // The far area's own entity moves last: what `far` hears first is this, nothing before.
+    builder.call_ok(
+        "three.setTransform",
+        json!({"entity": far_entity, "position": [501, 0, 0]}),
+    );
+    let mut first: Vec<String> = Vec::new();
+    for (i, watcher) in all.iter_mut().enumerate() {
+        for x in 1..=moves {
+            let (text, d) = raw_delta(watcher);
+            assert_eq!(changed_ids(&d), [mover.as_str()], "watcher {i}: {d}");
+            assert_eq!(d["params"]["changes"][0]["pos"][0], x as f64, "watcher {i}");
+            // Every subscriber got the very bytes the first one did.
+            match first.get(x - 1) {
+                Some(seen) => assert_eq!(seen, &text, "watcher {i}, move {x}"),
+                None => first.push(text),
+            }
+        }
+        let (_, d) = raw_delta(watcher);
+        assert_eq!(changed_ids(&d), [far_entity.as_str()], "watcher {i}: {d}");
+    }
+    let (_, d) = raw_delta(&mut far);
+    assert_eq!(changed_ids(&d), [far_entity.as_str()], "{d}");
+    assert!(removed_ids(&d).is_empty(), "{d}");
+}

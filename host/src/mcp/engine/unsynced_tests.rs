@@ -57,7 +57,7 @@ impl Peer {
             .unwrap();
         let lane = Lane::new();
         runtime.spawn(lane.clone().serve());
-        let (outbox, _own, replies, _close) = socket(&lane);
+        let (outbox, _own, replies, _close) = socket(&lane, None);
         let id = next_peer_id();
         handle.send(Inbound::Open {
             id,

@@ -3,8 +3,11 @@
 //! machine: a seat at the edge's gate (connection caps), the handshake (subprotocol `mcp`,
 //! Origin check, bearer token when configured, which decides what the client may take), then a
 //! reader that hands text messages to the engine — its bytes metered on the way (see
-//! `edge::meter`), its first message and every unfinished one on a deadline — and a writer that
-//! drains the bounded outbox. It never touches the registry.
+//! `edge::meter`), its first message and every unfinished one on a deadline — and a bounded
+//! outbox, written to the socket by the listener's writer threads at each ring of the engine
+//! (`outbox::Fanout`); the connection's own writer task takes over while the socket is full,
+//! and sends what the transport queues itself and the close frame. It never touches the
+//! registry.
 
 use super::bearer;
 use super::edge::gate::{self, Gate, Ticket};
@@ -13,11 +16,12 @@ use super::edge::{EdgeLimits, Grant, Transport};
 use super::listener::{self, Listen};
 use crate::limits::{
     MAX_IN_FLIGHT_PER_CONNECTION, MAX_WS_MESSAGE_BYTES, WS_HANDSHAKE_PEEK_BYTES,
-    WS_READ_BUFFER_BYTES,
+    WS_READ_BUFFER_BYTES, WS_WRITER_THREADS,
 };
 use crate::mcp::engine::cancel::{CancelBoard, cancelled_request};
 use crate::mcp::engine::inbox::{EngineHandle, Inbound, PeerId, next_peer_id};
-use crate::mcp::engine::outbox::{self, CloseSignal, Frame, Lane, Sent};
+use crate::mcp::engine::outbox::socket::{Pumped, Socket, Wire};
+use crate::mcp::engine::outbox::{self, CloseSignal, Fanout, Lane, Sent};
 use crate::mcp::wire::jsonrpc;
 use futures_util::{SinkExt, StreamExt};
 use serde_json::Value;
@@ -43,13 +47,10 @@ pub fn start(config: Listen, engine: EngineHandle) -> std::io::Result<SocketAddr
         gate: Gate::new(config.limits),
         pool: Pool::new(config.limits.max_pending_frame_bytes),
         refusing: AtomicUsize::new(0),
-        lane: Lane::new(),
+        lane: Lane::writing(Fanout::start("ws", WS_WRITER_THREADS)?),
         config,
     });
-    listener::spawn("ws", bind, move |l| async move {
-        tokio::spawn(edge.lane.clone().serve());
-        accept(l, edge, engine).await
-    })
+    listener::spawn("ws", bind, move |l| accept(l, edge, engine))
 }
 
 /// What every connection of the listener shares.
@@ -113,7 +114,8 @@ async fn connection(
     edge: Arc<Edge>,
     engine: EngineHandle,
 ) {
-    let Some((ws, grant, meter)) = accept_handshake(stream, from, &edge, &engine).await else {
+    let wire = Wire::new(stream);
+    let Some((ws, grant, meter)) = accept_handshake(&wire, from, &edge, &engine).await else {
         return;
     };
     let opened = Instant::now();
@@ -121,7 +123,7 @@ async fn connection(
     let ticket = Arc::new(ticket);
     crate::log::debug(&format!("WebSocket connection {id} from {from}"));
     let (sink, frames) = ws.split();
-    let (outbox, own, queue, close) = outbox::socket(&edge.lane);
+    let (outbox, own, queue, close) = outbox::socket(&edge.lane, Some(wire.clone()));
     let peer = Peer {
         id,
         cancels: Arc::new(CancelBoard::default()),
@@ -131,7 +133,7 @@ async fn connection(
         engine,
     };
     peer.open(outbox, grant, ticket.clone());
-    let writer = tokio::spawn(write(sink, queue, peer.close.clone()));
+    let writer = tokio::spawn(write(sink, queue, peer.close.clone(), wire));
     peer.read(frames, &meter, &limits, opened).await;
     let Peer {
         id,
@@ -151,11 +153,11 @@ async fn connection(
 /// the socket, what the client was admitted with, and its meter. `None` when it was refused
 /// or too slow (logged).
 async fn accept_handshake(
-    stream: TcpStream,
+    wire: &Arc<Wire>,
     from: SocketAddr,
     edge: &Edge,
     engine: &EngineHandle,
-) -> Option<(WebSocketStream<Metered<TcpStream>>, Grant, Arc<Signals>)> {
+) -> Option<(WebSocketStream<Metered<Socket>>, Grant, Arc<Signals>)> {
     let ws_config = WebSocketConfig::default()
         .max_message_size(Some(MAX_WS_MESSAGE_BYTES))
         .max_frame_size(Some(MAX_WS_MESSAGE_BYTES))
@@ -164,7 +166,7 @@ async fn accept_handshake(
     // identity provider, which the handshake's callback cannot); the callback answers with it.
     let started = Instant::now();
     let admitted = match tokio::time::timeout(HANDSHAKE_TIMEOUT, async {
-        let authorization = peek_authorization(&stream).await;
+        let authorization = peek_authorization(wire.stream()).await;
         edge.config
             .admission
             .admit(Transport::WebSocket, authorization.as_deref())
@@ -178,7 +180,7 @@ async fn accept_handshake(
             return None;
         }
     };
-    let (stream, meter) = Metered::new(stream, edge.pool.clone());
+    let (stream, meter) = Metered::new(Socket(wire.clone()), edge.pool.clone());
     let mut grant = None;
     #[allow(clippy::result_large_err)] // the handshake's own error type
     let check = |request: &Request, response: Response| {
@@ -210,26 +212,38 @@ async fn accept_handshake(
     Some((ws, grant?, meter))
 }
 
-/// Drains the outbox to the socket, a batch per wake-up, until the outbox ends, the socket
-/// fails, or a close is asked for (which it sends first).
-async fn write<S>(mut sink: S, queue: outbox::Receiver, closing: Arc<CloseSignal>)
+/// The connection's writer: writes what the outbox holds when woken (the transport's own
+/// messages, or a socket the fan-out found full, waited on until it has room), until the
+/// outbox ends, the socket fails, or a close is asked for (sent ahead of anything queued).
+async fn write<S>(mut sink: S, queue: outbox::Receiver, closing: Arc<CloseSignal>, wire: Arc<Wire>)
 where
     S: futures_util::Sink<Message, Error = WsError> + Unpin,
 {
-    let mut batch: Vec<Frame> = Vec::new();
+    let mut full = false;
     loop {
         tokio::select! {
             biased;
             (code, reason) = closing.requested() => {
+                wire.closing();
                 let frame = CloseFrame { code: code.into(), reason: reason.into() };
                 let _ = sink.send(Message::Close(Some(frame))).await;
                 break;
             }
-            more = queue.recv_all(&mut batch) => {
-                if !more || write_all(&mut sink, &mut batch).await.is_err() {
+            room = wire.writable(), if full => {
+                if room.is_err() {
                     break;
                 }
             }
+            more = queue.woken(), if !full => {
+                if !more {
+                    break;
+                }
+            }
+        }
+        match queue.pump() {
+            Pumped::Done => full = false,
+            Pumped::Blocked => full = true,
+            Pumped::Over => break,
         }
     }
 }
@@ -379,17 +393,6 @@ impl Peer {
             self.close.close(1001, "the host is shutting down");
         }
     }
-}
-
-/// Sends every frame of `batch` (emptying it), then flushes once.
-async fn write_all<S>(sink: &mut S, batch: &mut Vec<Frame>) -> Result<(), WsError>
-where
-    S: futures_util::Sink<Message, Error = WsError> + Unpin,
-{
-    for text in batch.drain(..) {
-        sink.feed(Message::Text(text)).await?;
-    }
-    sink.flush().await
 }
 
 /// How long the reader may wait for a frame before looking at its deadlines again.

@@ -114,7 +114,7 @@ impl Routes {
 /// A new session: an engine connection whose outbox a router task drains.
 pub(super) fn open_session(shared: &Arc<Shared>, grant: Grant) -> Arc<HttpSession> {
     let peer = next_peer_id();
-    let (outbox, own, queue, close) = outbox::socket(&shared.lane);
+    let (outbox, own, queue, close) = outbox::socket(&shared.lane, None);
     let cancels = Arc::new(CancelBoard::default());
     let in_flight = Arc::new(AtomicUsize::new(0));
     let id = format!("{:032x}", random_u128());

@@ -4,11 +4,18 @@
 //!
 //! The engine queues a socket's messages without waking its writer: it lists the mailbox on
 //! its listener's [`Lane`] and rings the lane once for all the messages of a batch (a reply
-//! and the deltas it caused, or several clients' replies). The lane's task, on the listener's
-//! own thread, then wakes each listed writer there. So a batch costs the engine one wake-up of
-//! the listener thread, not one per message, and a writer sends everything queued for its
-//! connection with one flush. A message is a [`Frame`]: its text, shared, so a delta
-//! serialized once is queued for every subscriber that gets the same one.
+//! and the deltas it caused, or several clients' replies). A WebSocket listener's lane hands
+//! the listed mailboxes to its writer threads (`fanout.rs`), which write each one's messages
+//! straight to its socket with one system call (`socket.rs`); another lane's task, on the
+//! listener's own thread, wakes each listed writer task there. So a batch costs the engine one
+//! wake-up, not one per message. A message is a [`Frame`]: its text, shared, so a delta
+//! serialized once is queued for every subscriber that gets the same one, and written to each
+//! from that one buffer.
+
+mod fanout;
+pub mod socket;
+
+pub use fanout::Fanout;
 
 use crate::limits::OUTBOX_CAPACITY;
 use serde_json::Value;
@@ -102,6 +109,8 @@ pub struct Mailbox {
     gone: AtomicBool,
     /// It is listed on its lane for the next ring.
     listed: AtomicBool,
+    /// The socket the fan-out writes it to (WebSocket connections).
+    wire: Option<Arc<socket::Wire>>,
 }
 
 /// A way to queue on a mailbox; the writer ends once every sender is dropped.
@@ -154,12 +163,58 @@ impl Mailbox {
     fn len(&self) -> usize {
         self.queue.lock().unwrap_or_else(|e| e.into_inner()).len()
     }
+
+    /// Moves up to `max` queued messages into `batch`, oldest first.
+    fn take(&self, batch: &mut Vec<Frame>, max: usize) {
+        let mut queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+        let n = queue.len().min(max);
+        batch.extend(queue.drain(..n));
+    }
+
+    /// Puts messages taken and not written back at the front of the queue, in their order.
+    fn put_back(&self, frames: impl DoubleEndedIterator<Item = Frame>) {
+        let mut queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+        for frame in frames.rev() {
+            queue.push_front(frame);
+        }
+    }
+
+    /// Off its lane's list: the next message queued lists it again.
+    fn unlist(&self) {
+        self.listed.store(false, Ordering::Release);
+    }
+
+    /// Wakes its writer task.
+    fn wake(&self) {
+        self.ready.notify_one();
+    }
 }
 
 /// The writer's end of a mailbox.
 pub struct Receiver(Arc<Mailbox>);
 
 impl Receiver {
+    /// Waits until the writer is woken (something queued, the fan-out found the socket full);
+    /// false once every sender is gone and nothing is left.
+    pub async fn woken(&self) -> bool {
+        if self.0.len() > 0 {
+            return true;
+        }
+        if self.0.senders.load(Ordering::Acquire) == 0 {
+            return false;
+        }
+        self.0.ready.notified().await;
+        self.0.len() > 0 || self.0.senders.load(Ordering::Acquire) > 0
+    }
+
+    /// Writes what is queued to the mailbox's socket (see [`socket::Wire::pump`]).
+    pub fn pump(&self) -> socket::Pumped {
+        match &self.0.wire {
+            Some(wire) => wire.pump(&self.0),
+            None => socket::Pumped::Over,
+        }
+    }
+
     /// Waits until something is queued, then moves it all into `batch` (in order); false
     /// once every sender is gone and nothing is left.
     pub async fn recv_all(&self, batch: &mut Vec<Frame>) -> bool {
@@ -191,16 +246,26 @@ impl Drop for Receiver {
 }
 
 /// A listener's bell: the engine lists the mailboxes it queued on and rings once; the
-/// lane's task ([`Lane::serve`], on the listener's thread) wakes their writers.
+/// lane's writer threads write them ([`Fanout`]), or, on a lane without, the lane's task
+/// ([`Lane::serve`], on the listener's thread) wakes their writers.
 #[derive(Default)]
 pub struct Lane {
     listed: Mutex<Vec<Arc<Mailbox>>>,
     bell: Notify,
+    fanout: Option<Fanout>,
 }
 
 impl Lane {
     pub fn new() -> Arc<Lane> {
         Arc::default()
+    }
+
+    /// A lane whose mailboxes `fanout` writes to their sockets (each mailbox needs a wire).
+    pub fn writing(fanout: Fanout) -> Arc<Lane> {
+        Arc::new(Lane {
+            fanout: Some(fanout),
+            ..Lane::default()
+        })
     }
 
     /// Wakes the writers of the mailboxes listed at each ring; runs for as long as the
@@ -231,13 +296,13 @@ impl Lane {
 
     /// Rings the bell when a mailbox is listed.
     pub fn ring(&self) {
-        if !self
-            .listed
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .is_empty()
-        {
-            self.bell.notify_one();
+        let mut listed = self.listed.lock().unwrap_or_else(|e| e.into_inner());
+        if listed.is_empty() {
+            return;
+        }
+        match &self.fanout {
+            Some(fanout) => fanout.hand(std::mem::take(&mut *listed)),
+            None => self.bell.notify_one(),
         }
     }
 }
@@ -264,15 +329,19 @@ impl Lanes {
     }
 }
 
-/// A socket outbox on `lane`: the engine's end, a sender for the transport's own messages,
-/// the writer's end, and the close signal.
-pub fn socket(lane: &Arc<Lane>) -> (Outbox, Sender, Receiver, Arc<CloseSignal>) {
+/// A socket outbox on `lane`, written to `wire` when there is one: the engine's end, a sender
+/// for the transport's own messages, the writer's end, and the close signal.
+pub fn socket(
+    lane: &Arc<Lane>,
+    wire: Option<Arc<socket::Wire>>,
+) -> (Outbox, Sender, Receiver, Arc<CloseSignal>) {
     let mailbox = Arc::new(Mailbox {
         queue: Mutex::new(VecDeque::new()),
         ready: Notify::new(),
         senders: AtomicUsize::new(2),
         gone: AtomicBool::new(false),
         listed: AtomicBool::new(false),
+        wire,
     });
     let close = Arc::new(CloseSignal::default());
     (
@@ -364,7 +433,7 @@ mod tests {
             .build()
             .unwrap();
         let lane = Lane::new();
-        let (mut outbox, own, writer, _close) = socket(&lane);
+        let (mut outbox, own, writer, _close) = socket(&lane, None);
         runtime.block_on(async move {
             tokio::spawn(lane.clone().serve());
             for i in 0..OUTBOX_CAPACITY {
@@ -400,7 +469,7 @@ mod tests {
     #[test]
     fn once_the_writer_is_gone_nothing_is_queued() {
         let lane = Lane::new();
-        let (mut outbox, own, writer, _close) = socket(&lane);
+        let (mut outbox, own, writer, _close) = socket(&lane, None);
         drop(writer);
         assert_eq!(outbox.push(&serde_json::json!(1)), Sent::Gone);
         assert_eq!(own.send_now(Frame::from("x")), Sent::Gone);
