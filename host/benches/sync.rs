@@ -2,14 +2,30 @@
 //! world as its clients see it.
 //!
 //! - **Sync latency, measured by outside clients**: the release host serving WebSocket, one
-//!   Python builder process moving an entity, and five Python watcher processes holding the
-//!   subscribers (`sync_clients.py`: the `websockets` library's protocol over plain sockets,
-//!   from the pinned MCP SDK environment the project's tool cache installs). For each move,
-//!   each subscriber's delta arrival minus the moment the builder had its reply (one
-//!   system-wide monotonic clock, read as the bytes arrive). Rows: 1 subscriber
-//!   (the baseline), 10 and 50 (`--subscribers`), a fresh host each, in an order that turns
-//!   each round; medians of the rounds' percentiles. Baseline in the same run: the builder's `ping` round trip.
-//!   With `LIMINA_BASELINE=/path/to/an/older/limina`, each row runs on that binary too.
+//!   Python builder process moving an entity (`sync_clients.py build`: the `websockets`
+//!   library's protocol over plain sockets, from the pinned MCP SDK environment the project's
+//!   tool cache installs), and the subscribers held by two Rust watcher processes (this bench
+//!   re-run as `--watch`, `sync_watch.rs`: epoll and one `recv` per wake-up, 8 µs of CPU per
+//!   delta read) or, with `--python-watchers`, five Python ones (`sync_clients.py watch`,
+//!   21-28 µs per delta read: at 500 subscribers they took more CPU than the host on two
+//!   cores). For each move, each subscriber's delta arrival minus the moment the builder had
+//!   its reply (one system-wide monotonic clock, read as the bytes arrive). Rows: 1
+//!   subscriber (the baseline), 10 and 50 (`--subscribers`), a fresh host each, in an order
+//!   that turns each round; medians of the rounds' percentiles. Baseline in the same run: the
+//!   builder's `ping` round trip. With `LIMINA_BASELINE=/path/to/an/older/limina`, each row
+//!   runs on that binary too. The CPU columns: the engine thread, and the WebSocket listener
+//!   with its writer threads (`limina-ws*`), per move.
+//!
+//!   2026-11-28, 2 cores, load 1.7-1.9, `-- --latency-only --subscribers 500 --period-ms 50
+//!   --moves 200 --rounds 1`, Rust watchers, against the build before the fan-out threads
+//!   (`LIMINA_BASELINE`): 500 subscribers reply→delta p50/p95/p99 1,815/4,482/5,611 µs
+//!   (before: 2,956/6,546/7,625); WebSocket CPU per move 5,317 µs (before 6,269), 10.6 µs a
+//!   delta, of which `perf` puts over 90 % in the kernel's loopback TCP send (`writev` →
+//!   `tcp_v4_rcv` → waking the reader, conntrack): the fan-out's own code is under 10 %.
+//!   Writer threads, 1 vs 2 in one run: p50 2,153 vs 1,155, p95 5,513 vs 5,485 µs. The
+//!   goal of p95 ≤ 2 ms is out of reach here: a move's delta to 500 sockets costs about 5.3 ms
+//!   of kernel CPU in the host, 1 ms in the engine and 4 ms in the watchers (8 µs × 500), over
+//!   two cores.
 //! - **World tick** in process, the engine's per-tick work: a physics step with 256 dynamic
 //!   bodies, 200 walking agents and 2,000 entities, then the change set sync reads; with a
 //!   client's call between ticks. Baseline in the same run: the tick of an empty world.
@@ -18,6 +34,7 @@
 //! moves (5), `--subscribers N` for the last row (50), `--latency-only`.
 
 mod spawn;
+mod sync_watch;
 
 use limina::world::{ApproachTarget, BodyKind, EntitySpec, Shape, World, WorldSettings};
 use serde_json::Value;
@@ -27,8 +44,9 @@ use std::process::{Child, ChildStdout, Command, Stdio};
 use std::time::Instant;
 
 const TICKS: usize = 600;
-/// Processes the subscribers are spread over.
-const WATCHER_PROCESSES: usize = 5;
+/// Processes the subscribers are spread over: Python's, and the Rust watcher's (one a core).
+const PYTHON_WATCHERS: usize = 5;
+const RUST_WATCHERS: usize = 2;
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[((sorted.len() - 1) as f64 * p) as usize]
@@ -76,13 +94,24 @@ struct Py {
 
 impl Py {
     fn start(python: &Path, args: &[String]) -> Py {
-        let mut child = Command::new(python)
-            .arg(script())
-            .args(args)
+        let mut command = Command::new(python);
+        command.arg(script()).args(args);
+        Py::spawn(command)
+    }
+
+    /// This bench's own Rust watcher (`--watch URL SUBSCRIBERS MOVES`).
+    fn rust_watcher(args: &[String]) -> Py {
+        let mut command = Command::new(std::env::current_exe().unwrap());
+        command.arg("--watch").args(&args[1..]);
+        Py::spawn(command)
+    }
+
+    fn spawn(mut command: Command) -> Py {
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
-            .expect("starting a Python client");
+            .expect("starting a client process");
         let out = BufReader::new(child.stdout.take().unwrap());
         Py { child, out }
     }
@@ -116,6 +145,12 @@ fn thread_cpu(pid: u32) -> Vec<(String, f64)> {
             let main = dir.file_name()? == pid.to_string().as_str();
             let name = std::fs::read_to_string(dir.join("comm")).ok()?;
             let name = if main { "engine" } else { name.trim() };
+            // The listener and its writer threads (`limina-ws-out0`, ...) count as one.
+            let name = if name.starts_with("limina-ws") {
+                "limina-ws"
+            } else {
+                name
+            };
             let sched = std::fs::read_to_string(dir.join("schedstat")).ok()?;
             let ns: f64 = sched.split_whitespace().next()?.parse().ok()?;
             Some((name.to_string(), ns / 1e3))
@@ -137,6 +172,7 @@ struct Cost {
 fn sync_run(
     binary: &str,
     python: &Path,
+    rust_watchers: bool,
     subscribers: usize,
     moves: usize,
     period_ms: usize,
@@ -180,19 +216,25 @@ fn sync_run(
         ],
     );
     assert_eq!(builder.line().trim(), "ready");
-    let processes = subscribers.min(WATCHER_PROCESSES);
+    let processes = subscribers.min(if rust_watchers {
+        RUST_WATCHERS
+    } else {
+        PYTHON_WATCHERS
+    });
     let mut watchers: Vec<Py> = (0..processes)
         .map(|p| {
             let share = subscribers / processes + usize::from(p < subscribers % processes);
-            Py::start(
-                python,
-                &[
-                    "watch".into(),
-                    url.clone(),
-                    share.to_string(),
-                    moves.to_string(),
-                ],
-            )
+            let args = [
+                "watch".into(),
+                url.clone(),
+                share.to_string(),
+                moves.to_string(),
+            ];
+            if rust_watchers {
+                Py::rust_watcher(&args)
+            } else {
+                Py::start(python, &args)
+            }
         })
         .collect();
     for w in &mut watchers {
@@ -248,8 +290,9 @@ fn sync_run(
         let at = |samples: &[(String, f64)]| {
             samples
                 .iter()
-                .find(|(n, _)| n == thread)
-                .map_or(0.0, |(_, cpu)| *cpu)
+                .filter(|(n, _)| n == thread)
+                .map(|(_, cpu)| *cpu)
+                .sum::<f64>()
         };
         (at(&after) - at(&before)) / moves as f64
     };
@@ -268,6 +311,7 @@ fn sync_latency() {
     let moves = flag("--moves", 400);
     let period = flag("--period-ms", 5);
     let python = python();
+    let rust_watchers = !std::env::args().any(|a| a == "--python-watchers");
     let mut binaries = vec![(
         "this build".to_string(),
         env!("CARGO_BIN_EXE_limina").to_string(),
@@ -283,15 +327,26 @@ fn sync_latency() {
         for k in 0..rows.len() * binaries.len() {
             let k = (k + round) % (rows.len() * binaries.len());
             let (b, r) = (k % binaries.len(), k / binaries.len());
-            let (latencies, pings, cost) =
-                sync_run(&binaries[b].1, &python, rows[r], moves, period);
+            let (latencies, pings, cost) = sync_run(
+                &binaries[b].1,
+                &python,
+                rust_watchers,
+                rows[r],
+                moves,
+                period,
+            );
             let (p50, p95, p99) = summary(latencies);
             results[b][r].push((p50, p95, p99, summary(pings).0));
             costs[b][r].push(cost);
         }
     }
+    let watchers = if rust_watchers {
+        format!("{RUST_WATCHERS} Rust watcher processes")
+    } else {
+        format!("{PYTHON_WATCHERS} Python watcher processes")
+    };
     println!(
-        "sync latency, Python clients over WebSocket ({WATCHER_PROCESSES} watcher processes, 1 builder; {moves} moves {period} ms apart; medians of {rounds} rounds; µs):"
+        "sync latency over WebSocket ({watchers}, 1 Python builder; {moves} moves {period} ms apart; medians of {rounds} rounds; µs):"
     );
     println!(
         "  {:<12} {:>12} {:>26} {:>12} {:>16} {:>34}   p95 per round",
@@ -402,7 +457,13 @@ fn ticks(busy: bool) -> Vec<f64> {
 }
 
 fn main() {
-    if std::env::args().any(|a| a == "--list") {
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).is_some_and(|a| a == "--watch") {
+        let n = |i: usize| args[i].parse().expect("a number");
+        sync_watch::watch(&args[2], n(3), n(4));
+        return;
+    }
+    if args.iter().any(|a| a == "--list") {
         return;
     }
     sync_latency();
