@@ -2,11 +2,14 @@
 //! and resources given inline, each becoming one MCP content block of a `tools/call` result
 //! (after the text block that carries the output). A result's blocks are checked against the
 //! host's caps and their media types ([`check`]) and traced as kind and size, never bytes
-//! ([`Content::summary`]).
+//! ([`Content::summary`]). The bytes of a picture or a sound are encoded (base64) where the call
+//! ran — on a worker for a call off the engine — so the engine splices ready text into the
+//! reply ([`Content::write_mcp`]) instead of encoding a picture while others wait.
 
 use crate::limits::{MAX_CONTENT_BLOCKS, MAX_CONTENT_BYTES};
 use base64::Engine as _;
 use serde_json::{Map, Value, json};
+use std::io::Write;
 
 /// One block of content.
 #[derive(Debug, Clone, PartialEq)]
@@ -14,9 +17,9 @@ pub enum Content {
     /// Plain text.
     Text(String),
     /// A PNG or JPEG image.
-    Image { mime_type: String, data: Vec<u8> },
+    Image { mime_type: String, data: Data },
     /// A WAV sound.
-    Audio { mime_type: String, data: Vec<u8> },
+    Audio { mime_type: String, data: Data },
     /// A pointer to a resource the client may read.
     ResourceLink {
         uri: String,
@@ -36,7 +39,69 @@ pub enum Content {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Body {
     Text(String),
-    Blob(Vec<u8>),
+    Blob(Data),
+}
+
+/// Bytes a block carries, with their base64 text once [`Data::encode`] has made it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Data {
+    bytes: Vec<u8>,
+    base64: Option<String>,
+}
+
+impl Data {
+    /// Makes the base64 text now, if not made yet.
+    pub fn encode(&mut self) {
+        if self.base64.is_none() {
+            self.base64 = Some(base64::engine::general_purpose::STANDARD.encode(&self.bytes));
+        }
+    }
+
+    /// The bytes.
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.bytes
+    }
+
+    /// The base64 text: made already, or made now.
+    fn base64(&self) -> std::borrow::Cow<'_, str> {
+        match &self.base64 {
+            Some(text) => text.as_str().into(),
+            None => base64::engine::general_purpose::STANDARD
+                .encode(&self.bytes)
+                .into(),
+        }
+    }
+
+    /// The base64 text, moved out when made already.
+    fn into_base64(self) -> String {
+        match self.base64 {
+            Some(text) => text,
+            None => base64::engine::general_purpose::STANDARD.encode(&self.bytes),
+        }
+    }
+
+    /// Writes it as a JSON string: base64 needs no escapes, so the text is copied as is.
+    fn write_json(&self, w: &mut Vec<u8>) {
+        w.push(b'"');
+        w.extend_from_slice(self.base64().as_bytes());
+        w.push(b'"');
+    }
+}
+
+impl From<Vec<u8>> for Data {
+    fn from(bytes: Vec<u8>) -> Data {
+        Data {
+            bytes,
+            base64: None,
+        }
+    }
+}
+
+impl std::ops::Deref for Data {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.bytes
+    }
 }
 
 /// The media types an image may have.
@@ -112,14 +177,18 @@ impl Content {
 
     /// The MCP content block (bytes in base64), the same on both protocol revisions.
     pub fn to_mcp(&self) -> Value {
-        let b64 = |data: &[u8]| base64::engine::general_purpose::STANDARD.encode(data);
+        self.clone().into_mcp()
+    }
+
+    /// [`Content::to_mcp`], moving its texts (a base64 text made already is not copied).
+    pub fn into_mcp(self) -> Value {
         match self {
             Content::Text(text) => json!({"type": "text", "text": text}),
             Content::Image { mime_type, data } => {
-                json!({"type": "image", "mimeType": mime_type, "data": b64(data)})
+                json!({"type": "image", "mimeType": mime_type, "data": data.into_base64()})
             }
             Content::Audio { mime_type, data } => {
-                json!({"type": "audio", "mimeType": mime_type, "data": b64(data)})
+                json!({"type": "audio", "mimeType": mime_type, "data": data.into_base64()})
             }
             Content::ResourceLink {
                 uri,
@@ -129,10 +198,10 @@ impl Content {
             } => {
                 let mut block = json!({"type": "resource_link", "uri": uri, "name": name});
                 if let Some(description) = description {
-                    block["description"] = description.as_str().into();
+                    block["description"] = description.into();
                 }
                 if let Some(mime_type) = mime_type {
-                    block["mimeType"] = mime_type.as_str().into();
+                    block["mimeType"] = mime_type.into();
                 }
                 block
             }
@@ -143,12 +212,58 @@ impl Content {
             } => {
                 let mut resource = json!({"uri": uri, "mimeType": mime_type});
                 match body {
-                    Body::Text(text) => resource["text"] = text.as_str().into(),
-                    Body::Blob(blob) => resource["blob"] = b64(blob).into(),
+                    Body::Text(text) => resource["text"] = text.into(),
+                    Body::Blob(blob) => resource["blob"] = blob.into_base64().into(),
                 }
                 json!({"type": "resource", "resource": resource})
             }
         }
+    }
+
+    /// Makes the base64 text of the bytes it carries now (see [`Data::encode`]).
+    pub fn encode(&mut self) {
+        match self {
+            Content::Image { data, .. } | Content::Audio { data, .. } => data.encode(),
+            Content::Embedded {
+                body: Body::Blob(blob),
+                ..
+            } => blob.encode(),
+            _ => {}
+        }
+    }
+
+    /// Writes [`Content::to_mcp`]'s text, byte for byte (keys in code-point order, as a
+    /// `Value` holds them), without building it: the bytes' base64 text is copied as is.
+    pub fn write_mcp(&self, w: &mut Vec<u8>) -> std::io::Result<()> {
+        let (kind, mime_type, data) = match self {
+            Content::Image { mime_type, data } => ("image", mime_type, data),
+            Content::Audio { mime_type, data } => ("audio", mime_type, data),
+            Content::Embedded {
+                uri,
+                mime_type,
+                body: Body::Blob(blob),
+            } => {
+                w.write_all(b"{\"resource\":{\"blob\":")?;
+                blob.write_json(w);
+                w.write_all(b",\"mimeType\":")?;
+                serde_json::to_writer(&mut *w, mime_type)?;
+                w.write_all(b",\"uri\":")?;
+                serde_json::to_writer(&mut *w, uri)?;
+                return w.write_all(b"},\"type\":\"resource\"}");
+            }
+            // Small, or text the engine scanned already: written from its `Value`.
+            _ => return Ok(serde_json::to_writer(w, &self.to_mcp())?),
+        };
+        w.write_all(b"{\"data\":")?;
+        data.write_json(w);
+        w.write_all(b",\"mimeType\":")?;
+        serde_json::to_writer(&mut *w, mime_type)?;
+        write!(w, ",\"type\":\"{kind}\"}}")
+    }
+
+    /// About how many bytes [`Content::write_mcp`] writes (its base64 is most of it).
+    pub fn mcp_len(&self) -> usize {
+        self.bytes().div_ceil(3) * 4 + 128
     }
 }
 
@@ -257,7 +372,7 @@ mod tests {
         data.resize(len.max(PNG.len()), 0);
         Content::Image {
             mime_type: "image/png".into(),
-            data,
+            data: data.into(),
         }
     }
 
@@ -288,7 +403,7 @@ mod tests {
         let embedded = Content::Embedded {
             uri: "limina://pkg/lore/a".into(),
             mime_type: "application/octet-stream".into(),
-            body: Body::Blob(vec![1, 2, 3]),
+            body: Body::Blob(vec![1, 2, 3].into()),
         };
         assert_eq!(
             embedded.to_mcp(),
@@ -316,7 +431,7 @@ mod tests {
         );
         let gif = Content::Image {
             mime_type: "image/gif".into(),
-            data: b"GIF89a".to_vec(),
+            data: b"GIF89a".to_vec().into(),
         };
         assert_eq!(
             check(&[png(10), gif]).unwrap_err(),
@@ -324,7 +439,7 @@ mod tests {
         );
         let liar = Content::Image {
             mime_type: "image/jpeg".into(),
-            data: PNG.to_vec(),
+            data: PNG.to_vec().into(),
         };
         assert_eq!(
             check(&[liar]).unwrap_err(),
@@ -332,7 +447,7 @@ mod tests {
         );
         let noise = Content::Audio {
             mime_type: "audio/wav".into(),
-            data: vec![0; 64],
+            data: vec![0; 64].into(),
         };
         assert_eq!(
             check(&[noise]).unwrap_err(),

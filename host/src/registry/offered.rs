@@ -272,7 +272,7 @@ impl ResourceSource for PackageResource {
         }
         let (mut text, blob) = match read.body {
             ContentBody::Text(text) => (text, None),
-            ContentBody::Blob(blob) => (String::new(), Some(blob)),
+            ContentBody::Blob(blob) => (String::new(), Some(blob.into_bytes())),
         };
         if text.len() + blob.as_ref().map_or(0, Vec::len) > crate::limits::MAX_CONTENT_BYTES {
             return Err(Failure::new(

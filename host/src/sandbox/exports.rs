@@ -130,17 +130,18 @@ impl Loaded {
     }
 }
 
-/// A content block as the host keeps it.
+/// A content block as the host keeps it, its bytes encoded here, where the call runs: off the
+/// engine for a detached call (`registry/detached.rs`).
 pub(super) fn content(block: wit::ContentBlock) -> Content {
-    match block {
+    let mut block = match block {
         wit::ContentBlock::Text(text) => Content::Text(text),
         wit::ContentBlock::Image(b) => Content::Image {
             mime_type: b.mime_type,
-            data: b.data,
+            data: b.data.into(),
         },
         wit::ContentBlock::Audio(b) => Content::Audio {
             mime_type: b.mime_type,
-            data: b.data,
+            data: b.data.into(),
         },
         wit::ContentBlock::ResourceLink(link) => Content::ResourceLink {
             uri: link.uri,
@@ -156,14 +157,16 @@ pub(super) fn content(block: wit::ContentBlock) -> Content {
                 body,
             }
         }
-    }
+    };
+    block.encode();
+    block
 }
 
 /// A resource's URI, media type and body.
 pub(super) fn resource_contents(c: wit::ResourceContents) -> (String, String, ContentBody) {
     let body = match c.body {
         wit::ResourceBody::Text(text) => ContentBody::Text(text),
-        wit::ResourceBody::Blob(blob) => ContentBody::Blob(blob),
+        wit::ResourceBody::Blob(blob) => ContentBody::Blob(blob.into()),
     };
     (c.uri, c.mime_type, body)
 }

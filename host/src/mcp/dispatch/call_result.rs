@@ -9,6 +9,7 @@
 use crate::call::ErrorCode;
 use crate::json::object;
 use crate::mcp::engine::outbox::Frame;
+use crate::mcp::wire::{Revision, modern};
 use crate::registry::Response;
 use serde_json::Value;
 use std::io::Write;
@@ -19,8 +20,9 @@ pub struct CallResult {
     /// The text content: the answer as compact JSON (exactly its structured copy's text), or
     /// `code: message`.
     text: String,
-    /// Content blocks after the text one (images, sounds, links), as MCP blocks.
-    blocks: Vec<Value>,
+    /// Content blocks after the text one (images, sounds, links); their bytes' base64 text
+    /// made where the call ran.
+    blocks: Vec<crate::call::Content>,
     events: Vec<String>,
     execution_time_ms: f64,
 }
@@ -54,7 +56,7 @@ impl From<Response> for CallResult {
         CallResult {
             outcome,
             text,
-            blocks: content.iter().map(crate::call::Content::to_mcp).collect(),
+            blocks: content,
             events: metadata.events_emitted,
             execution_time_ms: metadata.execution_time_ms,
         }
@@ -72,7 +74,7 @@ impl CallResult {
             ("type", "text".into()),
             ("text", self.text.into()),
         ])];
-        content.extend(self.blocks);
+        content.extend(self.blocks.into_iter().map(crate::call::Content::into_mcp));
         let content = Value::Array(content);
         match self.outcome {
             Outcome::Answer(result) => object([
@@ -96,22 +98,26 @@ impl CallResult {
     /// The JSON-RPC reply to request `id` carrying this result, as the line its
     /// [`CallResult::into_value`] form would serialize to, byte for byte.
     pub fn reply(&self, id: &Value) -> Frame {
+        self.reply_in(id, Revision::Classic)
+    }
+
+    /// [`CallResult::reply`] in `revision`'s shape: a 2026-07-28 result stamped as
+    /// `modern::complete` stamps its `Value` form.
+    pub fn reply_in(&self, id: &Value, revision: Revision) -> Frame {
+        let modern = revision != Revision::Classic;
         Frame::from(crate::mcp::wire::jsonrpc::result_line(
             id,
             RESULT_START_BYTES + 2 * self.text.len() + self.blocks_bytes(),
-            |w| self.write_result(w),
+            |w| self.write_result(w, modern),
         ))
     }
 
     /// About what the content blocks take serialized (their data is most of it).
     fn blocks_bytes(&self) -> usize {
-        self.blocks
-            .iter()
-            .map(|b| b["data"].as_str().map_or(256, |d| d.len() + 128))
-            .sum()
+        self.blocks.iter().map(crate::call::Content::mcp_len).sum()
     }
 
-    fn write_result(&self, w: &mut Vec<u8>) -> std::io::Result<()> {
+    fn write_result(&self, w: &mut Vec<u8>, modern: bool) -> std::io::Result<()> {
         w.write_all(b"{\"_meta\":{")?;
         if let Outcome::Failure(code, message) = &self.outcome {
             w.write_all(b"\"error\":{\"code\":")?;
@@ -125,21 +131,29 @@ impl CallResult {
         w.write_all(b",\"executionTimeMs\":")?;
         // As a `Value` would hold it: a number, or null when not finite.
         serde_json::to_writer(&mut *w, &Value::from(self.execution_time_ms))?;
+        if modern {
+            w.write_all(b",")?;
+            serde_json::to_writer(&mut *w, modern::SERVER_INFO_KEY)?;
+            w.write_all(b":")?;
+            serde_json::to_writer(&mut *w, &modern::server_info())?;
+        }
         w.write_all(b"},\"content\":[{\"text\":")?;
         serde_json::to_writer(&mut *w, &self.text)?;
         w.write_all(b",\"type\":\"text\"}")?;
         for block in &self.blocks {
             w.write_all(b",")?;
-            serde_json::to_writer(&mut *w, block)?;
+            block.write_mcp(w)?;
         }
         w.write_all(b"],\"isError\":")?;
-        match &self.outcome {
+        let failed = matches!(self.outcome, Outcome::Failure(..));
+        w.write_all(if failed { b"true" } else { b"false" })?;
+        if modern {
+            w.write_all(b",\"resultType\":\"complete\"")?;
+        }
+        if !failed {
             // The text is the answer serialized compactly: its structured copy, as is.
-            Outcome::Answer(_) => {
-                w.write_all(b"false,\"structuredContent\":")?;
-                w.write_all(self.text.as_bytes())?;
-            }
-            Outcome::Failure(..) => w.write_all(b"true")?,
+            w.write_all(b",\"structuredContent\":")?;
+            w.write_all(self.text.as_bytes())?;
         }
         w.write_all(b"}")
     }
@@ -185,8 +199,17 @@ mod tests {
             for id in [json!(7), json!("req-\"9\""), json!(-1), json!(1.5)] {
                 let result = CallResult::from(response(outcome.clone()));
                 let frame = result.reply(&id);
-                let expected = crate::json::text(&jsonrpc::result(id.clone(), result.into_value()));
+                let modern_frame = result.reply_in(&id, Revision::Modern);
+                let value = result.into_value();
+                let expected = crate::json::text(&jsonrpc::result(id.clone(), value.clone()));
                 assert_eq!(frame.as_str(), expected, "outcome {outcome:?}, id {id}");
+                let expected =
+                    crate::json::text(&jsonrpc::result(id.clone(), modern::complete(value)));
+                assert_eq!(
+                    modern_frame.as_str(),
+                    expected,
+                    "outcome {outcome:?}, id {id}"
+                );
             }
         }
     }
@@ -195,12 +218,32 @@ mod tests {
     #[test]
     fn content_blocks_follow_the_text_block() {
         let mut ok = response(Ok(json!({"w": 2})));
+        use crate::call::{Content, ContentBody};
+        let mut sound = Content::Audio {
+            mime_type: "audio/wav".into(),
+            data: b"RIFF\0\0\0\0WAVE".to_vec().into(),
+        };
+        // Made where the call ran, or (a call on the engine) when the reply is written: the
+        // same text either way.
+        sound.encode();
         ok.content = vec![
-            crate::call::Content::Image {
+            Content::Image {
                 mime_type: "image/png".into(),
-                data: b"\x89PNG\r\n\x1a\n".to_vec(),
+                data: b"\x89PNG\r\n\x1a\n".to_vec().into(),
             },
-            crate::call::Content::Text("a \"caption\"".into()),
+            Content::Text("a \"caption\"".into()),
+            sound,
+            Content::Embedded {
+                uri: "limina://pkg/lore/\"a\"".into(),
+                mime_type: "application/octet-stream".into(),
+                body: ContentBody::Blob(vec![0xff; 7].into()),
+            },
+            Content::ResourceLink {
+                uri: "limina://pkg/rules/movement".into(),
+                name: "Movement".into(),
+                description: Some("how \"things\" move".into()),
+                mime_type: None,
+            },
         ];
         let result = CallResult::from(ok);
         let frame = result.reply(&json!(3));
@@ -218,6 +261,8 @@ mod tests {
             value["content"][2],
             json!({"type": "text", "text": "a \"caption\""})
         );
+        assert_eq!(value["content"][3]["data"], "UklGRgAAAABXQVZF");
+        assert_eq!(value["content"][4]["resource"]["blob"], "/////////w==");
     }
 
     #[test]

@@ -333,21 +333,31 @@ impl Server {
         self.settle(conn, request, outcome)
     }
 
-    /// Completes a detached call; the reply to send (none when it was cancelled).
+    /// Completes a detached call; the reply to send (none when it was cancelled). An MCP
+    /// result nobody watches is written straight to its frame, in either revision: a picture's
+    /// base64 text, made on the worker, is copied in, not encoded here.
     pub fn complete(
         &mut self,
         conn: &mut Connection,
         ran: crate::registry::RanCall,
         pending: PendingReply,
-    ) -> Option<Value> {
+    ) -> Handled {
         let response = self.registry.complete(ran);
         conn.last_events = response.metadata.events_emitted.clone();
+        if matches!(pending.shape.call, CallShape::Mcp) && pending.watch.is_none() {
+            let result = CallResult::from(response);
+            let revision = pending.shape.revision;
+            if revision != Revision::Classic {
+                self.queue_logs(conn, &pending.shape);
+            }
+            return framed(conn, &pending.id, |id| result.reply_in(id, revision));
+        }
         let outcome = match pending.shape.call {
             CallShape::Mcp => Ok(mcp_result(response)),
             CallShape::Limina => limina_result(response),
         };
         let outcome = self.in_revision(conn, &pending.shape, outcome);
-        self.conclude(conn, pending.id, || outcome, pending.watch)
+        Handled::Reply(self.conclude(conn, pending.id, || outcome, pending.watch))
     }
 
     /// The end of every request: no reply when it was cancelled, else its outcome as the

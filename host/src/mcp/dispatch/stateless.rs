@@ -119,6 +119,13 @@ impl Server {
         if shape.revision == Revision::Classic {
             return outcome;
         }
+        self.queue_logs(conn, shape);
+        outcome.map(modern::complete)
+    }
+
+    /// The log lines a 2026-07-28 request asked for (`shape.log_level`), queued before its
+    /// reply.
+    pub(in crate::mcp) fn queue_logs(&mut self, conn: &mut Connection, shape: &ReplyShape) {
         if let Some(threshold) = shape.log_level {
             let lines = self.registry_mut().take_logs();
             conn.pending.extend(
@@ -133,7 +140,6 @@ impl Server {
                     }),
             );
         }
-        outcome.map(modern::complete)
     }
 
     /// `subscriptions/listen`: acknowledges what it honours, then keeps the request open;

@@ -591,8 +591,12 @@ impl Engine {
             .running
             .remove(&ticket)
             .expect("a completed call was pending");
-        let reply = self.server.complete(&mut peer.conn, ran, pending);
-        self.answer(id, reply.map(Out::Value), None);
+        let reply = match self.server.complete(&mut peer.conn, ran, pending) {
+            Handled::Reply(reply) => reply.map(Out::Value),
+            Handled::Framed(frame) => Some(Out::Frame(frame)),
+            Handled::Detached(..) => unreachable!("a completed call is not detached again"),
+        };
+        self.answer(id, reply, None);
         self.drain(id);
     }
 

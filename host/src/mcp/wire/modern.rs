@@ -126,8 +126,8 @@ pub fn removed(method: &str) -> Option<RpcError> {
     ))
 }
 
-/// The identity stamped on results.
-fn server_info() -> Value {
+/// The identity stamped on results (in `_meta`).
+pub fn server_info() -> Value {
     json!({"name": "limina", "version": env!("CARGO_PKG_VERSION")})
 }
 
