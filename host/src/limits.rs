@@ -315,15 +315,6 @@ pub const STDOUT_DRAIN_MS: u64 = 2_000;
 /// order, so one connection cannot queue unbounded work on the workers.
 pub const MAX_PARALLEL_CALLS: usize = 16;
 
-/// The nice value of the worker threads that run calls off the engine (0 is the engine's and
-/// the transports'): on a machine whose cores the workers fill (two clients drawing
-/// `camera.capture` pictures back to back on 2 cores), the engine thread waited for a core
-/// 0.55 ms on average and up to 4.9 ms at a time (`perf sched latency`), and that wait was
-/// another client's ping tail. Lower priority still leaves the workers every core the engine
-/// does not want. `cargo bench -p limina --bench camera -- ping` (2026-11-28, load 1.8–2.1):
-/// ping p99 while capturing 5.13 → 3.9–4.1 ms (nice 19: 3.9; `SCHED_IDLE`: 2.7, but a
-/// detached call's wall-clock deadline could then pass while busy clients starve it).
-pub const WORKER_NICE: i32 = 10;
 /// The fewest worker threads for calls off the engine, whatever the core count: a call that
 /// waits (a WASI sleep, a slow outbound server) holds a worker without using a core, and a
 /// client's three parallel calls should not queue behind each other on a 2-core machine.

@@ -267,3 +267,46 @@ fn the_typescript_client_receives_the_picture_and_decodes_it() {
     let report = crate::modern::typescript_script("camera_typescript.mjs", &args).0;
     check_client(&report, &png);
 }
+
+/// A capture off the engine runs on an idle-class worker, its time limit counted in the time
+/// that worker ran: one whose limit runs out while it draws is cut with the timeout's code,
+/// and the world and the trace keep nothing of it.
+#[test]
+fn a_capture_past_its_time_limit_is_cut_and_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("limina.toml");
+    std::fs::write(
+        &config,
+        "[budgets]\ncpuMs = 600000\n\n[packages.camera]\ntimeoutMs = 1\n",
+    )
+    .unwrap();
+    let mut c = Client::session("builder.readWrite", &["--config", config.to_str().unwrap()]);
+    c.call_ok(
+        "scene.createEntity",
+        json!({"shape": "box", "size": 2, "color": 0xff0000, "position": [0, 0, 0]}),
+    );
+    let hash = c.call_ok("world.hash", json!({}));
+    let events = |c: &mut Client| c.call_ok("trace.tail", json!({"limit": 200}))["events"].clone();
+    let before = events(&mut c).as_array().unwrap().len();
+    // Drawing 1920 × 1080 takes far longer than 1 ms of a core.
+    let shot = json!({"position": [0, 0, 10], "lookAt": [0, 0, 0], "width": 1920, "height": 1080});
+    let r = c.call("camera.capture", shot);
+    let (code, message) = error_of(&r);
+    assert_eq!(code, "capacity_exceeded", "{message}");
+    assert!(
+        message.contains("ran past its 1 ms deadline")
+            && message.contains("nothing it did to the world was kept"),
+        "{message}"
+    );
+    assert_eq!(r["content"].as_array().unwrap().len(), 1, "no picture: {r}");
+    assert_eq!(c.call_ok("world.hash", json!({})), hash);
+    // The trace keeps the call's decision and nothing it did (no journal, no execution); its
+    // budget was charged the drawing it got through, as any call stopped mid-way.
+    let after = events(&mut c);
+    let kept: Vec<&str> = after.as_array().unwrap()[before..]
+        .iter()
+        .filter(|e| e["type"] == "world.journal" || e.to_string().contains("camera.capture"))
+        .map(|e| e["type"].as_str().unwrap_or("?"))
+        .collect();
+    assert_eq!(kept, ["policy.decision"], "{after}");
+}

@@ -494,9 +494,12 @@ impl Registry {
             Handler::Guest(package) => {
                 let mut prep =
                     self.prepare_guest(caller, package, name, &decided.decision_id, None)?;
-                // Off the engine nobody waits for it: its package's own deadline holds.
+                // Off the engine nobody waits for it: its package's own deadline holds,
+                // counted in the time its worker ran (up to a wall-clock cap), since workers
+                // run in the idle class and may wait while the engine and others use the
+                // cores (`mcp/engine/workers.rs`).
                 prep.info.timeout_ms = self.packages[package].limits.timeout_ms;
-                prep.info.clock = crate::call::Clock::Wall;
+                prep.info.clock = crate::call::Clock::Running;
                 prep.slot.deadline_by_engine = false;
                 prep.info.view = self.view_for(package);
                 Work::Guest {

@@ -3,8 +3,6 @@
 //! call back to the engine through its channel.
 
 use super::inbox::{EngineHandle, Inbound, PeerId};
-#[cfg(target_os = "linux")]
-use crate::limits::WORKER_NICE;
 use crate::realm::{Realm, Rng};
 use crate::registry::DetachedCall;
 use crate::trace::Tracer;
@@ -96,25 +94,24 @@ fn scratch_realm() -> Box<Realm> {
     })
 }
 
-/// Lowers the calling thread's scheduling priority to `WORKER_NICE`: a detached call (a
-/// picture being drawn, a package computing) yields a core to the engine and the transports
-/// whenever they wake, instead of making every client's message wait for the scheduler.
+/// Puts the calling thread in the idle scheduling class (`SCHED_IDLE`): a detached call (a
+/// picture being drawn, a package computing) runs on whatever core the engine and the
+/// transports leave, and they take a core back the moment they wake. At nice 10 the engine,
+/// having woken a worker, was often preempted by it and then waited for the next scheduler
+/// tick (4 ms at 250 Hz) — another client's ping tail. A call so starved is still cut: off the
+/// engine its deadline counts the time its thread ran, up to a wall-clock cap
+/// (`Clock::Running`, `registry/detached.rs`).
 fn yield_to_the_engine() {
     #[cfg(target_os = "linux")]
     {
-        // SAFETY: `gettid` has no preconditions; `setpriority` on this thread's id changes
-        // only this thread (Linux keeps a nice value per thread).
-        let status = unsafe {
-            libc::setpriority(
-                libc::PRIO_PROCESS,
-                libc::gettid() as libc::id_t,
-                WORKER_NICE,
-            )
-        };
+        let param = libc::sched_param { sched_priority: 0 };
+        // SAFETY: pid 0 names the calling thread (Linux keeps a policy per thread), and
+        // `param` is a valid sched_param for the call.
+        let status = unsafe { libc::sched_setscheduler(0, libc::SCHED_IDLE, &param) };
         if status != 0 {
             crate::log::warn(&format!(
-                "a worker thread could not lower its priority ({}); calls off the engine \
-                 compete with it for the cores",
+                "a worker thread could not enter the idle scheduling class ({}); calls off \
+                 the engine compete with it for the cores",
                 std::io::Error::last_os_error()
             ));
         }
@@ -139,24 +136,24 @@ fn work(rx: &Mutex<Receiver<(Owner, Box<DetachedCall>)>>, engine: &EngineHandle)
 mod tests {
     use super::*;
 
-    /// This thread's nice value.
-    fn nice() -> i32 {
-        // SAFETY: as in `yield_to_the_engine`.
-        unsafe { libc::getpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t) }
+    /// This thread's scheduling policy.
+    fn policy() -> i32 {
+        // SAFETY: pid 0 names the calling thread.
+        unsafe { libc::sched_getscheduler(0) }
     }
 
     #[test]
-    fn a_worker_lowers_its_own_priority_and_no_other_threads() {
-        let mine = nice();
+    fn a_worker_enters_the_idle_class_and_no_other_thread_does() {
+        let mine = policy();
         let (before, after) = std::thread::spawn(|| {
-            let before = nice();
+            let before = policy();
             yield_to_the_engine();
-            (before, nice())
+            (before, policy())
         })
         .join()
         .unwrap();
-        // Unprivileged, a thread already nicer than `WORKER_NICE` stays as it was.
-        assert_eq!(after, WORKER_NICE.max(before));
-        assert_eq!(nice(), mine, "the calling thread kept its priority");
+        assert_eq!(before, libc::SCHED_OTHER);
+        assert_eq!(after, libc::SCHED_IDLE);
+        assert_eq!(policy(), mine, "the calling thread kept its class");
     }
 }
