@@ -359,7 +359,15 @@ impl Engine {
         timeout: Duration,
     ) -> io::Result<Ready> {
         let idle_since = Instant::now();
-        let window = self.spin.window().min(timeout);
+        // While workers draw or compute, a look that yields hands this core to an idle-class
+        // worker, and the engine, left runnable, waits for the next scheduler tick (4 ms at
+        // 250 Hz; `perf sched timehist`, 2026-11-28). Asleep in `poll`, it takes a core back
+        // from a worker the moment input wakes it.
+        let window = if self.workers.busy() {
+            Duration::ZERO
+        } else {
+            self.spin.window().min(timeout)
+        };
         self.poll_set(stdin, stdout);
         if !window.is_zero() {
             let until = idle_since + window;

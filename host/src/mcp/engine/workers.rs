@@ -7,6 +7,7 @@ use crate::realm::{Realm, Rng};
 use crate::registry::DetachedCall;
 use crate::trace::Tracer;
 use crate::world::{World, WorldSettings};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex};
 
@@ -14,6 +15,8 @@ use std::sync::{Arc, Mutex};
 pub struct Workers {
     jobs: Sender<(Owner, Box<DetachedCall>)>,
     engine: EngineHandle,
+    /// Calls queued for the workers or running on them (not calls waiting on an upstream).
+    busy: Arc<AtomicUsize>,
 }
 
 /// Whom a finished call goes back to.
@@ -39,13 +42,19 @@ impl Workers {
     pub fn start(count: usize, engine: EngineHandle) -> std::io::Result<Workers> {
         let (jobs, rx) = channel();
         let rx = Arc::new(Mutex::new(rx));
+        let busy = Arc::new(AtomicUsize::new(0));
         for n in 0..count.max(1) {
-            let (rx, engine) = (rx.clone(), engine.clone());
+            let (rx, engine, busy) = (rx.clone(), engine.clone(), busy.clone());
             std::thread::Builder::new()
                 .name(format!("limina-worker-{n}"))
-                .spawn(move || work(&rx, &engine))?;
+                .spawn(move || work(&rx, &engine, &busy))?;
         }
-        Ok(Workers { jobs, engine })
+        Ok(Workers { jobs, engine, busy })
+    }
+
+    /// Whether a call is queued for the workers or running on them.
+    pub fn busy(&self) -> bool {
+        self.busy.load(Ordering::Relaxed) > 0
     }
 
     /// Queues `call` for `peer`, under `ticket`; a call to an upstream server gets a thread of
@@ -73,6 +82,7 @@ impl Workers {
             }
             return;
         }
+        self.busy.fetch_add(1, Ordering::Relaxed);
         // The workers live as long as the engine that owns this sender.
         let _ = self.jobs.send((owner, call));
     }
@@ -118,13 +128,18 @@ fn yield_to_the_engine() {
     }
 }
 
-fn work(rx: &Mutex<Receiver<(Owner, Box<DetachedCall>)>>, engine: &EngineHandle) {
+fn work(
+    rx: &Mutex<Receiver<(Owner, Box<DetachedCall>)>>,
+    engine: &EngineHandle,
+    busy: &AtomicUsize,
+) {
     yield_to_the_engine();
     let mut scratch = scratch_realm();
     loop {
         let job = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
         let Ok((owner, call)) = job else { return };
         let (back, ran) = call.run(scratch);
+        busy.fetch_sub(1, Ordering::Relaxed);
         scratch = back;
         if !engine.send(owner.done(ran)) {
             return;

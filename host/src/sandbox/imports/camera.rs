@@ -28,8 +28,12 @@ impl camera::Host for GuestState {
         shot.check().map_err(from_world)?;
         // The drawing runs on the host, where fuel does not count it: its CPU is charged.
         let started = thread_cpu_time();
+        // Off the engine (a snapshot came with the call) the worker yields its core between
+        // bands of the drawing and before encoding: any thread waiting for a core (the
+        // engine, a transport) gets it within a band, not at the next scheduler tick.
         let drawn = match &call.info.view {
-            Some(snapshot) => Picture::take(snapshot, &shot),
+            Some(snapshot) => Picture::take_paced(snapshot, &shot, std::thread::yield_now)
+                .inspect(|_| std::thread::yield_now()),
             None => Picture::take(&call.realm.world.render_snapshot(), &shot),
         }
         .map(|picture| {

@@ -31,9 +31,28 @@ impl Picture {
     /// Draws `snapshot` as `shot` sees it; refuses a shot that cannot be taken, naming the
     /// field.
     pub fn take(snapshot: &RenderSnapshot, shot: &Shot) -> Result<Picture, WorldError> {
+        Self::drawn(snapshot, shot, None)
+    }
+
+    /// [`Picture::take`], calling `pause` between bands of the drawing (a tenth of a
+    /// millisecond or so each): a worker drawing off the engine yields its core there to any
+    /// thread that waits for one.
+    pub fn take_paced(
+        snapshot: &RenderSnapshot,
+        shot: &Shot,
+        pause: fn(),
+    ) -> Result<Picture, WorldError> {
+        Self::drawn(snapshot, shot, Some(pause))
+    }
+
+    fn drawn(
+        snapshot: &RenderSnapshot,
+        shot: &Shot,
+        pause: Option<fn()>,
+    ) -> Result<Picture, WorldError> {
         shot.check()?;
         let lens = lens::Lens::new(shot);
-        let mut canvas = raster::Canvas::new(&lens, shot.background);
+        let mut canvas = raster::Canvas::new(&lens, shot.background, pause);
         let entities_in_view = canvas.draw(&lens, snapshot);
         let anchors_marked = if shot.panels {
             canvas.mark_anchors(&lens, &snapshot.anchors)

@@ -308,3 +308,32 @@ fn the_snapshot_copies_what_is_drawn_and_leaves_the_world_alone() {
     Picture::take(&snapshot, &front_shot()).unwrap();
     assert_eq!(w.state_hash(), before);
 }
+
+static PAUSES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+fn count_pause() {
+    PAUSES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// A paced drawing pauses between bands (about one per `BAND_PIXELS` pixels visited) and
+/// draws exactly what an unpaced one does.
+#[test]
+fn a_paced_drawing_pauses_between_bands_and_draws_the_same_picture() {
+    let mut w = world();
+    // A sphere filling the view, and a box in front of it: hundreds of thousands of pixels.
+    put(&mut w, Shape::Sphere, 16.0, 0x00ff00, [0.0, 0.0, -6.0]);
+    put(&mut w, Shape::Box, 2.0, 0xff0000, [0.0, 0.0, 0.0]);
+    let shot = Shot::new([0.0, 0.0, 10.0], [0.0, 0.0, 0.0], 640, 480);
+    let snapshot = w.render_snapshot();
+    let plain = Picture::take(&snapshot, &shot).unwrap();
+    let paced = Picture::take_paced(&snapshot, &shot, count_pause).unwrap();
+    assert_eq!(paced.rgb, plain.rgb);
+    assert_eq!(paced.entities_in_view, 2);
+    // The sphere alone visits its screen bounds: the whole 640 × 480 view.
+    let pauses = PAUSES.load(std::sync::atomic::Ordering::Relaxed);
+    let least = 640 * 480 / super::raster::BAND_PIXELS;
+    assert!(
+        pauses >= least,
+        "{pauses} pauses, at least {least} expected"
+    );
+}
