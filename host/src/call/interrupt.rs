@@ -7,7 +7,8 @@
 //! A call that holds the engine counts its deadline in the time it ran ([`Clock::Running`],
 //! [`Clock::Slice`]): on a machine busy with other work the engine thread may wait for a core,
 //! and cutting a guest for time the scheduler took from it would stop innocent calls and help
-//! nobody. Its waits in the host (a sleep, the network) still count in wall time, and a
+//! nobody. So does a call off the engine, whose worker runs in the idle scheduling class and
+//! waits whenever the engine or a transport wants its core. Its waits in the host (a sleep, the network) still count in wall time, and a
 //! wall-clock cap of [`RUNNING_CAP_FACTOR`] times the deadline bounds it whatever the machine
 //! does.
 
@@ -78,10 +79,10 @@ impl std::error::Error for Cut {}
 /// How a call's deadline is counted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Clock {
-    /// In wall time: a call off the engine, where nobody waits for it.
+    /// In wall time: an instance started outside any call.
     Wall,
     /// While wasm runs, in the CPU time of the thread running it, up to a wall-clock cap: a
-    /// core package's call on the engine. The thread's CPU time is first read at the first
+    /// core package's call on the engine, and every guest call off the engine. The thread's CPU time is first read at the first
     /// epoch tick, so the many calls shorter than a tick never pay for reading it (a system
     /// call, about 0.8 µs here); the time before that tick counts as run.
     Running,
