@@ -24,11 +24,14 @@
 //! medians of the rounds' ratios: ping 0.90x vs 0.74x (7 rounds), 0.81x vs 0.83x (7), 0.77x
 //! vs 0.73x (21 rounds, 0.54–1.02x); createEntity 0.80x vs 0.79x; p50 added: ping +0.7 vs
 //! +2.4 µs, createEntity +13.9 vs +25.7 µs (p50 direct 17 and 41 µs); takeover 24 and 43 ms.
-//! Not kept, no clear difference: the relay looking 200 µs instead of 50 before it sleeps
-//! (0.88x vs 0.89x, 21 rounds), the engine writing a joined client's replies every 64
-//! instead of 16 (0.90x vs 0.89x, 7 rounds). Earlier: through the control socket's own thread in both directions,
-//! ping +40.8 µs and pipelined 0.34x; without the relay's 50 µs look ping was +22.5 µs and
-//! pipelined 0.64x.
+//! Then the engine writing a joined client's replies every 64 queued instead of every 16
+//! (`JOIN_WRITE_AFTER_MESSAGES`; its system calls per pipelined ping 0.08 → 0.03, its CPU
+//! per million 1.36 → 1.16–1.29 s, `perf stat`): ping 0.91x vs 0.86x, createEntity 0.87x vs
+//! 0.85x (15 rounds, load 1.7), p50 added −0.9 and +14.6 µs (a 7-round run of the same had
+//! shown 0.90x vs 0.89x: read many rounds). Not kept, no clear difference: the relay looking
+//! 200 µs instead of 50 before it sleeps (0.88x vs 0.89x, 21 rounds). Earlier: through the
+//! control socket's own thread in both directions, ping +40.8 µs and pipelined 0.34x;
+//! without the relay's 50 µs look ping was +22.5 µs and pipelined 0.64x.
 
 mod spawn;
 

@@ -121,6 +121,10 @@ pub struct Engine {
     /// Socket messages queued since the last ring: how many, and since when.
     unrung: usize,
     unrung_since: Option<Instant>,
+    /// Messages queued for joined clients since their sockets were last written, and since
+    /// when (`relay_io.rs`).
+    unwritten: usize,
+    unwritten_since: Option<Instant>,
     /// How long to look for the next message before sleeping ([`Engine::wait_ready`]).
     spin: Spin,
     /// When the batch's messages were last let go ([`Engine::flush`]).
@@ -199,6 +203,8 @@ impl Engine {
             lanes: Lanes::default(),
             unrung: 0,
             unrung_since: None,
+            unwritten: 0,
+            unwritten_since: None,
             spin: Spin::for_cores(cores),
             flushed_at: Instant::now(),
             state_waits: StateWaits::default(),
@@ -1009,11 +1015,14 @@ impl Engine {
             Out::Value(message) => peer.outbox.push(&message),
             Out::Frame(frame) => peer.outbox.push_frame(frame),
         };
-        if sent == Sent::Queued
-            && (peer.outbox.lane().is_some() || matches!(peer.outbox, Outbox::Relayed(_)))
-        {
-            self.unrung += 1;
-            self.unrung_since.get_or_insert_with(Instant::now);
+        if sent == Sent::Queued {
+            if peer.outbox.lane().is_some() {
+                self.unrung += 1;
+                self.unrung_since.get_or_insert_with(Instant::now);
+            } else if matches!(peer.outbox, Outbox::Relayed(_)) {
+                self.unwritten += 1;
+                self.unwritten_since.get_or_insert_with(Instant::now);
+            }
         }
         match sent {
             Sent::Queued | Sent::Gone => {}
@@ -1063,10 +1072,10 @@ impl Engine {
     /// Wakes the writers of every socket message queued since the last ring: one wake-up per
     /// listener for the lot.
     fn ring(&mut self) {
+        self.write_relayed();
         if self.unrung == 0 {
             return;
         }
-        self.relay_outs.write();
         self.lanes.ring();
         self.unrung = 0;
         self.unrung_since = None;
@@ -1082,6 +1091,7 @@ impl Engine {
         if due {
             self.ring();
         }
+        self.write_relayed_if_due();
     }
 
     /// Until the next world step when someone watches the world; else the idle period.
