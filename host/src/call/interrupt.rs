@@ -8,11 +8,14 @@
 //! [`Clock::Slice`]): on a machine busy with other work the engine thread may wait for a core,
 //! and cutting a guest for time the scheduler took from it would stop innocent calls and help
 //! nobody. So does a call off the engine, whose worker runs in the idle scheduling class and
-//! waits whenever the engine or a transport wants its core. Its waits in the host (a sleep, the network) still count in wall time, and a
-//! wall-clock cap of [`RUNNING_CAP_FACTOR`] times the deadline bounds it whatever the machine
-//! does.
+//! waits whenever the engine or a transport wants its core. Its waits in the host (a sleep,
+//! the network) still count in wall time, and a cap of [`RUNNING_CAP_FACTOR`] times the
+//! deadline in wall time, less the time the thread waited for a core ([`RunQueue`]), bounds
+//! whatever else keeps it off the CPU (a blocking read).
 
 use std::fmt;
+use std::fs::File;
+use std::os::unix::fs::FileExt;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -94,8 +97,8 @@ pub enum Clock {
     Slice,
 }
 
-/// How many times its deadline a [`Clock::Running`] call may take in wall time when the
-/// machine gives its thread less than a core.
+/// How many times its deadline a [`Clock::Running`] call may take in wall time, less the time
+/// its thread waited for a core, when something keeps the thread off the CPU.
 pub const RUNNING_CAP_FACTOR: u32 = 4;
 
 /// What the current call may not outlive.
@@ -105,7 +108,16 @@ pub struct Interrupt {
     timeout_ms: u64,
     cancel: Cancel,
     /// For a [`Clock::Running`] call: the running thread's CPU clock and what was seen of it.
-    running: Option<(ThreadClock, Arc<Seen>)>,
+    running: Option<ThreadClocks>,
+}
+
+/// The running thread's clocks, and what a [`Clock::Running`] or [`Clock::Slice`] call's
+/// checks saw of them.
+#[derive(Clone, Debug)]
+struct ThreadClocks {
+    clock: ThreadClock,
+    queue: Option<RunQueue>,
+    seen: Arc<Seen>,
 }
 
 /// What a [`Clock::Running`] or [`Clock::Slice`] call's checks saw, shared by its clones.
@@ -119,7 +131,12 @@ struct Seen {
     /// for the tick.
     first_tick_ns: AtomicU64,
     cpu_at_first_tick_ns: AtomicU64,
+    /// The thread's wait for a core then ([`NOT_READ`]: it could not be read, none is excused).
+    queued_at_first_tick_ns: AtomicU64,
 }
+
+/// A wait for a core that could not be read.
+const NOT_READ: u64 = u64::MAX;
 
 impl Interrupt {
     /// A wall-clock deadline `timeout_ms` from now, and `cancel`.
@@ -133,15 +150,25 @@ impl Interrupt {
     pub fn counted(timeout_ms: u64, cancel: Cancel, clock: Clock) -> Self {
         let running = match clock {
             Clock::Wall => None,
-            Clock::Running => ThreadClock::current().map(|c| (c, Arc::default())),
-            Clock::Slice => ThreadClock::current().map(|c| {
+            Clock::Running => ThreadClock::current().map(|clock| ThreadClocks {
+                clock,
+                queue: RunQueue::current(),
+                seen: Arc::default(),
+            }),
+            Clock::Slice => ThreadClock::current().map(|clock| {
+                let queue = RunQueue::current();
                 // The start stands for the first tick: nothing before it counts as run.
                 let seen = Seen {
                     first_tick_ns: AtomicU64::new(1),
-                    cpu_at_first_tick_ns: AtomicU64::new(c.now().as_nanos() as u64),
+                    cpu_at_first_tick_ns: AtomicU64::new(clock.now().as_nanos() as u64),
+                    queued_at_first_tick_ns: AtomicU64::new(RunQueue::waited_ns(queue.as_ref())),
                     ..Seen::default()
                 };
-                (c, Arc::new(seen))
+                ThreadClocks {
+                    clock,
+                    queue,
+                    seen: Arc::new(seen),
+                }
             }),
         };
         Interrupt {
@@ -157,9 +184,9 @@ impl Interrupt {
     pub fn check(&self) -> Option<Cut> {
         let cut = self.wall_check();
         if cut.is_some()
-            && let Some((_, seen)) = &self.running
+            && let Some(running) = &self.running
         {
-            seen.waited_out.store(true, Ordering::Relaxed);
+            running.seen.waited_out.store(true, Ordering::Relaxed);
         }
         cut
     }
@@ -177,12 +204,15 @@ impl Interrupt {
     /// [`Interrupt::check_running`] from an epoch tick while the guest's code runs: the first
     /// one also notes the thread's CPU time.
     pub fn tick(&self) -> Option<Cut> {
-        if let Some((clock, seen)) = &self.running
+        if let Some(ThreadClocks { clock, queue, seen }) = &self.running
             && seen.first_tick_ns.load(Ordering::Relaxed) == 0
         {
             let since = self.start().elapsed().as_nanos().max(1) as u64;
             let cpu = clock.now().as_nanos() as u64;
+            let queued = RunQueue::waited_ns(queue.as_ref());
             seen.cpu_at_first_tick_ns.store(cpu, Ordering::Relaxed);
+            seen.queued_at_first_tick_ns
+                .store(queued, Ordering::Relaxed);
             seen.first_tick_ns.store(since, Ordering::Relaxed);
         }
         self.check_running()
@@ -190,17 +220,16 @@ impl Interrupt {
 
     /// Whether the guest must stop now, and why, while its code runs: for a
     /// [`Clock::Running`] call, past the wall-clock deadline only once its thread has run that
-    /// long too (or the wall-clock cap has passed).
+    /// long too (or the cap has passed).
     pub fn check_running(&self) -> Option<Cut> {
         let cut = self.wall_check()?;
-        let Some((clock, seen)) = &self.running else {
+        let Some(ThreadClocks { clock, queue, seen }) = &self.running else {
             return Some(cut);
         };
         if cut == Cut::Cancelled || seen.waited_out.load(Ordering::Relaxed) {
             return Some(cut);
         }
         let timeout = Duration::from_millis(self.timeout_ms);
-        let cap = self.deadline + timeout * (RUNNING_CAP_FACTOR - 1);
         let first_tick = seen.first_tick_ns.load(Ordering::Relaxed);
         // No tick seen: count it all as run.
         let ran = if first_tick == 0 {
@@ -210,7 +239,22 @@ impl Interrupt {
             Duration::from_nanos(first_tick)
                 + clock.now().saturating_sub(Duration::from_nanos(cpu_then))
         };
-        (ran >= timeout || Instant::now() >= cap).then_some(cut)
+        if ran >= timeout {
+            return Some(cut);
+        }
+        let cap = timeout * RUNNING_CAP_FACTOR;
+        let elapsed = self.start().elapsed();
+        if elapsed < cap {
+            return None;
+        }
+        // Past the cap in wall time: read (only now) how long the thread waited for a core
+        // since its first tick, and excuse that.
+        let queued_then = seen.queued_at_first_tick_ns.load(Ordering::Relaxed);
+        let queued = match (first_tick, queued_then, RunQueue::waited_ns(queue.as_ref())) {
+            (0, ..) | (_, NOT_READ, _) | (_, _, NOT_READ) => Duration::ZERO,
+            (_, then, now) => Duration::from_nanos(now.saturating_sub(then)),
+        };
+        (elapsed.saturating_sub(queued) >= cap).then_some(cut)
     }
 
     /// When the call started.
@@ -234,6 +278,39 @@ impl Interrupt {
 /// for a guest on its own thread costs (`camera.capture`'s drawing), charged beside its fuel.
 pub fn thread_cpu_time() -> Duration {
     ThreadClock(libc::CLOCK_THREAD_CPUTIME_ID).now()
+}
+
+/// How long one thread has waited for a core (runnable, but another thread had the CPU):
+/// the second field of its `/proc/thread-self/schedstat`, opened once per thread and read with
+/// one `pread` (about 0.9 µs here), readable from any thread.
+#[derive(Clone, Debug)]
+struct RunQueue(Arc<File>);
+
+impl RunQueue {
+    /// The calling thread's (`None` where the kernel keeps no such account).
+    fn current() -> Option<RunQueue> {
+        thread_local! {
+            static OWN: Option<RunQueue> = File::open("/proc/thread-self/schedstat")
+                .ok()
+                .map(|file| RunQueue(Arc::new(file)));
+        }
+        OWN.with(Clone::clone)
+    }
+
+    /// Nanoseconds `queue`'s thread has waited for a core ([`NOT_READ`] when unknown).
+    fn waited_ns(queue: Option<&RunQueue>) -> u64 {
+        let Some(RunQueue(file)) = queue else {
+            return NOT_READ;
+        };
+        let mut buf = [0u8; 96];
+        let Ok(n) = file.read_at(&mut buf, 0) else {
+            return NOT_READ;
+        };
+        std::str::from_utf8(&buf[..n])
+            .ok()
+            .and_then(|text| text.split_whitespace().nth(1)?.parse().ok())
+            .unwrap_or(NOT_READ)
+    }
 }
 
 /// One thread's CPU clock, readable from any thread.
@@ -362,6 +439,58 @@ mod tests {
             assert!(start.elapsed() < Duration::from_secs(5), "never cut");
         }
         assert!(start.elapsed() >= Duration::from_millis(20));
+    }
+
+    /// A thread kept waiting for a core past the cap (here: an idle-class thread sharing its
+    /// core with a busy one, as the engine thread does on a loaded machine) is not cut for the
+    /// wait: a 5 ms slice lived through 60 ms of it, running a fraction of a millisecond.
+    #[test]
+    fn a_slice_excuses_the_time_its_thread_waited_for_a_core_past_the_cap() {
+        // On a thread of its own: the test harness may run tests on its main thread.
+        std::thread::spawn(|| {
+            // SAFETY: plain queries and settings of the calling thread.
+            let cpu = unsafe { libc::sched_getcpu() };
+            let pin = move || {
+                // SAFETY: `set` is a valid CPU set for the calling thread.
+                unsafe {
+                    let mut set: libc::cpu_set_t = std::mem::zeroed();
+                    libc::CPU_SET(cpu as usize, &mut set);
+                    assert_eq!(libc::sched_setaffinity(0, size_of_val(&set), &set), 0);
+                }
+            };
+            pin();
+            let stop = Arc::new(AtomicBool::new(false));
+            let busy = stop.clone();
+            let hog = std::thread::spawn(move || {
+                pin();
+                while !busy.load(Ordering::Relaxed) {
+                    std::hint::spin_loop();
+                }
+            });
+            // SAFETY: `param` is valid; SCHED_IDLE needs no privilege for the caller itself.
+            unsafe {
+                let param = libc::sched_param { sched_priority: 0 };
+                assert_eq!(libc::sched_setscheduler(0, libc::SCHED_IDLE, &param), 0);
+            }
+            let queue = RunQueue::current().expect("the kernel keeps a run-queue account");
+            let queued_before = RunQueue::waited_ns(Some(&queue));
+            let interrupt = Interrupt::counted(5, Cancel::default(), Clock::Slice);
+            let start = Instant::now();
+            let mut cut = None;
+            while cut.is_none() && start.elapsed() < Duration::from_millis(60) {
+                cut = interrupt.tick();
+            }
+            let queued = RunQueue::waited_ns(Some(&queue)) - queued_before;
+            stop.store(true, Ordering::Relaxed);
+            hog.join().unwrap();
+            assert!(
+                queued > 20_000_000,
+                "the thread waited only {queued} ns for its core"
+            );
+            assert_eq!(cut, None, "cut after {:?}", start.elapsed());
+        })
+        .join()
+        .unwrap();
     }
 
     /// Without a tick seen (a call that never ran wasm past its start), all the time counts.
