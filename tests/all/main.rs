@@ -54,6 +54,7 @@ mod precompiled;
 mod privileged_skills;
 mod python_package;
 mod reference;
+mod resident;
 mod resources;
 mod rules_offers;
 mod scene;

@@ -134,6 +134,8 @@ pub struct CompiledPackage {
     world_use: super::WorldUse,
     /// Tells this compilation's instances from an earlier version's.
     id: u64,
+    /// Whether the component was read in before its first instance (`resident.rs`).
+    resident: super::resident::Resident,
 }
 
 static NEXT_COMPILED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
@@ -157,12 +159,23 @@ impl CompiledPackage {
             seats: seats.clone(),
             world_use: super::WorldUse::of(component),
             id: NEXT_COMPILED.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            resident: Default::default(),
         })
     }
 
     /// Which world interfaces it imports.
     pub fn world_use(&self) -> super::WorldUse {
         self.world_use
+    }
+
+    /// Whether this compilation's component has been read in (its first instance was made).
+    pub fn resident(&self) -> bool {
+        self.resident.done()
+    }
+
+    /// The compiled image's address range in this process (what its first instance reads in).
+    pub fn image_range(&self) -> std::ops::Range<*const u8> {
+        self.pre.component().image_range()
     }
 
     /// Whether `instance` was made from this compilation (not an earlier version's).
@@ -185,6 +198,7 @@ impl CompiledPackage {
         limits: &PackageLimits,
         files: FileAccess,
     ) -> Result<GuestInstance> {
+        self.resident.ensure(self.pre.component());
         let interrupt = Interrupt::new(limits.timeout_ms, Cancel::default());
         self.make(package, limits, files, interrupt, None)
             .map_err(|not| anyhow!("instantiating package `{package}` failed: {}", not.detail))
@@ -200,6 +214,8 @@ impl CompiledPackage {
         info: &CallInfo,
         seat: Option<Seat>,
     ) -> Result<GuestInstance, NotStarted> {
+        // Reading the component in is the host's loading work: done before the call's clock.
+        self.resident.ensure(self.pre.component());
         let interrupt = Interrupt::counted(info.timeout_ms, info.cancel.clone(), info.clock);
         let limits = PackageLimits {
             fuel_per_call: info.fuel,

@@ -15,6 +15,7 @@ mod limiter;
 mod outside;
 mod pool;
 mod precheck;
+mod resident;
 mod wasi;
 mod wasi_env;
 mod wasi_files;
