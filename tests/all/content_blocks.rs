@@ -290,6 +290,29 @@ impl DrawRaw for Client {
 }
 
 #[test]
+fn a_javascript_skill_returns_an_image_and_a_link() {
+    let dir = crate::support::repo().join("tests/guests-js/sketcher");
+    let (_pkgs, mut c) = crate::support::package_host(
+        &dir,
+        &crate::support::repo().join("target/components/sketcher.wasm"),
+    );
+    let r = c.call("sketcher.strip", json!({}));
+    assert_eq!(r["isError"], false, "{r}");
+    assert_eq!(r["content"][1]["type"], "image", "{r}");
+    assert_eq!(r["content"][1]["mimeType"], "image/png");
+    let png = decode(&r["content"][1]);
+    assert_eq!(r["structuredContent"]["bytes"], png.len());
+    // The picture the skill drew: red, then blue.
+    let (width, height, rgb) = crate::camera::decode_png(&png);
+    assert_eq!((width, height), (2, 1));
+    assert_eq!(rgb, [255, 0, 0, 0, 0, 255]);
+    assert_eq!(
+        r["content"][2],
+        json!({"type": "resource_link", "uri": "limina://pkg/sketcher/palette", "name": "Palette", "mimeType": "text/plain"})
+    );
+}
+
+#[test]
 fn a_python_skill_returns_an_image_and_a_link() {
     let dir = crate::support::repo().join("tests/guests-python/painter");
     let (_pkgs, mut c) = crate::support::package_host(
