@@ -7,11 +7,12 @@
 //! A call that holds the engine counts its deadline in the time it ran ([`Clock::Running`],
 //! [`Clock::Slice`]): on a machine busy with other work the engine thread may wait for a core,
 //! and cutting a guest for time the scheduler took from it would stop innocent calls and help
-//! nobody. So does a call off the engine, whose worker runs in the idle scheduling class and
-//! waits whenever the engine or a transport wants its core. Its waits in the host (a sleep,
-//! the network) still count in wall time, and a cap of [`RUNNING_CAP_FACTOR`] times the
-//! deadline in wall time, less the time the thread waited for a core ([`RunQueue`]), bounds
-//! whatever else keeps it off the CPU (a blocking read).
+//! nobody. So does a call off the engine ([`Clock::Worker`]), whose worker runs in the idle
+//! scheduling class and waits whenever the engine or a transport wants its core. Waits in the
+//! host (a sleep, the network) still count in wall time, and a cap of [`RUNNING_CAP_FACTOR`]
+//! times the deadline in wall time bounds whatever else keeps the thread off the CPU (a
+//! blocking read) — for a call on the engine less the time its thread waited for a core
+//! ([`RunQueue`]), for one off the engine with no such excuse, so a starved call ends.
 
 use std::fmt;
 use std::fs::File;
@@ -85,10 +86,15 @@ pub enum Clock {
     /// In wall time: an instance started outside any call.
     Wall,
     /// While wasm runs, in the CPU time of the thread running it, up to a wall-clock cap: a
-    /// core package's call on the engine, and every guest call off the engine. The thread's CPU time is first read at the first
+    /// core package's call on the engine. The thread's CPU time is first read at the first
     /// epoch tick, so the many calls shorter than a tick never pay for reading it (a system
     /// call, about 0.8 µs here); the time before that tick counts as run.
     Running,
+    /// As [`Clock::Running`], for a guest call off the engine: its worker runs in the idle
+    /// scheduling class and may wait for a core for as long as other threads want them, so
+    /// its cap excuses no such wait — a call starved that long is cut at
+    /// [`RUNNING_CAP_FACTOR`] times its deadline in wall time, never left hanging.
+    Worker,
     /// As [`Clock::Running`], with the thread's CPU time read at the start: a third-party
     /// call on the engine, whose deadline (`[limits] engineCallMs`, a few milliseconds) is
     /// short enough that a few milliseconds the scheduler took before the first tick would
@@ -150,9 +156,10 @@ impl Interrupt {
     pub fn counted(timeout_ms: u64, cancel: Cancel, clock: Clock) -> Self {
         let running = match clock {
             Clock::Wall => None,
-            Clock::Running => ThreadClock::current().map(|clock| ThreadClocks {
-                clock,
-                queue: RunQueue::current(),
+            Clock::Running | Clock::Worker => ThreadClock::current().map(|cpu| ThreadClocks {
+                clock: cpu,
+                // Without its run-queue account a thread's waits are not excused.
+                queue: (clock == Clock::Running).then(RunQueue::current).flatten(),
                 seen: Arc::default(),
             }),
             Clock::Slice => ThreadClock::current().map(|clock| {
@@ -446,8 +453,32 @@ mod tests {
     /// wait: a 5 ms slice lived through 60 ms of it, running a fraction of a millisecond.
     #[test]
     fn a_slice_excuses_the_time_its_thread_waited_for_a_core_past_the_cap() {
+        let (cut, queued, after) = starved(Clock::Slice);
+        assert!(
+            queued > 20_000_000,
+            "the thread waited only {queued} ns for its core"
+        );
+        assert_eq!(cut, None, "cut after {after:?}");
+    }
+
+    /// A call off the engine starved as long (its worker is idle-class on a busy core) is cut
+    /// at the cap: a 5 ms call within 60 ms, although it ran a fraction of a millisecond.
+    #[test]
+    fn a_worker_call_starved_past_the_cap_is_cut() {
+        let (cut, queued, after) = starved(Clock::Worker);
+        assert!(
+            queued > 20_000_000,
+            "the thread waited only {queued} ns for its core"
+        );
+        assert_eq!(cut, Some(Cut::Deadline { timeout_ms: 5 }));
+        assert!(after >= Duration::from_millis(20), "cut after {after:?}");
+    }
+
+    /// A 5 ms call by `clock` on an idle-class thread sharing its core with a busy one, ticked
+    /// for up to 60 ms: its cut, the nanoseconds it waited for the core, and when it ended.
+    fn starved(clock: Clock) -> (Option<Cut>, u64, Duration) {
         // On a thread of its own: the test harness may run tests on its main thread.
-        std::thread::spawn(|| {
+        std::thread::spawn(move || {
             // SAFETY: plain queries and settings of the calling thread.
             let cpu = unsafe { libc::sched_getcpu() };
             let pin = move || {
@@ -474,23 +505,20 @@ mod tests {
             }
             let queue = RunQueue::current().expect("the kernel keeps a run-queue account");
             let queued_before = RunQueue::waited_ns(Some(&queue));
-            let interrupt = Interrupt::counted(5, Cancel::default(), Clock::Slice);
+            let interrupt = Interrupt::counted(5, Cancel::default(), clock);
             let start = Instant::now();
             let mut cut = None;
             while cut.is_none() && start.elapsed() < Duration::from_millis(60) {
                 cut = interrupt.tick();
             }
+            let after = start.elapsed();
             let queued = RunQueue::waited_ns(Some(&queue)) - queued_before;
             stop.store(true, Ordering::Relaxed);
             hog.join().unwrap();
-            assert!(
-                queued > 20_000_000,
-                "the thread waited only {queued} ns for its core"
-            );
-            assert_eq!(cut, None, "cut after {:?}", start.elapsed());
+            (cut, queued, after)
         })
         .join()
-        .unwrap();
+        .unwrap()
     }
 
     /// Without a tick seen (a call that never ran wasm past its start), all the time counts.

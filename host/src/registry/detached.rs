@@ -499,7 +499,7 @@ impl Registry {
                 // run in the idle class and may wait while the engine and others use the
                 // cores (`mcp/engine/workers.rs`).
                 prep.info.timeout_ms = self.packages[package].limits.timeout_ms;
-                prep.info.clock = crate::call::Clock::Running;
+                prep.info.clock = crate::call::Clock::Worker;
                 prep.slot.deadline_by_engine = false;
                 prep.info.view = self.view_for(package);
                 Work::Guest {

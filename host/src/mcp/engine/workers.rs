@@ -110,7 +110,7 @@ fn scratch_realm() -> Box<Realm> {
 /// having woken a worker, was often preempted by it and then waited for the next scheduler
 /// tick (4 ms at 250 Hz) — another client's ping tail. A call so starved is still cut: off the
 /// engine its deadline counts the time its thread ran, up to a wall-clock cap
-/// (`Clock::Running`, `registry/detached.rs`).
+/// (`Clock::Worker`, `registry/detached.rs`).
 fn yield_to_the_engine() {
     #[cfg(target_os = "linux")]
     {
