@@ -6,8 +6,9 @@ use crate::support::{Client, error_of, package_dir, repo};
 use serde_json::{Value, json};
 use std::path::Path;
 
-/// A configuration giving `memory` state and `lore` its book, and a profile that may use them.
-fn config(dir: &Path) -> std::path::PathBuf {
+/// A configuration giving `memory` state and `lore` the book in `book`, and a profile that may
+/// use them.
+fn config(dir: &Path, book: &Path) -> std::path::PathBuf {
     let path = dir.join("limina.toml");
     std::fs::write(
         &path,
@@ -33,7 +34,7 @@ state = {{ keys = 10000, bytes = 4194304 }}
 [packages.lore.grants]
 files = ["read:book"]
 "#,
-            repo().join("packages/lore/book")
+            book
         ),
     )
     .unwrap();
@@ -42,9 +43,19 @@ files = ["read:book"]
 
 /// A host serving `package` (from `packages/`), with its trace (and state) in `traces`.
 pub(crate) fn host(package: &str, traces: &Path, agent: &str) -> (tempfile::TempDir, Client) {
+    host_with_book(package, traces, agent, &repo().join("packages/lore/book"))
+}
+
+/// [`host`], the book's volume at `book`.
+pub(crate) fn host_with_book(
+    package: &str,
+    traces: &Path,
+    agent: &str,
+    book: &Path,
+) -> (tempfile::TempDir, Client) {
     let dir = repo().join("packages").join(package);
     let packages = package_dir(&dir, &dir.join(format!("{package}.wasm")));
-    let config = config(traces);
+    let config = config(traces, book);
     let mut c = Client::session(
         "keeper",
         &[

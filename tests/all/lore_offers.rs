@@ -260,3 +260,54 @@ fn a_missing_page_is_not_found_naming_it_and_changes_nothing() {
         "each read is traced as not found: {reads}"
     );
 }
+
+/// A credential in a page the package serves is redacted, and its finding is traced linked to
+/// the read: the `resource.read` event is caused by it as well as by the read's decision.
+#[test]
+fn a_credential_in_a_served_page_is_redacted_and_its_finding_causes_the_read_event() {
+    let token = "ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8";
+    let book = tempfile::tempdir().unwrap();
+    std::fs::write(
+        book.path().join("keys.md"),
+        format!("# Keys\n\nkey: {token}\n"),
+    )
+    .unwrap();
+    let traces = tempfile::tempdir().unwrap();
+    let (_p, mut c) =
+        crate::files_and_state::host_with_book("lore", traces.path(), "reader", book.path());
+    let page = c.request(
+        "resources/read",
+        json!({"uri": "limina://pkg/lore/pages/keys"}),
+    );
+    let text = page["result"]["contents"][0]["text"].as_str().unwrap();
+    assert_eq!(text, "# Keys\n\nkey: [redacted:github_token]\n", "{page}");
+
+    let tail = |c: &mut Client, kind: &str| {
+        c.call_ok("trace.tail", json!({"type": kind, "limit": 10}))["events"]
+            .as_array()
+            .unwrap()
+            .clone()
+    };
+    let found = tail(&mut c, "security.secret.redacted");
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(
+        found[0]["payload"],
+        json!({"where": "resource", "kind": "github_token", "skill": "lore", "action": "redacted"})
+    );
+    let reads = tail(&mut c, "resource.read");
+    assert_eq!(reads.len(), 1, "{reads:#?}");
+    let caused_by = reads[0]["causedBy"].as_array().unwrap();
+    assert_eq!(caused_by.len(), 2, "{reads:#?}");
+    assert_eq!(caused_by[1], found[0]["id"], "{reads:#?}");
+    // The next read finds nothing and is caused by its decision alone.
+    c.request(
+        "resources/read",
+        json!({"uri": "limina://pkg/lore/contents"}),
+    );
+    let reads = tail(&mut c, "resource.read");
+    assert_eq!(
+        reads[1]["causedBy"].as_array().unwrap().len(),
+        1,
+        "{reads:#?}"
+    );
+}

@@ -194,6 +194,9 @@ pub struct Registry {
     /// The decision of the resource read or prompt get in progress: a package serving it
     /// runs under it (`offered.rs`).
     crossing: String,
+    /// The credential findings (trace event ids) of the crossing being served: its outcome
+    /// event (`resource.read`, `prompt.get`) is caused by them as well as by its decision.
+    crossing_found: Vec<String>,
     /// Where calibration results are kept (`None`: not kept).
     calibration_file: Option<std::path::PathBuf>,
     /// The stages of the call in progress, when someone watches (telemetry).
@@ -260,6 +263,7 @@ impl Registry {
             control: Default::default(),
             content: Vec::new(),
             crossing: String::new(),
+            crossing_found: Vec::new(),
             calibration_file: None,
             guest_cpu_ms: 0.0,
             search: None,

@@ -284,13 +284,7 @@ impl ResourceSource for PackageResource {
                 ),
             ));
         }
-        registry.scan_texts(
-            caller,
-            &self.package,
-            "resource",
-            vec![&mut text],
-            &mut Vec::new(),
-        )?;
+        registry.scan_crossing(caller, &self.package, "resource", vec![&mut text])?;
         Ok(Some(Contents {
             uri: read.uri,
             mime_type: read.mime_type,
@@ -389,7 +383,7 @@ impl PromptSource for PackagePrompts {
             .iter_mut()
             .flat_map(|l| l.content.texts_mut())
             .collect();
-        registry.scan_texts(caller, name, "prompt", texts, &mut Vec::new())?;
+        registry.scan_crossing(caller, name, "prompt", texts)?;
         let messages: Vec<Value> = lines
             .into_iter()
             .map(|l| {

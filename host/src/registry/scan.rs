@@ -101,6 +101,21 @@ impl Registry {
         })
     }
 
+    /// [`Registry::scan_texts`] for what a crossing serves (a package's page, a prompt's
+    /// messages): its findings are kept for the crossing's outcome event, which they cause.
+    pub(super) fn scan_crossing(
+        &mut self,
+        caller: &Caller,
+        name: &str,
+        place: &str,
+        texts: Vec<&mut String>,
+    ) -> Result<(), Failure> {
+        let mut found = Vec::new();
+        let scanned = self.scan_texts(caller, name, place, texts, &mut found);
+        self.crossing_found.extend(found);
+        scanned
+    }
+
     /// Traces each credential found in `place` of what `name` returned (already redacted,
     /// unless the scan refuses), and with `refuse` fails with `refused(the kinds named)`.
     fn settle_found(

@@ -385,6 +385,7 @@ impl Registry {
         access: &Access,
         boundary: &str,
     ) -> Result<String, Failure> {
+        self.crossing_found.clear();
         let now_ms = self.now_ms();
         let verdict = self.policy.decide_call(CallRequest {
             session_id: &caller.session_id,
@@ -414,7 +415,7 @@ impl Registry {
     }
 
     /// Writes a crossing's outcome event (`resource.read`, `prompt.get`), caused by its
-    /// decision.
+    /// decision and by any credential found in what it served.
     pub(super) fn trace_crossing(
         &mut self,
         caller: &Caller,
@@ -422,14 +423,17 @@ impl Registry {
         kind: &str,
         mut payload: Value,
     ) {
+        let found = std::mem::take(&mut self.crossing_found);
         let realm = self.realm_mut();
         payload["tick"] = json!(realm.world.tick());
+        let mut caused_by = vec![decision];
+        caused_by.extend(found.iter().map(String::as_str));
         realm.tracer.emit(NewEvent {
             kind,
             actor_id: caller.agent_id.as_str(),
             thread_id: caller.session_id.as_str(),
             parent_event_id: Some(decision),
-            caused_by: vec![decision],
+            caused_by,
             payload,
         });
         self.commit_reads();
