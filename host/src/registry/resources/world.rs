@@ -26,8 +26,8 @@ const TRACE: &str = "limina://trace/";
 pub(super) fn sources() -> Vec<Arc<dyn ResourceSource>> {
     vec![
         Arc::new(WorldSource),
-        Arc::new(AgentSource),
-        Arc::new(PanelSource),
+        Arc::new(AGENT_SOURCE),
+        Arc::new(PANEL_SOURCE),
         Arc::new(TraceSource),
         Arc::new(EntitySource),
     ]
@@ -288,35 +288,105 @@ impl ResourceSource for EntitySource {
     }
 }
 
-/// `limina://agents` and `limina://agent/{id}`: agents with bodies or walks in progress.
-struct AgentSource;
+/// A world collection served whole (`limina://agents`) and one member at a time
+/// (`limina://agent/{id}`): the agents and the UI panels, told apart only by this table.
+struct Collection {
+    name: &'static str,
+    cap: &'static str,
+    permission: Permission,
+    /// The whole collection's URI, its name, title and description.
+    all: [&'static str; 4],
+    /// One member's URI before its key.
+    one: &'static str,
+    /// The template for one member, its name, title and description.
+    template: [&'static str; 4],
+    /// The template's variable.
+    variable: &'static str,
+    /// The field holding the members in the whole collection's contents.
+    field: &'static str,
+    /// The members' key field.
+    key: &'static str,
+    members: fn(&World) -> Vec<Value>,
+    /// What a member's read holds (from its key and its entry among the members).
+    member: fn(&World, &str, Value) -> Value,
+    /// The URIs a tick's changes touched.
+    touched: fn(&Registry, &ChangeSet, &mut Vec<String>),
+}
 
-impl ResourceSource for AgentSource {
+/// `limina://agents` and `limina://agent/{id}`: agents with bodies or walks in progress.
+const AGENT_SOURCE: Collection = Collection {
+    name: "agent",
+    cap: "resource.agent",
+    permission: Permission::AgentRead,
+    all: [
+        AGENTS,
+        "agents",
+        "Agents",
+        "Every agent with a body in the world or a walk in progress: its entity, position, approach and speech bubble.",
+    ],
+    one: AGENT,
+    template: [
+        "limina://agent/{id}",
+        "agent",
+        "An agent",
+        "One agent by id: its body, approach and speech bubble, and what it perceives.",
+    ],
+    variable: "id",
+    field: "agents",
+    key: "agentId",
+    members: World::agents_json,
+    member: |world, id, agent| json!({"agent": agent, "perception": world.perception(id)}),
+    touched: agents_touched,
+};
+
+/// `limina://panels` and `limina://panel/{handle}`: labels, bubbles and HUD panels.
+const PANEL_SOURCE: Collection = Collection {
+    name: "panel",
+    cap: "resource.panel",
+    permission: Permission::SceneRead,
+    all: [
+        PANELS,
+        "panels",
+        "UI panels",
+        "Every UI panel in the world (labels, text boxes, speech and thought bubbles, callouts, HUD panels) with its anchor, style and owner.",
+    ],
+    one: PANEL,
+    template: [
+        "limina://panel/{handle}",
+        "panel",
+        "A UI panel",
+        "One UI panel by handle (ui_<n>): kind, anchor, style, text and owner.",
+    ],
+    variable: "handle",
+    field: "panels",
+    key: "handle",
+    members: |world| world.ui().to_json(),
+    member: |_, _, panel| panel,
+    touched: |_, changes, out| {
+        if changes.scene {
+            out.push(PANELS.to_string());
+            out.push(PANEL.to_string());
+        }
+    },
+};
+
+impl ResourceSource for Collection {
     fn name(&self) -> &str {
-        "agent"
+        self.name
     }
     fn access(&self) -> Access {
-        access("resource.agent", &[Permission::AgentRead])
+        access(self.cap, &[self.permission])
     }
     fn claims(&self, uri: &str) -> bool {
-        uri == AGENTS || uri.starts_with(AGENT)
+        uri == self.all[0] || uri.starts_with(self.one)
     }
     fn list(&self, _: &Registry, after: Option<&str>, limit: usize) -> Vec<(String, ResourceInfo)> {
-        let items = vec![info(
-            AGENTS,
-            "agents",
-            "Agents",
-            "Every agent with a body in the world or a walk in progress: its entity, position, approach and speech bubble.",
-        )];
-        fixed(items, after, limit)
+        let [uri, name, title, description] = self.all;
+        fixed(vec![info(uri, name, title, description)], after, limit)
     }
     fn templates(&self) -> Vec<TemplateInfo> {
-        vec![template(
-            "limina://agent/{id}",
-            "agent",
-            "An agent",
-            "One agent by id: its body, approach and speech bubble, and what it perceives.",
-        )]
+        let [uri, name, title, description] = self.template;
+        vec![template(uri, name, title, description)]
     }
     fn read(
         &self,
@@ -325,17 +395,17 @@ impl ResourceSource for AgentSource {
         uri: &str,
     ) -> Result<Option<Contents>, Failure> {
         let world = &registry.realm().world;
-        if uri == AGENTS {
-            return Ok(Some(live(uri, &json!({"agents": world.agents_json()}))));
+        let members = (self.members)(world);
+        if uri == self.all[0] {
+            return Ok(Some(live(uri, &json!({ self.field: members }))));
         }
-        let Some(id) = variable(uri, AGENT) else {
+        let Some(key) = variable(uri, self.one) else {
             return Ok(None);
         };
-        let Some(agent) = world.agents_json().into_iter().find(|a| a["agentId"] == id) else {
-            return Ok(None);
-        };
-        let value = json!({"agent": agent, "perception": world.perception(id)});
-        Ok(Some(live(uri, &value)))
+        Ok(members
+            .into_iter()
+            .find(|m| m[self.key] == key)
+            .map(|m| live(uri, &(self.member)(world, key, m))))
     }
     fn complete(
         &self,
@@ -346,118 +416,50 @@ impl ResourceSource for AgentSource {
         prefix: &str,
         limit: usize,
     ) -> Option<Vec<String>> {
-        if template != "limina://agent/{id}" || variable != "id" {
+        if template != self.template[0] || variable != self.variable {
             return None;
         }
-        let agents = registry.realm().world.agents_json();
-        let ids = agents
+        let members = (self.members)(&registry.realm().world);
+        let keys = members
             .into_iter()
-            .filter_map(|a| a["agentId"].as_str().map(str::to_string));
-        Some(starting(ids, prefix, limit))
+            .filter_map(|m| m[self.key].as_str().map(str::to_string));
+        Some(starting(keys, prefix, limit))
     }
     fn touched(&self, registry: &Registry, changes: &ChangeSet, _: u64, out: &mut Vec<String>) {
-        if changes.scene {
-            out.push(AGENTS.to_string());
-            out.push(AGENT.to_string());
-            return;
-        }
-        if changes.is_empty() {
-            return;
-        }
-        // One lookup per body, not a scan of the tick's changes per body (a crowd moves
-        // hundreds of entities a tick).
-        let numbers: std::collections::HashSet<u64> = changes
-            .changed
-            .iter()
-            .map(|c| c.number)
-            .chain(changes.removed.iter().copied())
-            .collect();
-        let moved: Vec<String> = registry
-            .realm()
-            .world
-            .agent_bodies()
-            .into_iter()
-            .filter(|(_, n)| numbers.contains(n))
-            .map(|(id, _)| format!("{AGENT}{id}"))
-            .collect();
-        if !moved.is_empty() {
-            out.push(AGENTS.to_string());
-            out.extend(moved);
-        }
+        (self.touched)(registry, changes, out)
     }
 }
 
-/// `limina://panels` and `limina://panel/{handle}`: labels, bubbles and HUD panels.
-struct PanelSource;
-
-impl ResourceSource for PanelSource {
-    fn name(&self) -> &str {
-        "panel"
+/// The agent URIs a tick's changes touched: all of them on a new scene, else the agents whose
+/// bodies changed.
+fn agents_touched(registry: &Registry, changes: &ChangeSet, out: &mut Vec<String>) {
+    if changes.scene {
+        out.push(AGENTS.to_string());
+        out.push(AGENT.to_string());
+        return;
     }
-    fn access(&self) -> Access {
-        access("resource.panel", &[Permission::SceneRead])
+    if changes.is_empty() {
+        return;
     }
-    fn claims(&self, uri: &str) -> bool {
-        uri == PANELS || uri.starts_with(PANEL)
-    }
-    fn list(&self, _: &Registry, after: Option<&str>, limit: usize) -> Vec<(String, ResourceInfo)> {
-        let items = vec![info(
-            PANELS,
-            "panels",
-            "UI panels",
-            "Every UI panel in the world (labels, text boxes, speech and thought bubbles, callouts, HUD panels) with its anchor, style and owner.",
-        )];
-        fixed(items, after, limit)
-    }
-    fn templates(&self) -> Vec<TemplateInfo> {
-        vec![template(
-            "limina://panel/{handle}",
-            "panel",
-            "A UI panel",
-            "One UI panel by handle (ui_<n>): kind, anchor, style, text and owner.",
-        )]
-    }
-    fn read(
-        &self,
-        registry: &mut Registry,
-        _: &Caller,
-        uri: &str,
-    ) -> Result<Option<Contents>, Failure> {
-        let panels = registry.realm().world.ui().to_json();
-        if uri == PANELS {
-            return Ok(Some(live(uri, &json!({"panels": panels}))));
-        }
-        let Some(handle) = variable(uri, PANEL) else {
-            return Ok(None);
-        };
-        Ok(panels
-            .into_iter()
-            .find(|p| p["handle"] == handle)
-            .map(|p| live(uri, &p)))
-    }
-    fn complete(
-        &self,
-        registry: &Registry,
-        _caller: &Caller,
-        template: &str,
-        variable: &str,
-        prefix: &str,
-        limit: usize,
-    ) -> Option<Vec<String>> {
-        if template != "limina://panel/{handle}" || variable != "handle" {
-            return None;
-        }
-        let panels = registry.realm().world.ui().to_json();
-        let handles = panels
-            .into_iter()
-            .filter_map(|p| p["handle"].as_str().map(str::to_string));
-        Some(starting(handles, prefix, limit))
-    }
-    fn touched(&self, _: &Registry, changes: &ChangeSet, _: u64, out: &mut Vec<String>) {
-        if changes.scene {
-            out.push(PANELS.to_string());
-            out.push(PANEL.to_string());
-        }
+    // One lookup per body, not a scan of the tick's changes per body (a crowd moves
+    // hundreds of entities a tick).
+    let numbers: std::collections::HashSet<u64> = changes
+        .changed
+        .iter()
+        .map(|c| c.number)
+        .chain(changes.removed.iter().copied())
+        .collect();
+    let moved: Vec<String> = registry
+        .realm()
+        .world
+        .agent_bodies()
+        .into_iter()
+        .filter(|(_, n)| numbers.contains(n))
+        .map(|(id, _)| format!("{AGENT}{id}"))
+        .collect();
+    if !moved.is_empty() {
+        out.push(AGENTS.to_string());
+        out.extend(moved);
     }
 }
 
