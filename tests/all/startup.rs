@@ -305,3 +305,24 @@ fn a_state_store_that_cannot_be_opened_stops_a_start_that_needs_it() {
         "{stderr}"
     );
 }
+
+/// A completion of a package listed from its cached description compiles it once and keeps it
+/// (it was made again for every completion), answering as before.
+#[test]
+fn a_completion_compiles_a_package_listed_from_the_cache_once_and_keeps_it() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = repo().join("packages/npc");
+    let packages = crate::support::package_dir(&dir, &dir.join("npc.wasm"));
+    let folder = packages.path().join("npc");
+    drop(load(cache.path(), &folder));
+    let (second, caller) = load(cache.path(), &folder);
+    assert!(!compiled(&second), "listed from the description alone");
+    let values = second.complete_prompt(&caller, "npc.playScene", "personality", "", 10);
+    let all = ["friendly", "gruff", "shy", "formal"]
+        .map(String::from)
+        .to_vec();
+    assert_eq!(values, Some(all));
+    assert!(compiled(&second), "compiled by the completion, and kept");
+    let again = second.complete_prompt(&caller, "npc.playScene", "personality", "g", 10);
+    assert_eq!(again, Some(vec!["gruff".to_string()]));
+}

@@ -13,9 +13,10 @@ use crate::sandbox::CompiledPackage;
 use anyhow::{Result, bail};
 
 impl Registry {
-    /// `package`'s compiled component, made now if this is its first call.
-    pub(super) fn compiled(&mut self, package: usize) -> Result<CompiledPackage, Failure> {
-        if let Some(compiled) = &self.packages[package].compiled {
+    /// `package`'s compiled component, made now if this is its first call (or completion),
+    /// and kept.
+    pub(super) fn compiled(&self, package: usize) -> Result<CompiledPackage, Failure> {
+        if let Some(compiled) = self.packages[package].compiled.get() {
             return Ok(compiled.clone());
         }
         let compiled = self.compile_now(package).map_err(|e| {
@@ -24,11 +25,11 @@ impl Registry {
                 format!("the package could not start: {e:#}"),
             )
         })?;
-        self.packages[package].compiled = Some(compiled.clone());
+        let _ = self.packages[package].compiled.set(compiled.clone());
         Ok(compiled)
     }
 
-    pub(super) fn compile_now(&self, package: usize) -> Result<CompiledPackage> {
+    fn compile_now(&self, package: usize) -> Result<CompiledPackage> {
         let p = &self.packages[package];
         let label = format!("package `{}` {}", p.manifest.name, p.manifest.version);
         let http = !p.manifest.grants.network.is_empty();

@@ -214,7 +214,7 @@ impl Registry {
             let current = self
                 .packages
                 .get(prep.package)
-                .and_then(|p| p.compiled.as_ref())
+                .and_then(|p| p.compiled.get())
                 .is_some_and(|c| c.same(&instance));
             if current {
                 instance.unseat();

@@ -199,7 +199,7 @@ impl Registry {
             embedded: source.embedded,
             manifest: source.manifest,
             limits,
-            compiled,
+            compiled: compiled.map(std::sync::OnceLock::from).unwrap_or_default(),
             embedded_component,
             hooks,
         };

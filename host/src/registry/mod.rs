@@ -118,9 +118,9 @@ pub struct Package {
     pub dir: std::path::PathBuf,
     /// Built into the binary: it cannot be reloaded from a folder.
     pub embedded: bool,
-    /// `None` until its first call when it was registered from its cached description
-    /// (`compiled.rs`).
-    compiled: Option<CompiledPackage>,
+    /// Empty until its first call (or completion) when it was registered from its cached
+    /// description (`compiled.rs`).
+    compiled: std::sync::OnceLock<CompiledPackage>,
     /// The component built into the binary, to compile again should the cache lose it.
     embedded_component: Option<&'static [u8]>,
     hooks: Vec<hooks::GuestHook>,
@@ -130,7 +130,7 @@ impl Package {
     /// Whether its component is compiled yet: a package registered from its cached
     /// description is compiled by its first call.
     pub fn is_compiled(&self) -> bool {
-        self.compiled.is_some()
+        self.compiled.get().is_some()
     }
 }
 

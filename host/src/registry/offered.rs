@@ -115,14 +115,10 @@ impl Registry {
         let Ok(index) = self.package_index(package) else {
             return Vec::new();
         };
-        let p = &self.packages[index];
-        let compiled = match &p.compiled {
-            Some(c) => c.clone(),
-            None => match self.compile_now(index) {
-                Ok(c) => c,
-                Err(_) => return Vec::new(),
-            },
+        let Ok(compiled) = self.compiled(index) else {
+            return Vec::new();
         };
+        let p = &self.packages[index];
         let files = self.completion_files(index, caller);
         let values = compiled
             .instantiate_mounting(package, &p.limits, files)

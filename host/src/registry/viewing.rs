@@ -23,7 +23,7 @@ impl Registry {
         let p = &self.packages[package];
         may_view(&p.manifest)
             && p.compiled
-                .as_ref()
+                .get()
                 .is_some_and(|c| c.world_use().camera_only())
     }
 
