@@ -42,8 +42,10 @@ pub const CEILING_TIMEOUT_MS: u64 = 30_000;
 /// `timeout_ms`. The core packages (the host's own) keep their manifests' timeouts: their
 /// skills answer in microseconds, and a loaded machine must not cut them. The slice counts the
 /// CPU time the engine thread ran from the call's start, so a machine busy with other work
-/// does not cut an innocent call (up to four times this in wall time; `call/interrupt.rs`,
-/// `Clock::Slice`).
+/// does not cut an innocent call (up to four times this in wall time less the time the thread
+/// waited for a core; `call/interrupt.rs`, `Clock::Slice`), and a component read from the
+/// compiled cache is read into memory before its first call's clock starts
+/// (`sandbox/resident.rs`).
 pub const ENGINE_CALL_MS: u64 = 5;
 /// Largest memory any package may ask for; also the pooling allocator's slot size.
 pub const MAX_PACKAGE_MEMORY_BYTES: u64 = 256 << 20;

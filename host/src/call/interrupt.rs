@@ -90,10 +90,11 @@ pub enum Clock {
     /// epoch tick, so the many calls shorter than a tick never pay for reading it (a system
     /// call, about 0.8 µs here); the time before that tick counts as run.
     Running,
-    /// As [`Clock::Running`], for a guest call off the engine: its worker runs in the idle
-    /// scheduling class and may wait for a core for as long as other threads want them, so
-    /// its cap excuses no such wait — a call starved that long is cut at
-    /// [`RUNNING_CAP_FACTOR`] times its deadline in wall time, never left hanging.
+    /// As [`Clock::Slice`], for a guest call off the engine: its worker runs in the idle
+    /// scheduling class and may wait for a core for as long as other threads want them — even
+    /// before its first tick, so its CPU time is read at the start — and its cap excuses no
+    /// such wait: a call starved that long is cut at [`RUNNING_CAP_FACTOR`] times its deadline
+    /// in wall time, never left hanging.
     Worker,
     /// As [`Clock::Running`], with the thread's CPU time read at the start: a third-party
     /// call on the engine, whose deadline (`[limits] engineCallMs`, a few milliseconds) is
@@ -132,9 +133,9 @@ struct Seen {
     /// A wait in the host was cut at the deadline: the call is cut for good, even though its
     /// thread hardly ran.
     waited_out: AtomicBool,
-    /// At the first epoch tick (a slice's: at the start): nanoseconds since the start, and
-    /// the thread's CPU time then (0: no tick yet). See [`Clock::Running`] for why it waits
-    /// for the tick.
+    /// At the first epoch tick (a slice's or a worker's: at the start): nanoseconds since the
+    /// start, and the thread's CPU time then (0: no tick yet). See [`Clock::Running`] for why
+    /// it waits for the tick.
     first_tick_ns: AtomicU64,
     cpu_at_first_tick_ns: AtomicU64,
     /// The thread's wait for a core then ([`NOT_READ`]: it could not be read, none is excused).
@@ -156,23 +157,24 @@ impl Interrupt {
     pub fn counted(timeout_ms: u64, cancel: Cancel, clock: Clock) -> Self {
         let running = match clock {
             Clock::Wall => None,
-            Clock::Running | Clock::Worker => ThreadClock::current().map(|cpu| ThreadClocks {
+            Clock::Running => ThreadClock::current().map(|cpu| ThreadClocks {
                 clock: cpu,
-                // Without its run-queue account a thread's waits are not excused.
-                queue: (clock == Clock::Running).then(RunQueue::current).flatten(),
+                queue: RunQueue::current(),
                 seen: Arc::default(),
             }),
-            Clock::Slice => ThreadClock::current().map(|clock| {
-                let queue = RunQueue::current();
+            Clock::Slice | Clock::Worker => ThreadClock::current().map(|cpu| {
+                // A worker's waits for a core are not excused: without its run-queue account
+                // its cap bounds a starved call.
+                let queue = (clock == Clock::Slice).then(RunQueue::current).flatten();
                 // The start stands for the first tick: nothing before it counts as run.
                 let seen = Seen {
                     first_tick_ns: AtomicU64::new(1),
-                    cpu_at_first_tick_ns: AtomicU64::new(clock.now().as_nanos() as u64),
+                    cpu_at_first_tick_ns: AtomicU64::new(cpu.now().as_nanos() as u64),
                     queued_at_first_tick_ns: AtomicU64::new(RunQueue::waited_ns(queue.as_ref())),
                     ..Seen::default()
                 };
                 ThreadClocks {
-                    clock,
+                    clock: cpu,
                     queue,
                     seen: Arc::new(seen),
                 }
@@ -446,6 +448,20 @@ mod tests {
             assert!(start.elapsed() < Duration::from_secs(5), "never cut");
         }
         assert!(start.elapsed() >= Duration::from_millis(20));
+    }
+
+    /// A worker's deadline counts from the start in its thread's CPU time too: an idle-class
+    /// worker kept off the CPU before its first tick (asleep here) is not cut at that tick.
+    #[test]
+    fn a_worker_call_is_not_cut_for_a_wait_before_its_first_tick() {
+        let interrupt = Interrupt::counted(20, Cancel::default(), Clock::Worker);
+        std::thread::sleep(Duration::from_millis(30));
+        assert_eq!(interrupt.tick(), None);
+        std::thread::sleep(Duration::from_millis(60));
+        assert_eq!(
+            interrupt.check_running(),
+            Some(Cut::Deadline { timeout_ms: 20 })
+        );
     }
 
     /// A thread kept waiting for a core past the cap (here: an idle-class thread sharing its
