@@ -268,6 +268,22 @@ mod tests {
     use std::io::Read;
     use tokio::io::AsyncWriteExt;
 
+    fn block_on<F: std::future::Future>(future: F) -> F::Output {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+            .block_on(future)
+    }
+
+    /// A wire on the server's end of a loopback connection, and the client's end.
+    async fn wired() -> (Arc<Wire>, std::net::TcpStream) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let client = std::net::TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let (stream, _) = listener.accept().await.unwrap();
+        (Wire::new(stream), client)
+    }
+
     /// The text frames in `bytes`, each whole (server frames: unmasked).
     fn frames(mut bytes: &[u8]) -> Vec<Vec<u8>> {
         let mut out = Vec::new();
@@ -302,15 +318,8 @@ mod tests {
 
     #[test]
     fn a_full_socket_keeps_frames_whole_and_in_order_between_the_fanout_and_the_protocol() {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        runtime.block_on(async {
-            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-            let mut client = std::net::TcpStream::connect(listener.local_addr().unwrap()).unwrap();
-            let (stream, _) = listener.accept().await.unwrap();
-            let wire = Wire::new(stream);
+        block_on(async {
+            let (wire, mut client) = wired().await;
             let lane = Lane::new();
             let (mut outbox, _own, writer, _close) = socket(&lane, Some(wire.clone()));
             // 200 frames of 64 KiB: far more than the socket buffers hold unread.
@@ -365,15 +374,8 @@ mod tests {
 
     #[test]
     fn nothing_queued_is_written_after_the_close_and_a_failed_socket_stops_the_pump() {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        runtime.block_on(async {
-            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-            let client = std::net::TcpStream::connect(listener.local_addr().unwrap()).unwrap();
-            let (stream, _) = listener.accept().await.unwrap();
-            let wire = Wire::new(stream);
+        block_on(async {
+            let (wire, client) = wired().await;
             let lane = Lane::new();
             let (mut outbox, _own, writer, _close) = socket(&lane, Some(wire.clone()));
             outbox.push_frame(Frame::from("before"));
@@ -387,13 +389,8 @@ mod tests {
                 "still queued, unsent"
             );
             drop(client);
-            let wire = {
-                let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-                let client = std::net::TcpStream::connect(listener.local_addr().unwrap()).unwrap();
-                let (stream, _) = listener.accept().await.unwrap();
-                drop(client);
-                Wire::new(stream)
-            };
+            let (wire, client) = wired().await;
+            drop(client);
             let (mut outbox, _own, writer, _close) = socket(&lane, Some(wire));
             // Writes to a socket the peer closed fail (at the latest the second one).
             let mut outcomes = Vec::new();
