@@ -53,7 +53,7 @@ impl Data {
     /// Makes the base64 text now, if not made yet.
     pub fn encode(&mut self) {
         if self.base64.is_none() {
-            self.base64 = Some(base64::engine::general_purpose::STANDARD.encode(&self.bytes));
+            self.base64 = Some(base64_of(&self.bytes));
         }
     }
 
@@ -66,9 +66,7 @@ impl Data {
     fn base64(&self) -> std::borrow::Cow<'_, str> {
         match &self.base64 {
             Some(text) => text.as_str().into(),
-            None => base64::engine::general_purpose::STANDARD
-                .encode(&self.bytes)
-                .into(),
+            None => base64_of(&self.bytes).into(),
         }
     }
 
@@ -76,7 +74,7 @@ impl Data {
     fn into_base64(self) -> String {
         match self.base64 {
             Some(text) => text,
-            None => base64::engine::general_purpose::STANDARD.encode(&self.bytes),
+            None => base64_of(&self.bytes),
         }
     }
 
@@ -86,6 +84,10 @@ impl Data {
         w.extend_from_slice(self.base64().as_bytes());
         w.push(b'"');
     }
+}
+
+fn base64_of(bytes: &[u8]) -> String {
+    base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
 impl From<Vec<u8>> for Data {

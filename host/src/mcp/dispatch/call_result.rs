@@ -95,14 +95,9 @@ impl CallResult {
         }
     }
 
-    /// The JSON-RPC reply to request `id` carrying this result, as the line its
-    /// [`CallResult::into_value`] form would serialize to, byte for byte.
-    pub fn reply(&self, id: &Value) -> Frame {
-        self.reply_in(id, Revision::Classic)
-    }
-
-    /// [`CallResult::reply`] in `revision`'s shape: a 2026-07-28 result stamped as
-    /// `modern::complete` stamps its `Value` form.
+    /// The JSON-RPC reply to request `id` carrying this result in `revision`'s shape, as the
+    /// line its [`CallResult::into_value`] form would serialize to, byte for byte (a
+    /// 2026-07-28 result stamped as `modern::complete` stamps that form).
     pub fn reply_in(&self, id: &Value, revision: Revision) -> Frame {
         let modern = revision != Revision::Classic;
         Frame::from(crate::mcp::wire::jsonrpc::result_line(
@@ -198,7 +193,7 @@ mod tests {
         for outcome in outcomes {
             for id in [json!(7), json!("req-\"9\""), json!(-1), json!(1.5)] {
                 let result = CallResult::from(response(outcome.clone()));
-                let frame = result.reply(&id);
+                let frame = result.reply_in(&id, Revision::Classic);
                 let modern_frame = result.reply_in(&id, Revision::Modern);
                 let value = result.into_value();
                 let expected = crate::json::text(&jsonrpc::result(id.clone(), value.clone()));
@@ -246,7 +241,7 @@ mod tests {
             },
         ];
         let result = CallResult::from(ok);
-        let frame = result.reply(&json!(3));
+        let frame = result.reply_in(&json!(3), Revision::Classic);
         let value = result.into_value();
         assert_eq!(
             frame.as_str(),
@@ -269,7 +264,7 @@ mod tests {
     fn a_time_that_is_not_a_number_is_null_in_both_forms() {
         let mut result = CallResult::from(response(Ok(json!({"ok": true}))));
         result.execution_time_ms = f64::NAN;
-        let frame = result.reply(&json!(1));
+        let frame = result.reply_in(&json!(1), Revision::Classic);
         assert!(
             frame.as_str().contains("\"executionTimeMs\":null"),
             "{}",

@@ -1,6 +1,6 @@
 //! The dispatcher shared by every transport: one message in, at most one reply out.
 
-use super::answer::{Answer, framed, limina_result, mcp_result};
+use super::answer::{Answer, framed, limina_result};
 use super::aoi::Aoi;
 use super::call_result::CallResult;
 use super::observe::Watch;
@@ -293,19 +293,34 @@ impl Server {
             // A listen stream's reply comes only when it ends.
             return Handled::Reply(None);
         }
+        self.answer(conn, id, &shape, watch, outcome)
+    }
+
+    /// A request's reply in its revision's shape. A tool call's result nobody watches is
+    /// written straight to its frame, in either revision (a picture's base64 text, made where
+    /// the call ran, is copied in, not encoded here), and so is a 2025-11-25 listing.
+    fn answer(
+        &mut self,
+        conn: &mut Connection,
+        id: Value,
+        shape: &ReplyShape,
+        watch: Option<Watch>,
+        outcome: Result<Answer, RpcError>,
+    ) -> Handled {
         let classic = shape.revision == Revision::Classic;
         let outcome = match outcome {
-            // A 2025-11-25 tool call or listing nobody watches: its reply is written as it
-            // goes out.
-            Ok(Answer::Call(result)) if classic && watch.is_none() => {
-                return framed(conn, &id, |id| result.reply(id));
+            Ok(Answer::Call(result)) if watch.is_none() => {
+                if !classic {
+                    self.queue_logs(conn, shape);
+                }
+                return framed(conn, &id, |id| result.reply_in(id, shape.revision));
             }
             Ok(Answer::Listing(listing)) if classic && watch.is_none() => {
                 return framed(conn, &id, |id| listing.reply(id));
             }
             outcome => outcome.map(Answer::into_value),
         };
-        let outcome = self.in_revision(conn, &shape, outcome);
+        let outcome = self.in_revision(conn, shape, outcome);
         Handled::Reply(self.conclude(conn, id, || outcome, watch))
     }
 
@@ -333,9 +348,7 @@ impl Server {
         self.settle(conn, request, outcome)
     }
 
-    /// Completes a detached call; the reply to send (none when it was cancelled). An MCP
-    /// result nobody watches is written straight to its frame, in either revision: a picture's
-    /// base64 text, made on the worker, is copied in, not encoded here.
+    /// Completes a detached call; the reply to send (none when it was cancelled).
     pub fn complete(
         &mut self,
         conn: &mut Connection,
@@ -344,20 +357,11 @@ impl Server {
     ) -> Handled {
         let response = self.registry.complete(ran);
         conn.last_events = response.metadata.events_emitted.clone();
-        if matches!(pending.shape.call, CallShape::Mcp) && pending.watch.is_none() {
-            let result = CallResult::from(response);
-            let revision = pending.shape.revision;
-            if revision != Revision::Classic {
-                self.queue_logs(conn, &pending.shape);
-            }
-            return framed(conn, &pending.id, |id| result.reply_in(id, revision));
-        }
         let outcome = match pending.shape.call {
-            CallShape::Mcp => Ok(mcp_result(response)),
-            CallShape::Limina => limina_result(response),
+            CallShape::Mcp => Ok(Answer::Call(CallResult::from(response))),
+            CallShape::Limina => limina_result(response).map(Answer::Value),
         };
-        let outcome = self.in_revision(conn, &pending.shape, outcome);
-        Handled::Reply(self.conclude(conn, pending.id, || outcome, pending.watch))
+        self.answer(conn, pending.id, &pending.shape, pending.watch, outcome)
     }
 
     /// The end of every request: no reply when it was cancelled, else its outcome as the

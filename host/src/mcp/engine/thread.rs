@@ -118,13 +118,11 @@ pub struct Engine {
     stopped: Option<Stopped>,
     /// The socket listeners' lanes, rung once a batch of messages is queued (`outbox.rs`).
     lanes: Lanes,
-    /// Socket messages queued since the last ring: how many, and since when.
-    unrung: usize,
-    unrung_since: Option<Instant>,
-    /// Messages queued for joined clients since their sockets were last written, and since
-    /// when (`relay_io.rs`).
-    unwritten: usize,
-    unwritten_since: Option<Instant>,
+    /// Socket messages queued since the last ring.
+    unrung: Unsent,
+    /// Messages queued for joined clients since their sockets were last written
+    /// (`relay_io.rs`).
+    unwritten: Unsent,
     /// How long to look for the next message before sleeping ([`Engine::wait_ready`]).
     spin: Spin,
     /// When the batch's messages were last let go ([`Engine::flush`]).
@@ -171,6 +169,33 @@ struct Held {
 /// The stdio connection's id.
 const STDIO: PeerId = 0;
 
+/// Messages queued and not yet let go: how many, and since when.
+#[derive(Default)]
+struct Unsent {
+    count: usize,
+    since: Option<Instant>,
+}
+
+impl Unsent {
+    fn note(&mut self) {
+        self.count += 1;
+        self.since.get_or_insert_with(Instant::now);
+    }
+
+    /// Whether `after` messages are queued or the first has waited `RING_AFTER_US`.
+    fn due(&self, after: usize) -> bool {
+        self.count >= after
+            || self
+                .since
+                .is_some_and(|t| t.elapsed() >= Duration::from_micros(RING_AFTER_US))
+    }
+
+    /// Whether any were queued; none are after.
+    fn take(&mut self) -> bool {
+        std::mem::take(self).count > 0
+    }
+}
+
 impl Engine {
     /// An engine over `server`; `stdio` serves stdin/stdout as one more connection.
     pub fn new(server: Server, stdio: bool) -> io::Result<Engine> {
@@ -201,10 +226,8 @@ impl Engine {
             tasks_running: 0,
             stopped: None,
             lanes: Lanes::default(),
-            unrung: 0,
-            unrung_since: None,
-            unwritten: 0,
-            unwritten_since: None,
+            unrung: Unsent::default(),
+            unwritten: Unsent::default(),
             spin: Spin::for_cores(cores),
             flushed_at: Instant::now(),
             state_waits: StateWaits::default(),
@@ -1017,11 +1040,9 @@ impl Engine {
         };
         if sent == Sent::Queued {
             if peer.outbox.lane().is_some() {
-                self.unrung += 1;
-                self.unrung_since.get_or_insert_with(Instant::now);
+                self.unrung.note();
             } else if matches!(peer.outbox, Outbox::Relayed(_)) {
-                self.unwritten += 1;
-                self.unwritten_since.get_or_insert_with(Instant::now);
+                self.unwritten.note();
             }
         }
         match sent {
@@ -1073,22 +1094,15 @@ impl Engine {
     /// listener for the lot.
     fn ring(&mut self) {
         self.write_relayed();
-        if self.unrung == 0 {
-            return;
+        if self.unrung.take() {
+            self.lanes.ring();
         }
-        self.lanes.ring();
-        self.unrung = 0;
-        self.unrung_since = None;
     }
 
     /// Rings while more messages wait, once enough are queued or the first has waited long
     /// enough (`RING_AFTER_MESSAGES`, `RING_AFTER_US`); the batch's end rings the rest.
     fn ring_if_due(&mut self) {
-        let due = self.unrung >= RING_AFTER_MESSAGES
-            || self
-                .unrung_since
-                .is_some_and(|t| t.elapsed() >= Duration::from_micros(RING_AFTER_US));
-        if due {
+        if self.unrung.due(RING_AFTER_MESSAGES) {
             self.ring();
         }
         self.write_relayed_if_due();
@@ -1252,7 +1266,10 @@ mod tests {
         );
         let result = crate::mcp::dispatch::call_result::CallResult::from(response);
         for id in [json!(7), json!("r-1")] {
-            assert_eq!(reply_id(&result.reply(&id)), Some(id));
+            assert_eq!(
+                reply_id(&result.reply_in(&id, crate::mcp::wire::Revision::Classic)),
+                Some(id)
+            );
         }
         let note = crate::json::text(
             &json!({"jsonrpc": "2.0", "method": "notifications/state/delta", "params": {"id": 3}}),

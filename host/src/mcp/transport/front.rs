@@ -302,14 +302,10 @@ impl Outlet<'_> {
     fn take_frames(&mut self, frames: &mut frame::Reader) -> Took {
         let mut any = false;
         if let Some(frame) = self.held.take() {
-            match self.outbox.push_frame(frame.clone()) {
-                Sent::Queued => any = true,
-                Sent::Gone => return Took::Gone,
-                Sent::Full => {
-                    self.held = Some(frame);
-                    return Took::Held;
-                }
+            if let Some(stop) = self.pass(frame) {
+                return stop;
             }
+            any = true;
         }
         while let Some(next) = frames.next_frame() {
             let (kind, payload) = match next {
@@ -336,16 +332,10 @@ impl Outlet<'_> {
                     let Ok(text) = std::str::from_utf8(payload) else {
                         continue;
                     };
-                    let frame = Frame::from(text.to_string());
-                    match self.outbox.push_frame(frame.clone()) {
-                        Sent::Queued => any = true,
-                        Sent::Gone => return Took::Gone,
-                        Sent::Full => {
-                            self.held = Some(frame);
-                            ring(self.outbox);
-                            return Took::Held;
-                        }
+                    if let Some(stop) = self.pass(Frame::from(text.to_string())) {
+                        return stop;
                     }
+                    any = true;
                 }
                 Kind::Note => {
                     let note: serde_json::Value =
@@ -364,6 +354,20 @@ impl Outlet<'_> {
             ring(self.outbox);
         }
         Took::All
+    }
+
+    /// Queues `frame` for the client; what stops the taking, if anything: the client gone, or
+    /// its outbox full (the frame kept in `held`, the writer rung to drain what is queued).
+    fn pass(&mut self, frame: Frame) -> Option<Took> {
+        match self.outbox.push_frame(frame.clone()) {
+            Sent::Queued => None,
+            Sent::Gone => Some(Took::Gone),
+            Sent::Full => {
+                self.held = Some(frame);
+                ring(self.outbox);
+                Some(Took::Held)
+            }
+        }
     }
 }
 

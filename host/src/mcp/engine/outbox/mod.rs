@@ -279,8 +279,8 @@ impl Lane {
                 &mut *self.listed.lock().unwrap_or_else(|e| e.into_inner()),
             );
             for mailbox in woken.drain(..) {
-                mailbox.listed.store(false, Ordering::Release);
-                mailbox.ready.notify_one();
+                mailbox.unlist();
+                mailbox.wake();
             }
         }
     }

@@ -153,10 +153,11 @@ impl Wire {
                 let size = headers[i].1 + frame.len();
                 if skip < size {
                     if skip > 0 {
+                        // The rest of the header (if the cut fell inside it), then of the text.
                         let (header, n) = &headers[i];
-                        let mut whole = header[..*n].to_vec();
-                        whole.extend_from_slice(frame.as_bytes());
-                        out.pending.extend_from_slice(&whole[skip..]);
+                        out.pending.extend_from_slice(&header[skip.min(*n)..*n]);
+                        out.pending
+                            .extend_from_slice(&frame.as_bytes()[skip.saturating_sub(*n)..]);
                         cut = i + 1;
                     } else {
                         cut = i;

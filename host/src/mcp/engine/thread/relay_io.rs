@@ -4,8 +4,7 @@
 
 use super::{Engine, Peer};
 use crate::limits::{
-    JOIN_WRITE_AFTER_MESSAGES, MAX_IN_FLIGHT_PER_CONNECTION, OUTBOX_CAPACITY, RING_AFTER_US,
-    STDOUT_DRAIN_MS,
+    JOIN_WRITE_AFTER_MESSAGES, MAX_IN_FLIGHT_PER_CONNECTION, OUTBOX_CAPACITY, STDOUT_DRAIN_MS,
 };
 use crate::mcp::engine::inbox::{Inbound, PeerId};
 use crate::mcp::engine::outbox::Outbox;
@@ -167,23 +166,16 @@ impl Engine {
 
     /// Writes what joined clients' sockets take of the messages queued for them.
     pub(super) fn write_relayed(&mut self) {
-        if self.unwritten == 0 {
-            return;
+        if self.unwritten.take() {
+            self.relay_outs.write();
         }
-        self.relay_outs.write();
-        self.unwritten = 0;
-        self.unwritten_since = None;
     }
 
     /// While more messages wait: writes joined clients' queued messages once
     /// `JOIN_WRITE_AFTER_MESSAGES` are queued or the first has waited `RING_AFTER_US` (a
     /// system call per few messages cost the engine more than the relay saved).
     pub(super) fn write_relayed_if_due(&mut self) {
-        let due = self.unwritten >= JOIN_WRITE_AFTER_MESSAGES
-            || self
-                .unwritten_since
-                .is_some_and(|t| t.elapsed() >= Duration::from_micros(RING_AFTER_US));
-        if due {
+        if self.unwritten.due(JOIN_WRITE_AFTER_MESSAGES) {
             self.write_relayed();
         }
     }
