@@ -35,6 +35,9 @@
 
 mod spawn;
 mod sync_watch;
+#[allow(dead_code)] // the watcher's client, not the host starter or the pinger
+#[path = "ws_agent.rs"]
+mod ws_agent;
 
 use limina::world::{ApproachTarget, BodyKind, EntitySpec, Shape, World, WorldSettings};
 use serde_json::Value;

@@ -1,20 +1,18 @@
 //! The sync bench's Rust watcher process (`sync --watch URL SUBSCRIBERS MOVES`): the same role
 //! as `sync_clients.py watch` at a fraction of its CPU per delta, so on a 2-core machine the
-//! clients do not take the cores the host's fan-out needs. Blocking `tungstenite` sessions
-//! for the handshake and the subscription (a `ping` after it, so nothing is left in its
-//! buffer), then one thread waiting on all sockets with `epoll` and one `recv` per socket that
-//! woke it, the host's unmasked frames cut by hand. Each socket that woke it is stamped with
-//! the instant `epoll_wait` returned (CLOCK_MONOTONIC, the builder's clock), before any byte
-//! is parsed.
+//! clients do not take the cores the host's fan-out needs. The socket benches' blocking
+//! client (`ws_agent.rs`) for the handshake and the subscription (a `ping` after it, so
+//! nothing is left in its buffer), then one thread waiting on all sockets with `epoll` and
+//! one `recv` per socket that woke it, the host's unmasked frames cut by hand. Each socket
+//! that woke it is stamped with the instant `epoll_wait` returned (CLOCK_MONOTONIC, the
+//! builder's clock), before any byte is parsed.
 //! Prints `ready`, then one JSON line: `{"arrived": [[i, ns], ...], "cpu_ns": n}`.
 
+use super::ws_agent::Agent;
 use serde_json::json;
 use std::io::Read;
 use std::net::TcpStream;
 use std::os::fd::AsRawFd;
-use tokio_tungstenite::tungstenite::{self, Message, WebSocket, stream::MaybeTlsStream};
-
-type Ws = WebSocket<MaybeTlsStream<TcpStream>>;
 
 fn clock_ns(clock: libc::clockid_t) -> u64 {
     let mut t = libc::timespec {
@@ -26,47 +24,14 @@ fn clock_ns(clock: libc::clockid_t) -> u64 {
     t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
 }
 
-fn send(ws: &mut Ws, message: serde_json::Value) {
-    ws.send(Message::Text(message.to_string().into()))
-        .expect("sending");
-}
-
-/// Reads until the reply to `id` (notifications before it skipped).
-fn reply(ws: &mut Ws, id: u64) {
-    loop {
-        if let Message::Text(text) = ws.read().expect("reading a reply") {
-            let v: serde_json::Value = serde_json::from_str(&text).unwrap();
-            if v["id"] == json!(id) && v.get("method").is_none() {
-                assert!(v.get("result").is_some(), "{v}");
-                return;
-            }
-        }
-    }
-}
-
-/// A session subscribed to the whole world, its snapshot read.
-fn subscriber(url: &str) -> Ws {
-    let (mut ws, _) = tungstenite::connect(url).expect("connecting");
-    if let MaybeTlsStream::Plain(s) = ws.get_ref() {
-        s.set_nodelay(true).unwrap();
-    }
-    send(
-        &mut ws,
-        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "profile": "system.readonly"}}),
-    );
-    reply(&mut ws, 0);
-    send(
-        &mut ws,
-        json!({"jsonrpc": "2.0", "id": 1, "method": "state/subscribe", "params": {}}),
-    );
-    reply(&mut ws, 1);
+/// A session subscribed to the whole world, its snapshot read; its socket.
+fn subscriber(url: &str) -> TcpStream {
+    let mut agent = Agent::connect(url, "system.readonly", None);
+    let reply = agent.request("state/subscribe", json!({}));
+    assert!(reply.get("result").is_some(), "{reply}");
     // The snapshot is read by now (the ping's reply comes after it): nothing stays buffered.
-    send(
-        &mut ws,
-        json!({"jsonrpc": "2.0", "id": 2, "method": "ping", "params": {}}),
-    );
-    reply(&mut ws, 2);
-    ws
+    agent.ping();
+    agent.into_socket()
 }
 
 /// Whole frames at the front of `buf` (server frames: unmasked), taken off it; the text of
@@ -110,10 +75,7 @@ fn moved_to(text: &str) -> Option<u64> {
 
 pub fn watch(url: &str, subscribers: usize, moves: usize) {
     let mut conns: Vec<(TcpStream, Vec<u8>)> = (0..subscribers)
-        .map(|_| match subscriber(url).into_inner() {
-            MaybeTlsStream::Plain(s) => (s, Vec::new()),
-            _ => unreachable!("ws:// only"),
-        })
+        .map(|_| (subscriber(url), Vec::new()))
         .collect();
     // SAFETY: plain epoll calls on descriptors this process owns.
     let epoll = unsafe { libc::epoll_create1(0) };

@@ -57,15 +57,7 @@ impl Host {
 
     /// A client with a session of its own under `profile`, as `agent`.
     pub fn agent(&self, profile: &str, agent: &str) -> Agent {
-        let (ws, _) = tungstenite::connect(&self.url).expect("connecting");
-        let mut c = Agent { ws, next_id: 1 };
-        let reply = c.request(
-            "initialize",
-            json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}, "profile": profile, "agentId": agent}),
-        );
-        assert!(reply.get("result").is_some(), "initialize failed: {reply}");
-        c.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        c
+        Agent::connect(&self.url, profile, Some(agent))
     }
 
     /// The host's resident memory, in MiB.
@@ -94,6 +86,34 @@ pub struct Agent {
 }
 
 impl Agent {
+    /// A client on `url` (a host this process may not have started) with a session of its
+    /// own under `profile`, as `agent` when one is given.
+    pub fn connect(url: &str, profile: &str, agent: Option<&str>) -> Agent {
+        let (ws, _) = tungstenite::connect(url).expect("connecting");
+        if let MaybeTlsStream::Plain(s) = ws.get_ref() {
+            s.set_nodelay(true).expect("setting TCP_NODELAY");
+        }
+        let mut c = Agent { ws, next_id: 1 };
+        let mut params = json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}, "profile": profile});
+        if let Some(agent) = agent {
+            params["agentId"] = json!(agent);
+        }
+        let reply = c.request("initialize", params);
+        assert!(reply.get("result").is_some(), "initialize failed: {reply}");
+        c.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        c
+    }
+
+    /// The connection's socket, for a reader of its own (nothing is left buffered once the
+    /// last request's reply was read).
+    #[allow(dead_code)] // the sync bench's watcher alone reads sockets itself
+    pub fn into_socket(self) -> TcpStream {
+        match self.ws.into_inner() {
+            MaybeTlsStream::Plain(s) => s,
+            _ => unreachable!("ws:// only"),
+        }
+    }
+
     fn send(&mut self, message: &Value) {
         self.ws
             .send(Message::Text(message.to_string().into()))
@@ -108,13 +128,13 @@ impl Agent {
         id
     }
 
-    /// The next reply (notifications skipped).
+    /// The next reply (notifications and the host's own requests skipped).
     pub fn next_reply(&mut self) -> Value {
         loop {
             match self.ws.read().expect("reading") {
                 Message::Text(text) => {
                     let value: Value = serde_json::from_str(&text).unwrap();
-                    if value.get("id").is_some() {
+                    if value.get("id").is_some() && value.get("method").is_none() {
                         return value;
                     }
                 }
