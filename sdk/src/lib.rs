@@ -22,8 +22,8 @@
 //! ```
 
 mod content;
-mod offer;
 pub mod http;
+mod offer;
 mod package;
 mod schema;
 pub mod state;
@@ -49,14 +49,14 @@ pub mod host {
     };
 }
 
+pub use bindings::exports::limina::skill::prompts::{PromptMessage, Role};
 pub use bindings::limina::skill::content::{
     Binary, ContentBlock, ResourceBody, ResourceContents, ResourceLink,
 };
 pub use bindings::limina::skill::types::{
     Annotations, CallContext, HookPhase, Quat, SkillError, Vec3, WorldError,
 };
-pub use bindings::exports::limina::skill::prompts::{PromptMessage, Role};
-pub use offer::{Prompt, Resource, argument, assistant, user};
+pub use offer::{Offer, Prompt, Resource, argument, assistant, user};
 pub use package::{Hook, Package, Skill, WithContent};
 
 /// Everything a package author usually needs in one import.

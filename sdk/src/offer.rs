@@ -26,12 +26,66 @@ type GetFn = Box<
         + Sync,
 >;
 
+/// A resource or a prompt: how it describes itself, the function that serves it (a
+/// resource's read, a prompt's get), and what completes its template variables or arguments.
+/// Built with [`Resource::new`] or [`Prompt::new`].
+pub struct Offer<D, S> {
+    descriptor: D,
+    serve: S,
+    complete: Option<CompleteFn>,
+}
+
 /// A text resource, or with `{variables}` in its URI a family of them (one path segment
 /// each). Its URI must start with `limina://pkg/<package>/`.
-pub struct Resource {
-    descriptor: ResourceDescriptor,
-    read: ReadFn,
-    complete: Option<CompleteFn>,
+pub type Resource = Offer<ResourceDescriptor, ReadFn>;
+
+/// A prompt: a message template with string arguments. Its name is `<package>.<prompt>`.
+pub type Prompt = Offer<PromptDescriptor, GetFn>;
+
+/// Sealed: only the two descriptors implement [`sealed::Descriptor`].
+mod sealed {
+    /// What the shared builder sets in a descriptor: the permissions a client needs.
+    pub trait Descriptor {
+        fn permissions(&mut self) -> &mut Vec<String>;
+    }
+}
+
+impl sealed::Descriptor for ResourceDescriptor {
+    fn permissions(&mut self) -> &mut Vec<String> {
+        &mut self.permissions
+    }
+}
+
+impl sealed::Descriptor for PromptDescriptor {
+    fn permissions(&mut self) -> &mut Vec<String> {
+        &mut self.permissions
+    }
+}
+
+impl<D: sealed::Descriptor, S> Offer<D, S> {
+    /// Permissions a client needs to read the resource or get the prompt, e.g.
+    /// `["scene.read"]`.
+    pub fn permissions(mut self, permissions: &[&str]) -> Self {
+        *self.descriptor.permissions() = permissions.iter().map(|p| p.to_string()).collect();
+        self
+    }
+
+    /// Completes a resource template's variables or a prompt's arguments:
+    /// `complete(variable or argument, prefix)`.
+    pub fn complete<F>(mut self, complete: F) -> Self
+    where
+        F: Fn(&str, &str) -> Vec<String> + Send + Sync + 'static,
+    {
+        self.complete = Some(Box::new(complete));
+        self
+    }
+
+    /// The completions of `name` starting with `prefix` (none without a completer).
+    fn completions(&self, name: &str, prefix: &str) -> Vec<String> {
+        self.complete
+            .as_ref()
+            .map_or_else(Vec::new, |c| c(name, prefix))
+    }
 }
 
 impl Resource {
@@ -51,7 +105,7 @@ impl Resource {
                 mime_type: mime_type.to_string(),
                 permissions: Vec::new(),
             },
-            read: Box::new(read),
+            serve: Box::new(read),
             complete: None,
         }
     }
@@ -59,21 +113,6 @@ impl Resource {
     /// One sentence for a person or a model choosing what to read.
     pub fn description(mut self, description: &str) -> Self {
         self.descriptor.description = Some(description.to_string());
-        self
-    }
-
-    /// Permissions a reader needs, e.g. `["scene.read"]`.
-    pub fn permissions(mut self, permissions: &[&str]) -> Self {
-        self.descriptor.permissions = permissions.iter().map(|p| p.to_string()).collect();
-        self
-    }
-
-    /// Completes a template's variables: `complete(variable, prefix)`.
-    pub fn complete<F>(mut self, complete: F) -> Self
-    where
-        F: Fn(&str, &str) -> Vec<String> + Send + Sync + 'static,
-    {
-        self.complete = Some(Box::new(complete));
         self
     }
 
@@ -117,13 +156,6 @@ pub fn assistant(content: ContentBlock) -> PromptMessage {
     }
 }
 
-/// A prompt: a message template with string arguments. Its name is `<package>.<prompt>`.
-pub struct Prompt {
-    descriptor: PromptDescriptor,
-    get: GetFn,
-    complete: Option<CompleteFn>,
-}
-
 impl Prompt {
     /// `arguments` are (name, description, required); `get(arguments, ctx)` fills the
     /// prompt in (the host has checked every required argument is given, and no other).
@@ -149,24 +181,9 @@ impl Prompt {
                     .collect(),
                 permissions: Vec::new(),
             },
-            get: Box::new(get),
+            serve: Box::new(get),
             complete: None,
         }
-    }
-
-    /// Permissions a caller needs.
-    pub fn permissions(mut self, permissions: &[&str]) -> Self {
-        self.descriptor.permissions = permissions.iter().map(|p| p.to_string()).collect();
-        self
-    }
-
-    /// Completes arguments: `complete(argument, prefix)`.
-    pub fn complete<F>(mut self, complete: F) -> Self
-    where
-        F: Fn(&str, &str) -> Vec<String> + Send + Sync + 'static,
-    {
-        self.complete = Some(Box::new(complete));
-        self
     }
 }
 
@@ -199,7 +216,7 @@ pub mod runtime {
         let Some(resource) = package.resources.iter().find(|r| r.names(uri)) else {
             return Ok(None);
         };
-        Ok((resource.read)(uri, ctx)?.map(|text| ResourceContents {
+        Ok((resource.serve)(uri, ctx)?.map(|text| ResourceContents {
             uri: uri.to_string(),
             mime_type: resource.descriptor.mime_type.clone(),
             body: ResourceBody::Text(text),
@@ -216,8 +233,7 @@ pub mod runtime {
             .resources
             .iter()
             .find(|r| r.descriptor.uri == template)
-            .and_then(|r| r.complete.as_ref())
-            .map_or_else(Vec::new, |c| c(variable, prefix))
+            .map_or_else(Vec::new, |r| r.completions(variable, prefix))
     }
 
     pub fn list_prompts(package: &Package) -> Vec<PromptDescriptor> {
@@ -235,7 +251,7 @@ pub mod runtime {
         ctx: &CallContext,
     ) -> Result<Vec<PromptMessage>, SkillError> {
         match package.prompts.iter().find(|p| p.descriptor.name == name) {
-            Some(p) => (p.get)(arguments, ctx),
+            Some(p) => (p.serve)(arguments, ctx),
             None => Err(SkillError::NotFound(format!(
                 "this package has no prompt `{name}`"
             ))),
@@ -252,7 +268,6 @@ pub mod runtime {
             .prompts
             .iter()
             .find(|p| p.descriptor.name == name)
-            .and_then(|p| p.complete.as_ref())
-            .map_or_else(Vec::new, |c| c(argument, prefix))
+            .map_or_else(Vec::new, |p| p.completions(argument, prefix))
     }
 }
