@@ -39,6 +39,7 @@ mod local_registry;
 mod lore_offers;
 mod modern;
 mod native_blocks;
+mod oci_fetch;
 mod oci_packages;
 mod offers;
 mod orchestrator;

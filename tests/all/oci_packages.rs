@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 /// A built `counter` package (its content_hash pinned), signed with `key` when given.
-fn counter(key: Option<&Path>) -> tempfile::TempDir {
+pub fn counter(key: Option<&Path>) -> tempfile::TempDir {
     let root = tempfile::tempdir().unwrap();
     let dir = root.path().join("counter");
     std::fs::create_dir_all(&dir).unwrap();
@@ -41,7 +41,7 @@ fn counter(key: Option<&Path>) -> tempfile::TempDir {
 }
 
 /// A fresh signing key and its public key.
-fn keygen(dir: &Path, name: &str) -> (PathBuf, String) {
+pub fn keygen(dir: &Path, name: &str) -> (PathBuf, String) {
     let key = dir.join(name);
     let out = limina_ok(&["pkg", "keygen", "--out", key.to_str().unwrap()]);
     let public = out
@@ -53,7 +53,7 @@ fn keygen(dir: &Path, name: &str) -> (PathBuf, String) {
 }
 
 /// Pushes the package in `root` to `reference`; returns the digest printed.
-fn push(root: &tempfile::TempDir, reference: &str) -> String {
+pub fn push(root: &tempfile::TempDir, reference: &str) -> String {
     let dir = root.path().join("counter");
     let out = limina_ok(&["pkg", "push", dir.to_str().unwrap(), reference]);
     out.lines()

@@ -23,17 +23,21 @@
 //! call is decided (`persistence/writer.rs`), a worker waits while it is written, and the
 //! engine finishes it — the newest checkpoint, traced — when the call completes.
 //!
+//! `package.load` of a registry package (`oci://`) leaves while it is fetched and compiled
+//! (`builtins/fetch.rs`); the engine registers it when the call completes. Its connection's
+//! later messages wait for it, as they would have behind it on the engine: the next call may
+//! be one of the package's skills.
+//!
 //! The built-ins that only read the trace (`trace.tail`, `trace.explainEvent`, `audit.query`,
 //! `audit.explain`, `trace.export`) leave the engine the same way: they run on a snapshot of
 //! the history (the index, the segments, and a copy of the few newest events not indexed
 //! yet), so a query over a long history, one asked while the index is rebuilt, or a long
 //! export never holds up world calls.
 
-use super::builtins::{Builtin, Job};
+use super::builtins::{Fetch, Fetched, Job};
 use super::guest_call::GuestPrep;
-use super::hooks::covers;
-use super::pipeline::{Authority, Decided, parse_output};
-use super::{Caller, Handler, Registry, Response};
+use super::pipeline::{Authority, parse_output};
+use super::{Caller, Registry, Response};
 use crate::call::{CallControl, CallStages, Failure, Stage};
 use crate::limits::TRACE_WINDOW;
 use crate::persistence::Started;
@@ -77,7 +81,7 @@ pub struct DetachedCall {
 // The whole call is boxed and moved once to a worker and back, so the size of a variant costs
 // nothing worth a second allocation per guest call.
 #[allow(clippy::large_enum_variant)]
-enum Work {
+pub(super) enum Work {
     /// A guest call (its instance made where it runs), its input as text, and the seed of the
     /// scratch realm's rng.
     Guest {
@@ -95,6 +99,8 @@ enum Work {
         input: Value,
         control: CallControl,
     },
+    /// A package fetched from a registry: the call waits on the registry.
+    Fetch(Option<Box<Fetch>>),
 }
 
 /// What a detached call gave.
@@ -105,6 +111,8 @@ enum Outcome {
     Upstream(Result<Value, Failure>, f64),
     /// The checkpoint covering this event, written or not.
     Checkpoint(u64, crate::persistence::writer::Outcome),
+    /// What the registry gave.
+    Fetched(Box<Fetched>),
 }
 
 /// A detached call that ran.
@@ -157,7 +165,7 @@ impl DetachedCall {
                 let outcome = Outcome::Checkpoint(started.seq, started.done.wait());
                 (scratch, outcome, Vec::new())
             }
-            Work::Upstream { .. } => return (scratch, self.run_upstream()),
+            Work::Upstream { .. } | Work::Fetch(_) => return (scratch, self.run_waiting()),
         };
         (
             scratch,
@@ -174,9 +182,17 @@ impl DetachedCall {
         &self.name
     }
 
-    /// Runs a call to an upstream server (on the thread that waits for it); no realm needed.
-    pub fn run_upstream(mut self: Box<Self>) -> RanCall {
+    /// Runs a call that waits on another server — an upstream's tool, a registry's package —
+    /// on the thread that waits for it; no realm needed.
+    pub fn run_waiting(mut self: Box<Self>) -> RanCall {
         let outcome = match &mut self.work {
+            Work::Fetch(fetch) => match fetch.take() {
+                Some(fetch) => Outcome::Fetched(Box::new(fetch.run())),
+                None => Outcome::History(Err(Failure::new(
+                    crate::call::ErrorCode::HandlerError,
+                    "the fetch ran already",
+                ))),
+            },
             Work::Upstream {
                 upstream,
                 input,
@@ -189,7 +205,7 @@ impl DetachedCall {
             }
             _ => Outcome::History(Err(Failure::new(
                 crate::call::ErrorCode::HandlerError,
-                "not an upstream call",
+                "not a call that waits on another server",
             ))),
         };
         RanCall {
@@ -201,8 +217,14 @@ impl DetachedCall {
 
     /// Whether it waits on another server rather than computing: such calls get a thread of
     /// their own, so a slow server never holds up the workers that run guests.
-    pub fn waits_on_upstream(&self) -> bool {
-        matches!(self.work, Work::Upstream { .. })
+    pub fn waits_elsewhere(&self) -> bool {
+        matches!(self.work, Work::Upstream { .. } | Work::Fetch(_))
+    }
+
+    /// Whether its connection's later messages wait until it completes: a package load
+    /// changes what they may call.
+    pub fn keeps_order(&self) -> bool {
+        matches!(self.work, Work::Fetch(_))
     }
 }
 
@@ -244,7 +266,10 @@ impl Registry {
                         self.package_label(prep.slot.package),
                         self.observing().then(|| Stage::new(started, started)),
                     ),
-                    Work::History(_) | Work::Checkpoint(_) | Work::Upstream { .. } => (None, None),
+                    Work::History(_)
+                    | Work::Checkpoint(_)
+                    | Work::Upstream { .. }
+                    | Work::Fetch(_) => (None, None),
                 };
                 Invocation::Detached(Box::new(DetachedCall {
                     caller: caller.clone(),
@@ -325,6 +350,10 @@ impl Registry {
                         Ok(output)
                     });
                 self.complete_history(call, result)
+            }
+            Outcome::Fetched(fetched) => {
+                let answer = super::builtins::register_fetched(self, *fetched);
+                self.complete_history(call, Ok(answer))
             }
             Outcome::Checkpoint(seq, outcome) => {
                 let result = self
@@ -438,88 +467,5 @@ impl Registry {
                 Ok(output)
             });
         self.finish(*call, output, cpu_before)
-    }
-
-    /// A guest skill whose package declares no capability and holds no state, or a built-in
-    /// that only reads the history; and that no hook wraps.
-    /// Whether calls of `name` run off the engine (so they may run as tasks while their
-    /// client goes on).
-    pub fn runs_off_engine(&self, name: &str) -> bool {
-        self.detachable(name)
-    }
-
-    /// A call of a detachable skill that is cheaper answered where it is (see
-    /// [`answers_on_engine`](super::builtins::Builtin::answers_on_engine)).
-    fn answers_on_engine(&self, name: &str, input: &Value) -> bool {
-        matches!(
-            self.skills.get(name).map(|s| s.handler),
-            Some(Handler::Builtin(builtin)) if builtin.answers_on_engine(self, input)
-        )
-    }
-
-    fn detachable(&self, name: &str) -> bool {
-        let Some(skill) = self.skills.get(name) else {
-            return false;
-        };
-        let away = match skill.handler {
-            // State commits and rolls back with the world, on the engine (`crate::state`).
-            Handler::Guest(package) => {
-                let manifest = &self.packages[package].manifest;
-                let blind = manifest.capabilities.iter().next().is_none()
-                    && manifest.grants.state.is_none();
-                // Or it sees the world only as a picture, drawn from a snapshot (`viewing.rs`).
-                blind || self.views_only(package)
-            }
-            Handler::Builtin(builtin) => {
-                builtin.reads_history_only()
-                    || (builtin == Builtin::WorldCheckpoint && self.keeps_world())
-            }
-            // It cannot touch the world: it only talks to another server.
-            Handler::Upstream(_) => true,
-        };
-        away && !self.host_hooks.iter().any(|h| covers(&h.skills, name))
-            && !self
-                .packages
-                .iter()
-                .any(|p| p.hooks.iter().any(|h| covers(&h.skills, name)))
-    }
-
-    fn detach(
-        &mut self,
-        caller: &Caller,
-        name: &str,
-        decided: Decided,
-    ) -> Result<(Decided, Work), Failure> {
-        let work = match decided.handler {
-            Handler::Guest(package) => {
-                let mut prep =
-                    self.prepare_guest(caller, package, name, &decided.decision_id, None)?;
-                // Off the engine nobody waits for it: its package's own deadline holds,
-                // counted in the time its worker ran (up to a wall-clock cap), since workers
-                // run in the idle class and may wait while the engine and others use the
-                // cores (`mcp/engine/workers.rs`).
-                prep.info.timeout_ms = self.packages[package].limits.timeout_ms;
-                prep.info.clock = crate::call::Clock::Worker;
-                prep.slot.deadline_by_engine = false;
-                prep.info.view = self.view_for(package);
-                Work::Guest {
-                    prep,
-                    text: crate::json::text(&decided.input),
-                    seed: self.realm_mut().rng.next_u64(),
-                }
-            }
-            Handler::Builtin(Builtin::WorldCheckpoint) => match self.start_checkpoint_for_call() {
-                Ok(Some(started)) => Work::Checkpoint(started),
-                Ok(None) => unreachable!("detached only while the world is kept"),
-                Err(e) => return Err(super::builtins::checkpoint_failure(&e)),
-            },
-            Handler::Builtin(builtin) => Work::History(Some(builtin.job(self, &decided.input))),
-            Handler::Upstream(index) => Work::Upstream {
-                upstream: self.upstreams[index].clone(),
-                input: decided.input.clone(),
-                control: self.control.clone(),
-            },
-        };
-        Ok((decided, work))
     }
 }

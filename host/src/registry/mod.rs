@@ -9,6 +9,7 @@ mod calibration_store;
 mod compiled;
 mod decision;
 mod deferral;
+mod detachable;
 mod detached;
 mod durable;
 mod guest_call;

@@ -58,6 +58,9 @@ struct Peer {
     /// Its calls running off the engine, by ticket. Once `MAX_PARALLEL_CALLS` run, its other
     /// messages wait in `backlog`, in order.
     running: HashMap<u64, PendingReply>,
+    /// The ticket of a running call its later messages wait for (one that changes what they
+    /// may call: `DetachedCall::keeps_order`).
+    fence: Option<u64>,
     next_ticket: u64,
     backlog: VecDeque<String>,
     /// It went away while calls of its ran: released once they complete.
@@ -77,6 +80,7 @@ impl Peer {
             outbox,
             in_flight,
             running: HashMap::new(),
+            fence: None,
             next_ticket: 0,
             backlog: VecDeque::new(),
             closing: false,
@@ -86,9 +90,10 @@ impl Peer {
         }
     }
 
-    /// Whether its next message must wait: as many of its calls run off the engine as may.
+    /// Whether its next message must wait: as many of its calls run off the engine as may,
+    /// or one that its later messages wait for.
     fn full(&self) -> bool {
-        self.running.len() >= MAX_PARALLEL_CALLS
+        self.running.len() >= MAX_PARALLEL_CALLS || self.fence.is_some()
     }
 }
 
@@ -628,6 +633,9 @@ impl Engine {
             .running
             .remove(&ticket)
             .expect("a completed call was pending");
+        if peer.fence == Some(ticket) {
+            peer.fence = None;
+        }
         let reply = match self.server.complete(&mut peer.conn, ran, pending) {
             Handled::Reply(reply) => reply.map(Out::Value),
             Handled::Framed(frame) => Some(Out::Frame(frame)),
@@ -746,6 +754,9 @@ impl Engine {
                 let ticket = peer.next_ticket;
                 peer.next_ticket += 1;
                 peer.running.insert(ticket, *pending);
+                if call.keeps_order() {
+                    peer.fence = Some(ticket);
+                }
                 self.workers.submit(id, ticket, call);
                 None
             }

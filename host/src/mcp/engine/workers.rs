@@ -57,8 +57,8 @@ impl Workers {
         self.busy.load(Ordering::Relaxed) > 0
     }
 
-    /// Queues `call` for `peer`, under `ticket`; a call to an upstream server gets a thread of
-    /// its own.
+    /// Queues `call` for `peer`, under `ticket`; a call that waits on another server (an
+    /// upstream's tool, a registry's package) gets a thread of its own.
     pub fn submit(&self, peer: PeerId, ticket: u64, call: Box<DetachedCall>) {
         self.queue(Owner::Peer(peer, ticket), call);
     }
@@ -69,16 +69,18 @@ impl Workers {
     }
 
     fn queue(&self, owner: Owner, call: Box<DetachedCall>) {
-        if call.waits_on_upstream() {
+        if call.waits_elsewhere() {
             let engine = self.engine.clone();
             let spawned = std::thread::Builder::new()
-                .name("limina-upstream-call".into())
+                .name("limina-waiting-call".into())
                 .spawn(move || {
-                    let ran = call.run_upstream();
+                    let ran = call.run_waiting();
                     engine.send(owner.done(ran));
                 });
             if let Err(e) = spawned {
-                crate::log::error(&format!("cannot start a thread for an upstream call: {e}"));
+                crate::log::error(&format!(
+                    "cannot start a thread for a call that waits on another server: {e}"
+                ));
             }
             return;
         }

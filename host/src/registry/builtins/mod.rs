@@ -4,6 +4,7 @@
 mod audit;
 mod catalog;
 mod dev;
+mod fetch;
 mod inspector;
 mod packages;
 mod tiers;
@@ -14,6 +15,8 @@ use super::{Annotations, Caller, Handler, Registry, Schema, Skill};
 use crate::call::{ErrorCode, Failure};
 use crate::policy::Permission;
 use crate::trace::History;
+pub(crate) use fetch::{Fetch, Fetched};
+pub(crate) use packages::{fetch_for, register_fetched};
 use serde_json::Value;
 pub(crate) use world::checkpoint_failure;
 
@@ -89,11 +92,15 @@ impl Builtin {
         )
     }
 
-    /// Whether a call that [reads the history only](Builtin::reads_history_only) is answered
-    /// on the engine all the same: a `trace.tail` page the in-memory window holds costs less
-    /// there than the hop to a worker and back.
+    /// Whether a call of a built-in that may leave the engine is answered there all the same:
+    /// a `trace.tail` page the in-memory window holds costs less there than the hop to a
+    /// worker and back; a `package.load` leaves only to fetch from a registry.
     pub(crate) fn answers_on_engine(self, registry: &Registry, input: &Value) -> bool {
-        self == Builtin::TraceTail && trace::tail_in_window(&registry.realm().tracer, input)
+        match self {
+            Builtin::TraceTail => trace::tail_in_window(&registry.realm().tracer, input),
+            Builtin::PackageLoad => !packages::fetches(registry, input),
+            _ => false,
+        }
     }
 
     /// Its work, prepared on the engine to run on a worker thread: a query on a snapshot of

@@ -1,10 +1,12 @@
 //! `package.list` and `package.load`.
 
+use super::fetch::{Fetch, Fetched};
 use super::{Builtin, Spec, object};
 use crate::call::{ErrorCode, Failure};
-use crate::packages::oci::{self, Reference};
+use crate::packages::oci::Reference;
 use crate::packages::{PackageSource, package_dirs};
 use crate::registry::{Caller, Registry};
+use crate::sandbox::CompiledPackage;
 use serde_json::{Value, json};
 
 pub(super) fn specs() -> Vec<Spec> {
@@ -94,7 +96,71 @@ pub(super) fn load(
     caller: &Caller,
     input: &Value,
 ) -> Result<Value, Failure> {
+    let loader = loader(registry, caller, input)?;
     let reference = input["ref"].as_str().unwrap_or_default().to_string();
+    if Reference::is_oci(&reference) {
+        let fetch = fetch_as(registry, loader, reference)?;
+        return Ok(register_fetched(registry, fetch.run()));
+    }
+    let source = resolve(registry, &reference)?;
+    Ok(register(registry, &loader, &reference, source, None))
+}
+
+/// Whether a `package.load` with `input` fetches from a registry, and may therefore leave the
+/// engine while it does: an `oci://` reference that parses, under a profile that exists (any
+/// other input is refused on the engine, as before).
+pub(super) fn fetches(registry: &Registry, input: &Value) -> bool {
+    let reference = input["ref"].as_str().unwrap_or_default();
+    let profile = input["profile"].as_str().unwrap_or_default();
+    Reference::is_oci(reference)
+        && Reference::parse(reference).is_ok()
+        && registry.profiles().get(profile).is_ok()
+}
+
+/// A `package.load` of a registry package, decided: ready to fetch on another thread.
+pub(crate) fn fetch_for(
+    registry: &Registry,
+    caller: &Caller,
+    input: &Value,
+) -> Result<Fetch, Failure> {
+    let loader = loader(registry, caller, input)?;
+    let reference = input["ref"].as_str().unwrap_or_default().to_string();
+    fetch_as(registry, loader, reference)
+}
+
+fn fetch_as(registry: &Registry, loader: Caller, reference: String) -> Result<Fetch, Failure> {
+    let parsed = Reference::parse(&reference)
+        .map_err(|e| Failure::new(ErrorCode::InvalidInput, format!("`ref`: {e}")))?;
+    Ok(Fetch::new(
+        loader,
+        reference,
+        parsed,
+        registry.oci().clone(),
+        registry.sandbox(),
+    ))
+}
+
+/// Registers what a fetch gave; a refused fetch loaded nothing, and what is loaded keeps
+/// serving.
+pub(crate) fn register_fetched(registry: &mut Registry, fetched: Fetched) -> Value {
+    let Fetched {
+        loader,
+        reference,
+        result,
+    } = fetched;
+    match result {
+        Ok((source, compiled)) => register(registry, &loader, &reference, source, compiled),
+        Err(e) => json!({
+            "ok": false, "ref": reference, "agentId": loader.agent_id,
+            "rule": e.kind.rule(),
+            "rejectReason": e.kind.rule().rsplit('.').next(),
+            "reason": e.message, "loadEventId": null,
+        }),
+    }
+}
+
+/// Whom a load is for: the caller under the named profile's grant.
+fn loader(registry: &Registry, caller: &Caller, input: &Value) -> Result<Caller, Failure> {
     let profile_name = input["profile"].as_str().unwrap_or_default();
     // The grant is what the named profile allows, never more than the caller holds: a session
     // cannot load a package with rights it does not have itself.
@@ -102,41 +168,33 @@ pub(super) fn load(
         .profiles()
         .get(profile_name)
         .map_err(|e| Failure::new(ErrorCode::InvalidInput, format!("`profile`: {e}")))?;
-    let grant = profile.permissions.intersect(caller.permissions);
-    let loader = Caller {
-        permissions: grant,
+    Ok(Caller {
+        permissions: profile.permissions.intersect(caller.permissions),
         profile: profile.name.clone(),
         ..caller.clone()
-    };
-    let source = if Reference::is_oci(&reference) {
-        let parsed = Reference::parse(&reference)
-            .map_err(|e| Failure::new(ErrorCode::InvalidInput, format!("`ref`: {e}")))?;
-        match oci::fetch(&parsed, registry.oci()) {
-            Ok(source) => source,
-            // Nothing was loaded: what is loaded keeps serving.
-            Err(e) => {
-                return Ok(json!({
-                    "ok": false, "ref": reference, "agentId": caller.agent_id,
-                    "rule": e.kind.rule(),
-                    "rejectReason": e.kind.rule().rsplit('.').next(),
-                    "reason": e.message, "loadEventId": null,
-                }));
-            }
-        }
-    } else {
-        resolve(registry, &reference)?
-    };
+    })
+}
+
+/// Admits and registers `source` for `loader` (`Registry::load_for`); the answer names the
+/// rule that decided and the `package.loaded` or `package.load.rejected` event.
+fn register(
+    registry: &mut Registry,
+    loader: &Caller,
+    reference: &str,
+    source: PackageSource,
+    compiled: Option<CompiledPackage>,
+) -> Value {
     let events_before = registry.realm().tracer.count();
-    let result = registry.load_for(&loader, source, None);
+    let result = registry.load_for(loader, source, compiled);
     let load_event = registry
         .realm()
         .tracer
         .newest()
         .filter(|_| registry.realm().tracer.count() > events_before)
         .map(|e| e.id.clone());
-    Ok(match result {
+    match result {
         Ok(skills) => json!({
-            "ok": true, "ref": reference, "agentId": caller.agent_id, "rule": "package.admitted",
+            "ok": true, "ref": reference, "agentId": loader.agent_id, "rule": "package.admitted",
             "rejectReason": null, "reason": format!("loaded {}", skills.join(", ")), "loadEventId": load_event,
         }),
         Err(e) => {
@@ -150,12 +208,12 @@ pub(super) fn load(
             .into_iter()
             .find(|r| message.contains(&format!("({r})")));
             json!({
-                "ok": false, "ref": reference, "agentId": caller.agent_id, "rule": rule,
+                "ok": false, "ref": reference, "agentId": loader.agent_id, "rule": rule,
                 "rejectReason": rule.map(|r| r.trim_start_matches("package.")).unwrap_or("invalid"),
                 "reason": message, "loadEventId": load_event,
             })
         }
-    })
+    }
 }
 
 /// The installed package a reference names: `name` (highest version) or `name@range`.
