@@ -44,6 +44,25 @@ struct Out {
     closing: bool,
     /// A write failed: nothing more is written.
     failed: bool,
+    /// The pump's buffers, empty between pumps and kept for their room.
+    scratch: Scratch,
+}
+
+/// What a pump builds each batch in: the frames taken, their headers, and the slices handed
+/// to `writev` (frames and slices left empty between pumps, the slices kept as `'static` and
+/// given their room back each batch by `recycle`).
+#[derive(Default)]
+struct Scratch {
+    batch: Vec<Frame>,
+    headers: Vec<([u8; 10], usize)>,
+    slices: Vec<IoSlice<'static>>,
+}
+
+/// An empty `Vec` of another lifetime with `slices`' room: collecting a mapped `IntoIter`
+/// into a `Vec` of an element of the same size reuses its allocation.
+fn recycle<'a, 'b>(mut slices: Vec<IoSlice<'a>>) -> Vec<IoSlice<'b>> {
+    slices.clear();
+    slices.into_iter().map(|_| unreachable!()).collect()
 }
 
 /// One connection's stream and the lock its writers share.
@@ -111,9 +130,21 @@ impl Wire {
         if out.failed || out.closing {
             return Pumped::Over;
         }
-        let mut batch: Vec<Frame> = Vec::new();
+        let mut scratch = std::mem::take(&mut out.scratch);
+        let pumped = self.pump_batches(&mut out, mailbox, &mut scratch);
+        out.scratch = scratch;
+        pumped
+    }
+
+    /// [`Wire::pump`]'s work, in buffers it leaves empty.
+    fn pump_batches(&self, out: &mut Out, mailbox: &Mailbox, scratch: &mut Scratch) -> Pumped {
+        let Scratch {
+            batch,
+            headers,
+            slices,
+        } = scratch;
         loop {
-            match self.flush_pending(&mut out) {
+            match self.flush_pending(out) {
                 Ok(true) => {}
                 Ok(false) => return Pumped::Blocked,
                 Err(_) => {
@@ -121,23 +152,26 @@ impl Wire {
                     return Pumped::Over;
                 }
             }
-            mailbox.take(&mut batch, BATCH);
+            mailbox.take(batch, BATCH);
             if batch.is_empty() {
                 return Pumped::Done;
             }
-            let headers: Vec<([u8; 10], usize)> =
-                batch.iter().map(|f| text_header(f.len())).collect();
-            let mut slices = Vec::with_capacity(batch.len() * 2);
-            for (frame, (header, n)) in batch.iter().zip(&headers) {
-                slices.push(IoSlice::new(&header[..*n]));
-                slices.push(IoSlice::new(frame.as_bytes()));
+            headers.clear();
+            headers.extend(batch.iter().map(|f| text_header(f.len())));
+            let mut iov = recycle(std::mem::take(slices));
+            for (frame, (header, n)) in batch.iter().zip(headers.iter()) {
+                iov.push(IoSlice::new(&header[..*n]));
+                iov.push(IoSlice::new(frame.as_bytes()));
             }
-            let total: usize = slices.iter().map(|s| s.len()).sum();
-            let written = match self.stream.try_write_vectored(&slices) {
+            let total: usize = iov.iter().map(|s| s.len()).sum();
+            let wrote = self.stream.try_write_vectored(&iov);
+            *slices = recycle(iov);
+            let written = match wrote {
                 Ok(n) => n,
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => 0,
                 Err(_) => {
                     out.failed = true;
+                    batch.clear();
                     return Pumped::Over;
                 }
             };
@@ -166,8 +200,8 @@ impl Wire {
                 }
                 skip -= size;
             }
-            drop(slices);
             mailbox.put_back(batch.drain(cut..));
+            batch.clear();
             return Pumped::Blocked;
         }
     }
@@ -371,6 +405,59 @@ mod tests {
                 "the pong went between frames, not first or last only by luck: at {pong}"
             );
         });
+    }
+
+    #[test]
+    fn a_pump_reuses_its_buffers_and_keeps_no_frame() {
+        block_on(async {
+            let (wire, mut client) = wired().await;
+            let lane = Lane::new();
+            let (mut outbox, _own, writer, _close) = socket(&lane, Some(wire.clone()));
+            let rooms = || {
+                let out = wire.lock();
+                let s = &out.scratch;
+                assert!(
+                    s.batch.is_empty() && s.slices.is_empty(),
+                    "frames or slices kept"
+                );
+                [
+                    (s.batch.as_ptr() as usize, s.batch.capacity()),
+                    (s.headers.as_ptr() as usize, s.headers.capacity()),
+                    (s.slices.as_ptr() as usize, s.slices.capacity()),
+                ]
+            };
+            let text = Frame::from("x".repeat(300));
+            let mut got = vec![0u8; 3 * (4 + 300)];
+            for _ in 0..3 {
+                outbox.push_frame(text.clone());
+            }
+            assert_eq!(writer.pump(), Pumped::Done);
+            client.read_exact(&mut got).unwrap();
+            let first = rooms();
+            assert!(first.iter().all(|(_, capacity)| *capacity > 0), "{first:?}");
+            for round in 0..3 {
+                for _ in 0..3 {
+                    outbox.push_frame(text.clone());
+                }
+                assert_eq!(writer.pump(), Pumped::Done);
+                client.read_exact(&mut got).unwrap();
+                assert_eq!(frames(&got), vec![text.as_bytes().to_vec(); 3]);
+                assert_eq!(rooms(), first, "round {round} allocated");
+            }
+            // Written frames are not held: the test's copy is the text's last owner but one.
+            let bytes: tokio_tungstenite::tungstenite::Bytes = text.into();
+            assert!(bytes.is_unique(), "the pump kept a written frame");
+        });
+    }
+
+    #[test]
+    fn recycled_slices_keep_their_room() {
+        let slices: Vec<IoSlice<'static>> = Vec::with_capacity(16);
+        let at = slices.as_ptr() as usize;
+        let text = [0u8; 4];
+        let mut again: Vec<IoSlice<'_>> = recycle(slices);
+        again.push(IoSlice::new(&text));
+        assert_eq!((again.as_ptr() as usize, again.capacity()), (at, 16));
     }
 
     #[test]
