@@ -292,34 +292,55 @@ fn a_stalled_subscriber_neither_stalls_others_nor_grows_memory_and_resyncs() {
         );
         // Keep under the in-flight cap; every call is answered.
         if i % 32 == 31 || i == moves - 1 {
-            assert_eq!(a.reply_to(id)["result"]["isError"], false);
+            let reply = a.reply_to(id);
+            assert_eq!(reply["result"]["isError"], false, "move {i}: {reply}");
         }
     }
-    let mut seen = 0;
-    while let Some(d) = b.wait_notification("state/delta", Duration::from_millis(500)) {
-        seen += 1;
-        if d["params"]["changes"][0]["pos"][0] == json!((moves - 1) as f64) {
-            break;
-        }
-    }
-    assert!(seen > 0, "the reading subscriber kept up");
+    // The other subscriber reaches the last move (it read nothing while the moves were sent,
+    // so it may have fallen behind and resynced too).
+    let last = json!((moves - 1) as f64);
+    let (deltas, _) = read_to(&mut b, &last);
+    assert!(deltas > 0, "the reading subscriber got deltas");
     let grown = host.rss_kib().saturating_sub(rss_before);
     assert!(grown < 64 * 1024, "resident memory grew by {grown} KiB");
 
-    // Once it reads again it gets a fresh snapshot with the latest state.
+    // Once it reads again it gets a fresh snapshot, and through it the latest state.
+    let (_, snapshots) = read_to(&mut stalled, &last);
+    assert!(!snapshots.is_empty(), "no resync snapshot");
+    for snapshot in &snapshots {
+        assert_eq!(snapshot["params"]["resync"], true, "{snapshot}");
+    }
+}
+
+/// Reads `client`'s state sync until an entity is at x = `last`, by a delta or a snapshot:
+/// the deltas read, and the snapshots. Waited for as long as that takes (up to `WAIT`), never
+/// until a quiet spell: on a loaded machine a gap between messages is no end.
+fn read_to(client: &mut WsClient, last: &Value) -> (usize, Vec<Value>) {
+    let (mut deltas, mut snapshots) = (0, Vec::new());
     let deadline = Instant::now() + WAIT;
     loop {
-        assert!(Instant::now() < deadline, "no resync snapshot");
-        let Some(m) = stalled.read_for(Duration::from_millis(200)) else {
+        assert!(
+            Instant::now() < deadline,
+            "x = {last} never arrived ({deltas} deltas, {} snapshots read)",
+            snapshots.len()
+        );
+        let Some(m) = client.read_for(Duration::from_millis(200)) else {
             continue;
         };
-        if m["method"] == "state/snapshot" {
-            assert_eq!(m["params"]["resync"], true, "{m}");
-            assert_eq!(
-                m["params"]["entities"][0]["pos"][0],
-                json!((moves - 1) as f64)
-            );
-            break;
+        let at = match m["method"].as_str() {
+            Some("state/delta") => {
+                deltas += 1;
+                m["params"]["changes"][0]["pos"][0].clone()
+            }
+            Some("state/snapshot") => {
+                let at = m["params"]["entities"][0]["pos"][0].clone();
+                snapshots.push(m);
+                at
+            }
+            _ => continue,
+        };
+        if at == *last {
+            return (deltas, snapshots);
         }
     }
 }
