@@ -298,7 +298,7 @@ impl AsyncWrite for Socket {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Frame, Lane, socket};
+    use super::super::{CloseSignal, Frame, Lane, Outbox, Receiver, Sender, socket};
     use super::*;
     use std::io::Read;
     use tokio::io::AsyncWriteExt;
@@ -311,12 +311,18 @@ mod tests {
             .block_on(future)
     }
 
-    /// A wire on the server's end of a loopback connection, and the client's end.
-    async fn wired() -> (Arc<Wire>, std::net::TcpStream) {
+    /// What the outbox needs kept while it is used: it is gone once every sender is.
+    type Held = (Sender, Arc<CloseSignal>);
+
+    /// A wire on the server's end of a loopback connection, the client's end, and a socket
+    /// outbox written to the wire: the engine's end, the writer's, and what must be held.
+    async fn wired() -> (Arc<Wire>, std::net::TcpStream, Outbox, Receiver, Held) {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let client = std::net::TcpStream::connect(listener.local_addr().unwrap()).unwrap();
         let (stream, _) = listener.accept().await.unwrap();
-        (Wire::new(stream), client)
+        let wire = Wire::new(stream);
+        let (outbox, own, writer, close) = socket(&Lane::new(), Some(wire.clone()));
+        (wire, client, outbox, writer, (own, close))
     }
 
     /// The text frames in `bytes`, each whole (server frames: unmasked).
@@ -354,9 +360,7 @@ mod tests {
     #[test]
     fn a_full_socket_keeps_frames_whole_and_in_order_between_the_fanout_and_the_protocol() {
         block_on(async {
-            let (wire, mut client) = wired().await;
-            let lane = Lane::new();
-            let (mut outbox, _own, writer, _close) = socket(&lane, Some(wire.clone()));
+            let (wire, mut client, mut outbox, writer, _held) = wired().await;
             // 200 frames of 64 KiB: far more than the socket buffers hold unread.
             let texts: Vec<String> = (0..200)
                 .map(|i| format!("{i:05}").repeat(64 * 1024 / 5))
@@ -410,9 +414,7 @@ mod tests {
     #[test]
     fn a_pump_reuses_its_buffers_and_keeps_no_frame() {
         block_on(async {
-            let (wire, mut client) = wired().await;
-            let lane = Lane::new();
-            let (mut outbox, _own, writer, _close) = socket(&lane, Some(wire.clone()));
+            let (wire, mut client, mut outbox, writer, _held) = wired().await;
             let rooms = || {
                 let out = wire.lock();
                 let s = &out.scratch;
@@ -463,9 +465,7 @@ mod tests {
     #[test]
     fn nothing_queued_is_written_after_the_close_and_a_failed_socket_stops_the_pump() {
         block_on(async {
-            let (wire, client) = wired().await;
-            let lane = Lane::new();
-            let (mut outbox, _own, writer, _close) = socket(&lane, Some(wire.clone()));
+            let (wire, client, mut outbox, writer, _held) = wired().await;
             outbox.push_frame(Frame::from("before"));
             assert_eq!(writer.pump(), Pumped::Done);
             wire.closing();
@@ -477,9 +477,8 @@ mod tests {
                 "still queued, unsent"
             );
             drop(client);
-            let (wire, client) = wired().await;
+            let (_wire, client, mut outbox, writer, _held) = wired().await;
             drop(client);
-            let (mut outbox, _own, writer, _close) = socket(&lane, Some(wire));
             // Writes to a socket the peer closed fail (at the latest the second one).
             let mut outcomes = Vec::new();
             for _ in 0..3 {
