@@ -161,6 +161,11 @@ pub const STATE_RETRY_MS: u64 = 200;
 /// How long the state writer waits for a lock on the database another process holds (the
 /// `sqlite3` shell, say) before its group fails: calls are refused rather than held.
 pub const STATE_BUSY_MS: u64 = 100;
+/// Bytes of state scopes the engine keeps a copy of, so reads do not ask SQLite
+/// (`state/cache.rs`): a thousand agents' memories of 256 short notes each.
+pub const STATE_CACHE_BYTES: usize = 32 << 20;
+/// The largest scope copied whole; a larger one is read from SQLite key by key.
+pub const STATE_CACHE_SCOPE_BYTES: usize = 1 << 20;
 /// Bytes a try reserves after the newest segment's end before an outage is declared over, so
 /// the calls it lets through can be written.
 pub const TRACE_RESERVE_BYTES: u64 = 64 << 10;

@@ -79,6 +79,21 @@ impl InFlight {
         found
     }
 
+    /// The changes in flight of `package`'s scope `agent` (key, value; `None`: a deletion),
+    /// noting nothing owed (a copy of the scope is being made).
+    pub fn of_scope(&self, package: &str, agent: &str) -> Vec<(String, Option<Vec<u8>>)> {
+        let from = Slot {
+            package: package.to_string(),
+            agent: agent.to_string(),
+            key: String::new(),
+        };
+        self.entries
+            .range(from..)
+            .take_while(|(slot, _)| slot.package == package && slot.agent == agent)
+            .map(|(slot, (_, value))| (slot.key.clone(), value.clone()))
+            .collect()
+    }
+
     /// Every change in flight of `package`: slot and the length of its value (`None`: a
     /// deletion).
     pub fn of_package(&self, package: &str) -> Vec<(Slot, Option<usize>)> {

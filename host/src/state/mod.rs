@@ -13,11 +13,13 @@
 //! package's state is bounded by its grant's quota (keys, and bytes of keys and values
 //! together), checked on every write against what is stored plus what is in flight and
 //! pending. The store is `state.sqlite` in the trace folder, so it survives restarts; a host
-//! without a trace folder keeps it in memory.
+//! without a trace folder keeps it in memory. The engine is its only writer, so it reads the
+//! scopes it uses from a copy it keeps up to date (`cache.rs`), not from SQLite.
 //!
 //! Calls run on the engine own the store; a package holding a state grant never runs on a
 //! worker thread (its call could not commit or roll back with the world's there).
 
+mod cache;
 mod in_flight;
 mod writer;
 
@@ -25,7 +27,7 @@ pub use in_flight::Wake;
 pub use writer::Settled;
 
 use crate::limits::{MAX_STATE_KEY_BYTES, MAX_STATE_VALUE_BYTES};
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, params};
 use std::cell::OnceCell;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -90,6 +92,8 @@ pub struct StateStore {
     usage: HashMap<String, Usage>,
     /// Kept calls' changes on their way to the disk, when commits are grouped.
     in_flight: in_flight::InFlight,
+    /// The scopes read, as kept calls left them (`cache.rs`).
+    cache: cache::Cache,
 }
 
 const SCHEMA: &str = "
@@ -119,6 +123,7 @@ impl StateStore {
             pending: BTreeMap::new(),
             usage: HashMap::new(),
             in_flight: in_flight::InFlight::default(),
+            cache: cache::Cache::default(),
         }
     }
 
@@ -154,6 +159,7 @@ impl StateStore {
             pending: BTreeMap::new(),
             usage: HashMap::new(),
             in_flight: in_flight::InFlight::default(),
+            cache: cache::Cache::default(),
         }
     }
 
@@ -198,29 +204,6 @@ impl StateStore {
             return Ok(pending.clone());
         }
         self.kept(&slot)
-    }
-
-    /// The value of `slot` as kept calls left it: in flight, else stored.
-    fn kept(&mut self, slot: &Slot) -> Result<Option<Vec<u8>>, StateError> {
-        if let Some(value) = self.in_flight.get(slot) {
-            return Ok(value.clone());
-        }
-        self.stored(slot)
-    }
-
-    fn stored(&self, slot: &Slot) -> Result<Option<Vec<u8>>, StateError> {
-        let mut statement = self
-            .db()?
-            .prepare_cached(
-                "SELECT value FROM state WHERE package = ?1 AND agent = ?2 AND key = ?3",
-            )
-            .map_err(storage)?;
-        statement
-            .query_row(params![slot.package, slot.agent, slot.key], |row| {
-                row.get(0)
-            })
-            .optional()
-            .map_err(storage)
     }
 
     /// Sets `key` to `value`, within `quota` for the whole package.
@@ -281,7 +264,17 @@ impl StateStore {
         prefix: &str,
     ) -> Result<Vec<String>, StateError> {
         let agent = scope_column(agent);
-        let mut keys: std::collections::BTreeSet<String> = {
+        let copy = self.copied(package, &agent)?.map(|scope| {
+            scope
+                .entries
+                .range(prefix.to_string()..)
+                .take_while(|(key, _)| key.starts_with(prefix))
+                .map(|(key, _)| key.clone())
+                .collect()
+        });
+        let mut keys: std::collections::BTreeSet<String> = if let Some(keys) = copy {
+            keys
+        } else {
             let mut statement = self
                 .db()?
                 .prepare_cached(
@@ -293,6 +286,7 @@ impl StateStore {
                 .map_err(storage)?;
             rows.collect::<Result<_, _>>().map_err(storage)?
         };
+        // What is in flight is in the copy too; the scan still notes what the reply owes.
         let in_flight = self.in_flight.scan(package, &agent, prefix);
         let pending = self
             .pending
@@ -390,14 +384,19 @@ impl StateStore {
         let kept = if self.in_flight.grouped()
             && let Some(path) = self.path.clone()
         {
+            self.cache.apply(&pending);
             self.in_flight.send(&path, pending).map(|_| ())
         } else {
-            match self.db_mut() {
+            let written = match self.db_mut() {
                 Some(db) => {
                     writer::write_group(db, std::iter::once(&pending)).map_err(|e| e.to_string())
                 }
                 None => Err("the store is unavailable".into()),
+            };
+            if written.is_ok() {
+                self.cache.apply(&pending);
             }
+            written
         };
         match kept {
             Ok(()) => {
@@ -406,6 +405,7 @@ impl StateStore {
             }
             Err(e) => {
                 self.usage.clear();
+                self.cache.clear();
                 Err(fail(&e))
             }
         }
@@ -432,6 +432,7 @@ impl StateStore {
         let (settled, failed) = self.in_flight.settle();
         if failed {
             self.usage.clear();
+            self.cache.clear();
         }
         settled
     }
@@ -441,6 +442,7 @@ impl StateStore {
         let (settled, failed) = self.in_flight.settle_all();
         if failed {
             self.usage.clear();
+            self.cache.clear();
         }
         settled
     }

@@ -325,3 +325,138 @@ fn a_group_that_cannot_be_written_is_dropped_refused_and_writing_resumes_after_a
     assert_eq!(store.settle_all().last(), Some(&Settled::Durable(last)));
     assert_eq!(on_disk(&path), Some("v4".into()));
 }
+
+#[test]
+fn reads_come_from_the_copy_kept_up_to_date_and_a_lost_group_drops_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("state.sqlite");
+    let (mut store, _) = grouped(&path);
+    put(&mut store, "a", "1").unwrap();
+    put(&mut store, "b", "2").unwrap();
+    store.settle_all();
+    // Another process's edit behind the engine's back is not seen: the engine's copy of the
+    // scope is what reads use once it is made.
+    let before = store.keys("memory", None, "").unwrap();
+    assert_eq!(before, ["a", "b"]);
+    Connection::open(&path)
+        .unwrap()
+        .execute("DELETE FROM state WHERE key = 'a'", [])
+        .unwrap();
+    assert_eq!(
+        store.keys("memory", None, "").unwrap(),
+        ["a", "b"],
+        "read from the copy"
+    );
+    // The copy follows every kept call, and not a rolled-back one.
+    store.begin();
+    assert!(store.delete("memory", None, "b").unwrap());
+    store
+        .set("memory", None, "c", b"3".to_vec(), QUOTA)
+        .unwrap();
+    store.end_call(true).unwrap();
+    store.begin();
+    store
+        .set("memory", None, "d", b"4".to_vec(), QUOTA)
+        .unwrap();
+    store.rollback();
+    assert_eq!(store.keys("memory", None, "").unwrap(), ["a", "c"]);
+    assert_eq!(store.get("memory", None, "b").unwrap(), None);
+    assert_eq!(
+        text(store.get("memory", None, "c").unwrap()),
+        Some("3".into())
+    );
+    store.settle_all();
+
+    // A group that cannot be written drops the copy: what it held of the group is gone.
+    let blocker = Connection::open(&path).unwrap();
+    blocker.execute_batch("BEGIN IMMEDIATE").unwrap();
+    put(&mut store, "e", "5").unwrap();
+    assert!(
+        store
+            .keys("memory", None, "")
+            .unwrap()
+            .contains(&"e".to_string())
+    );
+    assert!(matches!(
+        store.settle_all().last(),
+        Some(Settled::Failed { .. })
+    ));
+    blocker.execute_batch("ROLLBACK").unwrap();
+    assert_eq!(
+        store.keys("memory", None, "").unwrap(),
+        ["c"],
+        "as the disk says: `e` lost, and the other process's deletion of `a` seen again"
+    );
+    assert_eq!(store.get("memory", None, "e").unwrap(), None);
+}
+
+#[test]
+fn a_copy_made_while_changes_are_in_flight_holds_them_and_the_reply_still_waits() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("state.sqlite");
+    let (mut store, _) = grouped(&path);
+    put(&mut store, "a", "1").unwrap();
+    store.settle_all();
+    // Written by one store, read by a fresh one that made no copy yet: hand a change over,
+    // then make the copy while it is (maybe) still in flight.
+    let (mut fresh, _) = grouped(&path);
+    put(&mut fresh, "b", "2").unwrap();
+    let owed = fresh.take_owed().unwrap();
+    fresh.begin();
+    assert_eq!(fresh.keys("memory", None, "").unwrap(), ["a", "b"]);
+    assert_eq!(
+        text(fresh.get("memory", None, "b").unwrap()),
+        Some("2".into())
+    );
+    // Settled or not, a reply that read `b` waits for no ticket newer than its own.
+    assert!(fresh.take_owed().is_none_or(|t| t == owed));
+    fresh.end_call(true).unwrap();
+    assert_eq!(fresh.settle_all().last(), Some(&Settled::Durable(owed)));
+    drop(store);
+    assert_eq!(
+        StateStore::open(&path)
+            .unwrap()
+            .keys("memory", None, "")
+            .unwrap(),
+        ["a", "b"]
+    );
+}
+
+#[test]
+fn the_copies_stay_within_their_bounds() {
+    use crate::limits::{STATE_CACHE_BYTES, STATE_CACHE_SCOPE_BYTES};
+    let quota = Usage {
+        keys: 1 << 20,
+        bytes: 1 << 40,
+    };
+    let mut store = StateStore::in_memory();
+    // A scope larger than a copy may be is read from SQLite, and reads as it should.
+    let value = vec![7u8; 64 << 10];
+    for i in 0..(STATE_CACHE_SCOPE_BYTES / value.len() + 2) {
+        store.begin();
+        store
+            .set("big", None, &format!("k{i:04}"), value.clone(), quota)
+            .unwrap();
+        store.end_call(true).unwrap();
+    }
+    assert_eq!(
+        store.keys("big", None, "").unwrap().len(),
+        STATE_CACHE_SCOPE_BYTES / value.len() + 2
+    );
+    assert_eq!(store.cache.bytes(), 0, "too large: not copied");
+    // Many small scopes: the least recently read go past the bound.
+    let value = vec![1u8; 16 << 10];
+    for agent in 0..(2 * STATE_CACHE_BYTES / value.len()) {
+        store.begin();
+        store
+            .set("many", Some(&agent.to_string()), "k", value.clone(), quota)
+            .unwrap();
+        store.end_call(true).unwrap();
+        assert!(store.cache.bytes() <= STATE_CACHE_BYTES);
+    }
+    assert_eq!(
+        store.get("many", Some("0"), "k").unwrap(),
+        Some(value),
+        "an evicted scope is read again"
+    );
+}
