@@ -5,9 +5,11 @@
 //! 640 × 480 back to back for `CAMERA_PING_SECONDS` (10). Prints the pings' p50, p99 and max
 //! in both phases and their ratios, and the captures' round trips and rate.
 //! `LIMINA_BASELINE=/path/to/older/limina` measures that binary too, after this one, in the
-//! same run (`LIMINA_HOST` replaces this build's binary).
+//! same run (`LIMINA_HOST` replaces this build's binary). `CAMERA_PING_LOG=file` writes each
+//! ping while capturing as a line `start_ns duration_ns` on CLOCK_MONOTONIC (the clock
+//! `perf record -k CLOCK_MONOTONIC` stamps with), to find the slowest pings in a profile.
 
-use super::ws_agent::{Host, Times, pinger};
+use super::ws_agent::{Agent, Host, Times, pinger};
 use serde_json::json;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -81,21 +83,32 @@ fn measure(binary: &std::path::Path, label: &str) -> (Times, Times) {
     stop.store(false, Ordering::Relaxed);
     let shot = json!({"position": [45, 35, 45], "lookAt": [0, 0, 0], "width": 640, "height": 480});
     let (loaded, captures) = std::thread::scope(|s| {
-        let pings = s.spawn(|| pinger(&mut pinging, PING_EVERY, &stop));
+        // Named threads, to tell them apart in a profile.
+        let pings = std::thread::Builder::new()
+            .name("pinger".into())
+            .spawn_scoped(s, || match std::env::var_os("CAMERA_PING_LOG") {
+                Some(log) => logged_pinger(&mut pinging, &stop, &PathBuf::from(log)),
+                None => pinger(&mut pinging, PING_EVERY, &stop),
+            })
+            .unwrap();
         let workers: Vec<_> = (0..shooters)
             .map(|i| {
                 let mut agent = host.agent("builder.readWrite", &format!("shooter-{i}"));
                 let (shot, stop) = (&shot, &stop);
-                s.spawn(move || {
-                    let mut times = Times::default();
-                    while !stop.load(Ordering::Relaxed) {
-                        let t = Instant::now();
-                        let (reply, ok) = agent.call("camera.capture", shot.clone());
-                        assert!(ok, "camera.capture failed: {reply}");
-                        times.push(t.elapsed());
-                    }
-                    times
-                })
+                let name = format!("shooter-{i}");
+                std::thread::Builder::new()
+                    .name(name)
+                    .spawn_scoped(s, move || {
+                        let mut times = Times::default();
+                        while !stop.load(Ordering::Relaxed) {
+                            let t = Instant::now();
+                            let (reply, ok) = agent.call("camera.capture", shot.clone());
+                            assert!(ok, "camera.capture failed: {reply}");
+                            times.push(t.elapsed());
+                        }
+                        times
+                    })
+                    .unwrap()
             })
             .collect();
         std::thread::sleep(Duration::from_secs(seconds as u64));
@@ -134,4 +147,30 @@ fn measure(binary: &std::path::Path, label: &str) -> (Times, Times) {
         captures.quantile(0.99)
     );
     (loaded, captures)
+}
+
+/// CLOCK_MONOTONIC now, in nanoseconds.
+fn monotonic_ns() -> u64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid timespec to write to.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut t) };
+    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
+}
+
+/// [`pinger`], writing each ping's start and duration to `log`.
+fn logged_pinger(agent: &mut Agent, stop: &AtomicBool, log: &std::path::Path) -> Times {
+    let mut times = Times::default();
+    let mut lines = String::new();
+    while !stop.load(Ordering::Relaxed) {
+        let start = monotonic_ns();
+        let took = agent.ping();
+        times.push(took);
+        lines.push_str(&format!("{start} {}\n", took.as_nanos()));
+        std::thread::sleep(PING_EVERY);
+    }
+    std::fs::write(log, lines).expect("writing CAMERA_PING_LOG");
+    times
 }
