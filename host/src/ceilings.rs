@@ -4,7 +4,8 @@
 //! that can touch the world, and so holds every client and the physics tick while it runs —
 //! gets a short deadline of the host's, so slow work has to live in packages that run off the
 //! engine. `[limits] instances` sizes the sandbox's pool: how many calls may run guest code at
-//! once.
+//! once; `[limits] workerScheduling` picks the scheduling class of the threads that run calls
+//! off the engine.
 
 use crate::limits::{
     CEILING_FUEL_PER_CALL, CEILING_TIMEOUT_MS, ENGINE_CALL_MS, INSTANCES, MAX_INSTANCES,
@@ -25,6 +26,47 @@ pub struct Ceilings {
     pub engine_call_ms: u64,
     /// Guest instances that may exist at once: calls running guest code (`sandbox/pool.rs`).
     pub instances: u32,
+    /// The scheduling class of the worker threads that run calls off the engine.
+    pub worker_scheduling: WorkerScheduling,
+}
+
+/// How the worker threads running calls off the engine share the cores (`[limits]
+/// workerScheduling`). The trade-off: idle-class workers never hold up the engine, the
+/// transports or anything else on the machine, so a picture being drawn does not delay other
+/// clients; but on a machine kept busy by other work they run only on what is left, and a
+/// starved call is cut at `RUNNING_CAP_FACTOR` times its deadline (`call/interrupt.rs`). Normal-class workers take
+/// their fair share of the cores whatever else runs, and so compete with the engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum WorkerScheduling {
+    /// `SCHED_IDLE`: run on whatever core nothing else wants (the default).
+    #[default]
+    Idle,
+    /// `SCHED_OTHER` at the host's own nice level: a fair share, like the engine's.
+    Normal,
+}
+
+impl WorkerScheduling {
+    /// The values `[limits] workerScheduling` accepts.
+    pub const NAMES: [&str; 2] = ["idle", "normal"];
+
+    /// The name the configuration gives this class.
+    pub fn name(self) -> &'static str {
+        match self {
+            WorkerScheduling::Idle => "idle",
+            WorkerScheduling::Normal => "normal",
+        }
+    }
+
+    /// The class named `name`; the error names the key and the values allowed.
+    pub fn parse(name: &str) -> Result<WorkerScheduling, String> {
+        match name {
+            "idle" => Ok(WorkerScheduling::Idle),
+            "normal" => Ok(WorkerScheduling::Normal),
+            other => Err(format!(
+                "`limits.workerScheduling` must be \"idle\" or \"normal\", got {other:?}"
+            )),
+        }
+    }
 }
 
 impl Default for Ceilings {
@@ -35,6 +77,7 @@ impl Default for Ceilings {
             timeout_ms: CEILING_TIMEOUT_MS,
             engine_call_ms: ENGINE_CALL_MS,
             instances: INSTANCES,
+            worker_scheduling: WorkerScheduling::Idle,
         }
     }
 }
@@ -48,6 +91,7 @@ pub struct RawCeilings {
     timeout_ms: Option<i64>,
     engine_call_ms: Option<i64>,
     instances: Option<i64>,
+    worker_scheduling: Option<String>,
 }
 
 impl Ceilings {
@@ -70,6 +114,10 @@ impl Ceilings {
             timeout_ms: positive(raw.timeout_ms, "timeoutMs", d.timeout_ms)?,
             engine_call_ms: positive(raw.engine_call_ms, "engineCallMs", d.engine_call_ms)?,
             instances: positive(raw.instances, "instances", d.instances as u64)? as u32,
+            worker_scheduling: match raw.worker_scheduling.as_deref() {
+                None => d.worker_scheduling,
+                Some(name) => WorkerScheduling::parse(name)?,
+            },
         };
         if c.memory_bytes > MAX_PACKAGE_MEMORY_BYTES {
             return Err(format!(
@@ -167,5 +215,25 @@ mod tests {
         assert!(e.contains("`limits.instances` must be > 0"), "{e}");
         let e = Ceilings::parse(raw("instances = 100000\n")).unwrap_err();
         assert!(e.contains("`limits.instances` must be ≤ 8192"), "{e}");
+    }
+
+    #[test]
+    fn the_worker_scheduling_class_parses_and_a_bad_one_names_the_key_and_the_values() {
+        assert_eq!(
+            Ceilings::default().worker_scheduling,
+            WorkerScheduling::Idle
+        );
+        for (name, class) in WorkerScheduling::NAMES
+            .into_iter()
+            .zip([WorkerScheduling::Idle, WorkerScheduling::Normal])
+        {
+            let c = Ceilings::parse(raw(&format!("workerScheduling = \"{name}\"\n"))).unwrap();
+            assert_eq!(c.worker_scheduling, class);
+        }
+        let e = Ceilings::parse(raw("workerScheduling = \"realtime\"\n")).unwrap_err();
+        assert_eq!(
+            e,
+            "`limits.workerScheduling` must be \"idle\" or \"normal\", got \"realtime\""
+        );
     }
 }

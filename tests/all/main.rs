@@ -78,6 +78,7 @@ mod upstream_pins;
 mod upstream_rmcp;
 mod viewer;
 mod viewer_app;
+mod worker_scheduling;
 mod world_restart;
 mod ws;
 mod ws_client;

@@ -331,6 +331,11 @@ impl Registry {
         self.ceilings = ceilings;
     }
 
+    /// The ceilings in force (`[limits]`).
+    pub fn ceilings(&self) -> &crate::ceilings::Ceilings {
+        &self.ceilings
+    }
+
     /// Names the core packages (loaded from the core folder): the host's own skills, which
     /// keep their manifests' timeouts on the engine.
     pub fn set_core_packages(&mut self, names: impl IntoIterator<Item = String>) {

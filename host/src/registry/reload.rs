@@ -116,9 +116,19 @@ impl Registry {
                 config.ceilings.instances, self.ceilings.instances
             ));
         }
-        let instances = self.ceilings.instances;
+        if config.ceilings.worker_scheduling != self.ceilings.worker_scheduling {
+            // The workers enter their class once, when they start.
+            crate::log::warn(&format!(
+                "`[limits] workerScheduling` = \"{}\" takes effect when the host next starts; \"{}\" until then",
+                config.ceilings.worker_scheduling.name(),
+                self.ceilings.worker_scheduling.name()
+            ));
+        }
+        let (instances, worker_scheduling) =
+            (self.ceilings.instances, self.ceilings.worker_scheduling);
         self.set_ceilings(crate::ceilings::Ceilings {
             instances,
+            worker_scheduling,
             ..config.ceilings
         });
         self.set_files(config.files);

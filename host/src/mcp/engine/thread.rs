@@ -212,7 +212,8 @@ impl Engine {
             vitals: Arc::new(Vitals::new()),
         };
         let cores = cores();
-        let workers = Workers::start(detached_workers(cores), handle.clone())?;
+        let class = server.registry().ceilings().worker_scheduling;
+        let workers = Workers::start(detached_workers(cores), handle.clone(), class)?;
         let holding = server.replies_wait_for_sync();
         let mut server = server;
         server.defer_reads();

@@ -3,6 +3,7 @@
 //! call back to the engine through its channel.
 
 use super::inbox::{EngineHandle, Inbound, PeerId};
+use crate::ceilings::WorkerScheduling;
 use crate::realm::{Realm, Rng};
 use crate::registry::DetachedCall;
 use crate::trace::Tracer;
@@ -38,8 +39,12 @@ impl Owner {
 }
 
 impl Workers {
-    /// Starts `count` workers that report to `engine`.
-    pub fn start(count: usize, engine: EngineHandle) -> std::io::Result<Workers> {
+    /// Starts `count` workers in the scheduling class `class` that report to `engine`.
+    pub fn start(
+        count: usize,
+        engine: EngineHandle,
+        class: WorkerScheduling,
+    ) -> std::io::Result<Workers> {
         let (jobs, rx) = channel();
         let rx = Arc::new(Mutex::new(rx));
         let busy = Arc::new(AtomicUsize::new(0));
@@ -47,7 +52,7 @@ impl Workers {
             let (rx, engine, busy) = (rx.clone(), engine.clone(), busy.clone());
             std::thread::Builder::new()
                 .name(format!("limina-worker-{n}"))
-                .spawn(move || work(&rx, &engine, &busy))?;
+                .spawn(move || work(&rx, &engine, &busy, class))?;
         }
         Ok(Workers { jobs, engine, busy })
     }
@@ -106,14 +111,18 @@ fn scratch_realm() -> Box<Realm> {
     })
 }
 
-/// Puts the calling thread in the idle scheduling class (`SCHED_IDLE`): a detached call (a
-/// picture being drawn, a package computing) runs on whatever core the engine and the
-/// transports leave, and they take a core back the moment they wake. At nice 10 the engine,
-/// having woken a worker, was often preempted by it and then waited for the next scheduler
-/// tick (4 ms at 250 Hz) — another client's ping tail. A call so starved is still cut: off the
-/// engine its deadline counts the time its thread ran, up to a wall-clock cap
-/// (`Clock::Worker`, `registry/detached.rs`).
-fn yield_to_the_engine() {
+/// Puts the calling thread in `class`. The default, the idle scheduling class (`SCHED_IDLE`):
+/// a detached call (a picture being drawn, a package computing) runs on whatever core the
+/// engine and the transports leave, and they take a core back the moment they wake. At nice
+/// 10 the engine, having woken a worker, was often preempted by it and then waited for the
+/// next scheduler tick (4 ms at 250 Hz) — another client's ping tail. A call so starved is
+/// still cut: off the engine its deadline counts the time its thread ran, up to a wall-clock
+/// cap (`Clock::Worker`, `registry/detached.rs`). `normal` leaves the thread as it was born:
+/// for a machine busy with other work, where idle-class calls would run late.
+fn enter(class: WorkerScheduling) {
+    if class == WorkerScheduling::Normal {
+        return;
+    }
     #[cfg(target_os = "linux")]
     {
         let param = libc::sched_param { sched_priority: 0 };
@@ -134,8 +143,9 @@ fn work(
     rx: &Mutex<Receiver<(Owner, Box<DetachedCall>)>>,
     engine: &EngineHandle,
     busy: &AtomicUsize,
+    class: WorkerScheduling,
 ) {
-    yield_to_the_engine();
+    enter(class);
     let mut scratch = scratch_realm();
     loop {
         let job = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
@@ -160,17 +170,22 @@ mod tests {
     }
 
     #[test]
-    fn a_worker_enters_the_idle_class_and_no_other_thread_does() {
+    fn a_worker_enters_its_class_and_no_other_thread_does() {
         let mine = policy();
-        let (before, after) = std::thread::spawn(|| {
-            let before = policy();
-            yield_to_the_engine();
-            (before, policy())
-        })
-        .join()
-        .unwrap();
-        assert_eq!(before, libc::SCHED_OTHER);
-        assert_eq!(after, libc::SCHED_IDLE);
+        for (class, want) in [
+            (WorkerScheduling::Idle, libc::SCHED_IDLE),
+            (WorkerScheduling::Normal, libc::SCHED_OTHER),
+        ] {
+            let (before, after) = std::thread::spawn(move || {
+                let before = policy();
+                enter(class);
+                (before, policy())
+            })
+            .join()
+            .unwrap();
+            assert_eq!(before, libc::SCHED_OTHER);
+            assert_eq!(after, want, "{class:?}");
+        }
         assert_eq!(policy(), mine, "the calling thread kept its class");
     }
 }
