@@ -29,17 +29,20 @@ impl camera::Host for GuestState {
         // The drawing runs on the host, where fuel does not count it: its CPU is charged.
         let started = thread_cpu_time();
         // Off the engine (a snapshot came with the call) the worker yields its core between
-        // bands of the drawing and before encoding: any thread waiting for a core (the
-        // engine, a transport) gets it within a band, not at the next scheduler tick.
+        // bands of the drawing and of the encoding: any thread waiting for a core (the
+        // engine, a transport) gets it within a band, not when the scheduler next looks.
         let drawn = match &call.info.view {
-            Some(snapshot) => Picture::take_paced(snapshot, &shot, std::thread::yield_now)
-                .inspect(|_| std::thread::yield_now()),
-            None => Picture::take(&call.realm.world.render_snapshot(), &shot),
-        }
-        .map(|picture| {
-            let png = picture.png();
-            (picture, png)
-        });
+            Some(snapshot) => {
+                Picture::take_paced(snapshot, &shot, std::thread::yield_now).map(|picture| {
+                    let png = picture.png_paced(std::thread::yield_now);
+                    (picture, png)
+                })
+            }
+            None => Picture::take(&call.realm.world.render_snapshot(), &shot).map(|picture| {
+                let png = picture.png();
+                (picture, png)
+            }),
+        };
         call.host_cpu += thread_cpu_time().saturating_sub(started);
         let (picture, png) = drawn.map_err(from_world)?;
         Ok(camera::Picture {

@@ -19,9 +19,10 @@ pub(super) struct Canvas {
     pace: Pace,
 }
 
-/// Pixels visited between two pauses of a paced drawing: a fifth of a 640 × 480 view, a
-/// fraction of a millisecond of a core.
-pub(super) const BAND_PIXELS: usize = 65_536;
+/// Pixels visited between two pauses of a paced drawing: a twentieth of a 640 × 480 view,
+/// about a tenth of a millisecond of a core (a fifth of the view, as before, let a thread
+/// woken on the worker's core wait half a millisecond and more).
+pub(super) const BAND_PIXELS: usize = 16_384;
 /// What an entity counts for besides its pixels (projecting it, culling it).
 const ENTITY_PIXELS: usize = 64;
 

@@ -337,3 +337,31 @@ fn a_paced_drawing_pauses_between_bands_and_draws_the_same_picture() {
         "{pauses} pauses, at least {least} expected"
     );
 }
+
+static PNG_PAUSES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+fn count_png_pause() {
+    PNG_PAUSES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// A paced encoding pauses between bands of rows and gives the same bytes as an unpaced one,
+/// which decode to the drawn pixels.
+#[test]
+fn a_paced_png_pauses_between_bands_and_gives_the_same_bytes() {
+    let mut w = world();
+    put(&mut w, Shape::Sphere, 16.0, 0x00ff00, [0.0, 0.0, -6.0]);
+    put(&mut w, Shape::Box, 2.0, 0xff0000, [0.0, 0.0, 0.0]);
+    let shot = Shot::new([0.0, 0.0, 10.0], [0.0, 0.0, 0.0], 640, 480);
+    let picture = Picture::take(&w.render_snapshot(), &shot).unwrap();
+    let (plain, paced) = (picture.png(), picture.png_paced(count_png_pause));
+    assert_eq!(paced, plain);
+    let pauses = PNG_PAUSES.load(std::sync::atomic::Ordering::Relaxed);
+    let bands = 480usize.div_ceil(super::PNG_BAND_PIXELS / 640);
+    assert_eq!(pauses, bands);
+    let mut reader = png::Decoder::new(std::io::Cursor::new(paced))
+        .read_info()
+        .unwrap();
+    let mut pixels = vec![0; reader.output_buffer_size().unwrap()];
+    reader.next_frame(&mut pixels).unwrap();
+    assert_eq!(pixels, picture.rgb);
+}
