@@ -264,7 +264,7 @@ impl StateStore {
         prefix: &str,
     ) -> Result<Vec<String>, StateError> {
         let agent = scope_column(agent);
-        let copy = self.copied(package, &agent)?.map(|scope| {
+        let copy: Option<Vec<String>> = self.copied(package, &agent)?.map(|scope| {
             scope
                 .entries
                 .range(prefix.to_string()..)
@@ -272,37 +272,44 @@ impl StateStore {
                 .map(|(key, _)| key.clone())
                 .collect()
         });
-        let mut keys: std::collections::BTreeSet<String> = if let Some(keys) = copy {
-            keys
-        } else {
-            let mut statement = self
-                .db()?
-                .prepare_cached(
-                    "SELECT key FROM state WHERE package = ?1 AND agent = ?2 AND substr(key, 1, length(?3)) = ?3",
-                )
-                .map_err(storage)?;
-            let rows = statement
-                .query_map(params![package, agent, prefix], |row| row.get(0))
-                .map_err(storage)?;
-            rows.collect::<Result<_, _>>().map_err(storage)?
-        };
-        // What is in flight is in the copy too; the scan still notes what the reply owes.
+        // What is in flight is in the copy already; the scan notes what the reply owes.
         let in_flight = self.in_flight.scan(package, &agent, prefix);
-        let pending = self
-            .pending
-            .iter()
-            .filter(|(slot, _)| {
-                slot.package == package && slot.agent == agent && slot.key.starts_with(prefix)
-            })
-            .map(|(slot, value)| (slot.key.clone(), value.is_some()));
-        // Oldest first: what a call pending did wins over what is in flight.
-        for (key, set) in in_flight.into_iter().chain(pending) {
-            match set {
-                true => keys.insert(key),
-                false => keys.remove(&key),
-            };
+        // Sorted, as kept calls left them.
+        let mut keys = match copy {
+            Some(keys) => keys,
+            None => {
+                let mut statement = self
+                    .db()?
+                    .prepare_cached(
+                        "SELECT key FROM state WHERE package = ?1 AND agent = ?2 AND substr(key, 1, length(?3)) = ?3",
+                    )
+                    .map_err(storage)?;
+                let rows = statement
+                    .query_map(params![package, agent, prefix], |row| row.get(0))
+                    .map_err(storage)?;
+                let mut keys: std::collections::BTreeSet<String> =
+                    rows.collect::<Result<_, _>>().map_err(storage)?;
+                for (key, set) in in_flight {
+                    match set {
+                        true => keys.insert(key),
+                        false => keys.remove(&key),
+                    };
+                }
+                keys.into_iter().collect()
+            }
+        };
+        // What the call in progress did wins.
+        let pending = self.pending.iter().filter(|(slot, _)| {
+            slot.package == package && slot.agent == agent && slot.key.starts_with(prefix)
+        });
+        for (slot, value) in pending {
+            match (keys.binary_search(&slot.key), value) {
+                (Err(at), Some(_)) => keys.insert(at, slot.key.clone()),
+                (Ok(at), None) => drop(keys.remove(at)),
+                _ => {}
+            }
         }
-        Ok(keys.into_iter().collect())
+        Ok(keys)
     }
 
     /// `package`'s usage as the call in progress sees it (stored, in flight and pending).
