@@ -146,3 +146,36 @@ fn a_store_that_cannot_be_written_refuses_instead_of_acknowledging_and_resumes_b
     assert!(ok(&c.reply_to(id)), "writes resume");
     assert_eq!(on_disk(traces.path(), "k").as_deref(), Some("again"));
 }
+
+#[test]
+fn acknowledged_writes_survive_a_kill_and_the_restarted_host_serves_what_the_disk_holds() {
+    let traces = tempfile::tempdir().unwrap();
+    {
+        let (host, _packages) = host(traces.path());
+        let mut c = host.client("keeper", "keeper");
+        let ids: Vec<u64> = (0..100)
+            .map(|i| put(&mut c, "k", &format!("v{i:03}"), "ok"))
+            .collect();
+        for id in &ids[..60] {
+            assert!(ok(&c.reply_to(*id)));
+        }
+        // Killed (SIGKILL, as the host drops) while the other forty may be anywhere between
+        // the engine, the state writer and the socket.
+    }
+    let on_disk = on_disk(traces.path(), "k").unwrap();
+    assert!(
+        on_disk >= "v059".to_string(),
+        "an acknowledged write was lost: {on_disk}"
+    );
+    let (host, _packages) = host(traces.path());
+    let mut c = host.client("keeper", "keeper");
+    let got = c.call("stash.get", json!({"key": "k"}));
+    assert_eq!(got["structuredContent"]["value"], json!(on_disk), "{got}");
+    // And it goes on from there.
+    let id = put(&mut c, "k", "after", "ok");
+    assert!(ok(&c.reply_to(id)));
+    assert_eq!(
+        c.call("stash.get", json!({"key": "k"}))["structuredContent"]["value"],
+        json!("after")
+    );
+}
