@@ -164,7 +164,7 @@ fn acknowledged_writes_survive_a_kill_and_the_restarted_host_serves_what_the_dis
     }
     let on_disk = on_disk(traces.path(), "k").unwrap();
     assert!(
-        on_disk >= "v059".to_string(),
+        on_disk.as_str() >= "v059",
         "an acknowledged write was lost: {on_disk}"
     );
     let (host, _packages) = host(traces.path());
