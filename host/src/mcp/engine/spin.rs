@@ -2,15 +2,52 @@
 //! slept in `poll` on another core can cost more than a call: on this 2-core VM
 //! (2026-11-27) a one-at-a-time echo answered at p50 34 µs with client and server on one
 //! core and 343 µs across two. A client calling one at a time sends its next call about a
-//! round trip after the reply, so the engine keeps looking for about as long as the recent
-//! gaps were — within a bound, and not at all once messages come seldom (an idle host, an
-//! agent thinking between calls). On one core it never looks: the client could not run
-//! while it did (pinned to one core, the look cost a quarter of sequential calls/s).
+//! round trip after its reply, so having answered it the engine keeps looking for about as
+//! long as that client's recent gaps between reply and next call were — within a bound. Each
+//! connection keeps its own [`Pace`]: the engine looks only for a client that has been
+//! calling straight back. Agents that think between calls (a crowd at 2 Hz each, however
+//! many of them; a stateless HTTP request, a connection of its own) are never looked for:
+//! the engine sleeps on its inputs between their calls (looking for whoever came next had
+//! it spinning a quarter of its time at 1,000 agents). On one core it never looks: the
+//! client could not run while it did (pinned to one core, the look cost a quarter of
+//! sequential calls/s).
 
 use crate::limits::{ENGINE_SPIN_MAX_US, ENGINE_SPIN_US};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-/// The recent gaps between going idle and the next message, smoothed.
+/// One connection's pace: how soon after its reply it sends its next message.
+#[derive(Debug)]
+pub struct Pace {
+    gaps: Spin,
+    /// When its last reply was queued, until its next message arrives.
+    answered_at: Option<Instant>,
+}
+
+impl Pace {
+    /// For a process that may run on `cores` cores.
+    pub fn for_cores(cores: usize) -> Pace {
+        Pace {
+            gaps: Spin::for_cores(cores),
+            answered_at: None,
+        }
+    }
+
+    /// Its reply was queued now: how long the engine, going idle, should look for its next
+    /// message.
+    pub fn answered(&mut self) -> Duration {
+        self.answered_at = Some(Instant::now());
+        self.gaps.window()
+    }
+
+    /// A message of its arrived (counted when it came after a reply).
+    pub fn arrived(&mut self) {
+        if let Some(at) = self.answered_at.take() {
+            self.gaps.arrived(at.elapsed());
+        }
+    }
+}
+
+/// A connection's recent gaps between its reply and its next message, smoothed.
 #[derive(Debug)]
 pub struct Spin {
     /// Exponentially weighted mean of the recent gaps, in µs, each counted at most twice the
@@ -46,7 +83,7 @@ impl Spin {
         Duration::from_nanos((us * 1_000.0) as u64)
     }
 
-    /// A message came `gap` after the engine went idle.
+    /// A message came `gap` after the reply before it.
     pub fn arrived(&mut self, gap: Duration) {
         let us = (gap.as_secs_f64() * 1e6).min(Self::LONGEST_GAP_US);
         self.gap_us += Self::NEWEST * (us - self.gap_us);
@@ -92,6 +129,25 @@ mod tests {
             after(&[0; 30]).window(),
             Duration::from_micros(ENGINE_SPIN_US)
         );
+    }
+
+    #[test]
+    fn a_connection_is_looked_for_after_its_reply_only_once_it_has_called_straight_back() {
+        let mut quick = Pace::for_cores(2);
+        let mut thinking = Pace::for_cores(2);
+        for _ in 0..30 {
+            quick.answered();
+            quick.arrived();
+            thinking.answered();
+            // Its next call half a second after the reply (an agent at 2 Hz).
+            thinking.answered_at = Instant::now().checked_sub(Duration::from_millis(500));
+            thinking.arrived();
+            // What arrives without a reply before it (a pipelined call) says nothing.
+            thinking.arrived();
+        }
+        assert!(quick.answered() >= Duration::from_micros(ENGINE_SPIN_US));
+        assert_eq!(thinking.answered(), Duration::ZERO);
+        assert_eq!(Pace::for_cores(2).answered(), Duration::ZERO);
     }
 
     #[test]

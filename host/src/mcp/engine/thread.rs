@@ -7,7 +7,7 @@ use super::drain::{self, Drain, Stopped};
 use super::inbox::{EngineHandle, EngineStatus, Inbound, Notify, PeerId, Wake};
 use super::outbox::{Lanes, Outbox, Sent, frame};
 use super::relayed::{RelayIn, RelayOut, RelayOuts};
-use super::spin::Spin;
+use super::spin::Pace;
 use super::state_waits::{Released, StateWaits};
 use super::turns::{Place, Turns};
 use super::vitals::Vitals;
@@ -42,7 +42,7 @@ fn detached_workers(cores: usize) -> usize {
 }
 
 /// The cores this process may run on (its affinity and cgroup quota): read once at start, for
-/// the workers and for [`Spin`] (each reading opens the cgroup files).
+/// the workers and for each connection's [`Pace`] (each reading opens the cgroup files).
 fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
@@ -69,12 +69,14 @@ struct Peer {
     gate: u64,
     /// Its place in the turns its messages take (`turns.rs`).
     place: Place,
+    /// How soon it calls again after a reply (`spin.rs`).
+    pace: Pace,
     /// Its socket, read by the engine (a joined process's client, `relayed.rs`).
     input: Option<Arc<Mutex<RelayIn>>>,
 }
 
 impl Peer {
-    fn new(conn: Connection, outbox: Outbox, in_flight: Arc<AtomicUsize>) -> Peer {
+    fn new(conn: Connection, outbox: Outbox, in_flight: Arc<AtomicUsize>, cores: usize) -> Peer {
         Peer {
             conn,
             outbox,
@@ -86,6 +88,7 @@ impl Peer {
             closing: false,
             gate: 0,
             place: Place::default(),
+            pace: Pace::for_cores(cores),
             input: None,
         }
     }
@@ -128,8 +131,11 @@ pub struct Engine {
     /// Messages queued for joined clients since their sockets were last written
     /// (`relay_io.rs`).
     unwritten: Unsent,
-    /// How long to look for the next message before sleeping ([`Engine::wait_ready`]).
-    spin: Spin,
+    /// How long to look for the next message before sleeping, for the connections answered
+    /// since the engine last went idle ([`Engine::wait_ready`]).
+    look: Duration,
+    /// The cores this process may run on (for each connection's [`Pace`]).
+    cores: usize,
     /// When the batch's messages were last let go ([`Engine::flush`]).
     flushed_at: Instant,
     /// Messages waiting for their state to be durable.
@@ -234,7 +240,8 @@ impl Engine {
             lanes: Lanes::default(),
             unrung: Unsent::default(),
             unwritten: Unsent::default(),
-            spin: Spin::for_cores(cores),
+            look: Duration::ZERO,
+            cores,
             flushed_at: Instant::now(),
             state_waits: StateWaits::default(),
             owing: HashMap::new(),
@@ -282,7 +289,7 @@ impl Engine {
             conn.transport = crate::telemetry::NetworkTransport::Pipe;
             engine.peers.insert(
                 STDIO,
-                Peer::new(conn, Outbox::Stdio(Vec::new()), Arc::default()),
+                Peer::new(conn, Outbox::Stdio(Vec::new()), Arc::default(), cores),
             );
             engine.stdio = Some(StdioSide { input, output });
         }
@@ -384,9 +391,10 @@ impl Engine {
         Ok(self.stopped.unwrap_or(Stopped::Finished))
     }
 
-    /// Waits for input or a wake-up, looking without sleeping first for as long as
-    /// [`Spin`] says a quick client's next message takes: a thread that slept in `poll` on
-    /// another core took longer to wake than a call takes.
+    /// Waits for input or a wake-up, looking without sleeping first for as long as the
+    /// [`Pace`] of a client just answered says its next message takes: a thread that slept in
+    /// `poll` on another core took longer to wake than a call takes. With nobody answered who
+    /// calls straight back, it sleeps on its inputs at once.
     fn wait_ready(
         &mut self,
         stdin: Option<RawFd>,
@@ -401,17 +409,18 @@ impl Engine {
         let window = if self.workers.busy() {
             Duration::ZERO
         } else {
-            self.spin.window().min(timeout)
+            self.look.min(timeout)
         };
+        // Looked for once: a wait that has work waiting (no timeout) keeps it for the next.
+        if !timeout.is_zero() {
+            self.look = Duration::ZERO;
+        }
         self.poll_set(stdin, stdout);
         if !window.is_zero() {
             let until = idle_since + window;
             loop {
                 let ready = poll(&mut self.pollfds, Duration::ZERO)?;
                 if ready.stdin || ready.wake || ready.stdout || ready.relayed {
-                    if ready.stdin || ready.wake || ready.relayed {
-                        self.spin.arrived(idle_since.elapsed());
-                    }
                     return Ok(ready);
                 }
                 if Instant::now() >= until {
@@ -421,11 +430,7 @@ impl Engine {
                 std::thread::yield_now();
             }
         }
-        let ready = poll(&mut self.pollfds, timeout)?;
-        if ready.stdin || ready.wake || ready.relayed {
-            self.spin.arrived(idle_since.elapsed());
-        }
-        Ok(ready)
+        poll(&mut self.pollfds, timeout)
     }
 
     /// Bytes of replies stdout has not taken yet.
@@ -481,6 +486,7 @@ impl Engine {
                         self.drain(STDIO);
                         continue;
                     }
+                    peer.pace.arrived();
                     peer.backlog.push_back(text);
                     self.drain(STDIO);
                     self.serve_turns()?;
@@ -534,7 +540,7 @@ impl Engine {
                 if let Some(lane) = outbox.lane() {
                     self.lanes.add(lane);
                 }
-                let mut peer = Peer::new(conn, outbox, in_flight);
+                let mut peer = Peer::new(conn, outbox, in_flight, self.cores);
                 if input.is_some() {
                     self.relayed.push(id);
                     if let Outbox::Relayed(out) = &peer.outbox {
@@ -560,6 +566,7 @@ impl Engine {
                     return;
                 }
                 // Behind its others, in order, for its turn (`serve_turns`).
+                peer.pace.arrived();
                 peer.backlog.push_back(text);
                 self.drain(id);
             }
@@ -1051,6 +1058,11 @@ impl Engine {
             Out::Frame(frame) => peer.outbox.push_frame(frame),
         };
         if sent == Sent::Queued {
+            // Its reply leaves now (a reply held for its state or the batch's write leaves
+            // once that is done): its next call may come about a round trip from here.
+            if kind == Kind::Reply {
+                self.look = self.look.max(peer.pace.answered());
+            }
             if peer.outbox.lane().is_some() {
                 self.unrung.note();
             } else if matches!(peer.outbox, Outbox::Relayed(_)) {
@@ -1201,7 +1213,7 @@ impl From<Value> for Out {
 }
 
 /// What kind of message is queued (decides what a full outbox means).
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
     Reply,
     Notification,
