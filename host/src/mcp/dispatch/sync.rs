@@ -9,7 +9,11 @@
 //! a subscriber is owed is fixed by which of the update's changes its area admits, which
 //! entities it must be told are gone, and whether it asked for detail ([`DeltaKey`]);
 //! subscribers with the same key share one [`Frame`]. The frames live for one update only
-//! ([`Deltas`]), so nothing built for one tick is sent for another.
+//! ([`Deltas`]), so nothing built for one tick is sent for another. The fan-out walks every
+//! subscriber on the engine for each update, so what it does per subscriber is kept small:
+//! the key is worked out in buffers reused from one subscriber to the next and looked up by
+//! a `foldhash` of its content (no allocation, no SipHash), and the visible sets hash with
+//! `foldhash` too.
 
 use super::answer::not_initialized;
 use super::aoi::{Aoi, inside, within};
@@ -21,7 +25,11 @@ use crate::mcp::wire::jsonrpc::RpcError;
 use crate::world::{ChangeSet, EntityState, World, entity_id};
 use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet};
+use std::hash::BuildHasher;
 use std::time::Instant;
+
+/// Entity numbers, hashed by `foldhash` (one set per subscriber, touched by every delta).
+type Numbers = HashSet<u64, foldhash::fast::RandomState>;
 
 /// One connection's subscription.
 #[derive(Debug, Default)]
@@ -31,7 +39,7 @@ pub struct Subscription {
     /// and the scene-wide parts (lighting, panels, agents), for the browser viewer.
     pub detail: bool,
     /// Entities this subscriber has been told about and not told are gone.
-    visible: HashSet<u64>,
+    visible: Numbers,
     /// Since when deltas could not be queued (the client is behind); it gets a fresh snapshot
     /// once it catches up.
     pub behind_since: Option<Instant>,
@@ -48,11 +56,19 @@ pub enum WorldUpdate {
 /// What fixes a delta's content within one update: whether its entities are drawn in detail
 /// (with the scene), which of the update's changes it carries (indexes into
 /// `ChangeSet::changed`) and which entities it reports gone.
-#[derive(PartialEq, Eq, Hash)]
+#[derive(Default)]
 struct DeltaKey {
     detail: bool,
     admitted: Vec<u32>,
     removed: Vec<u64>,
+}
+
+impl DeltaKey {
+    fn same(&self, other: &DeltaKey) -> bool {
+        self.detail == other.detail
+            && self.admitted == other.admitted
+            && self.removed == other.removed
+    }
 }
 
 /// The deltas of one world update, each serialized once and shared by every subscriber owed
@@ -60,7 +76,12 @@ struct DeltaKey {
 pub struct Deltas<'u> {
     update: &'u WorldUpdate,
     caused_by: &'u [String],
-    frames: HashMap<DeltaKey, Frame>,
+    /// The frames built, by the hash of their key's content (a key whose hash another
+    /// key holds gets a frame of its own, unshared).
+    frames: HashMap<u64, (DeltaKey, Frame), foldhash::fast::RandomState>,
+    /// The key of the subscriber being looked at, in buffers kept for the next one.
+    key: DeltaKey,
+    hasher: foldhash::fast::RandomState,
 }
 
 impl<'u> Deltas<'u> {
@@ -68,7 +89,9 @@ impl<'u> Deltas<'u> {
         Deltas {
             update,
             caused_by,
-            frames: HashMap::new(),
+            frames: HashMap::default(),
+            key: DeltaKey::default(),
+            hasher: foldhash::fast::RandomState::default(),
         }
     }
 
@@ -152,7 +175,7 @@ impl Server {
         subscription.aoi = aoi;
         self.watch_world();
         let world = &self.registry().realm().world;
-        let now: HashSet<u64> = within(world, aoi.as_ref()).into_iter().collect();
+        let now: Numbers = within(world, aoi.as_ref()).into_iter().collect();
         let mut entered: Vec<u64> = now.difference(&subscription.visible).copied().collect();
         let mut left: Vec<u64> = subscription.visible.difference(&now).copied().collect();
         entered.sort_unstable();
@@ -206,35 +229,45 @@ impl Server {
             WorldUpdate::Replaced => return Some(outbox::frame(&self.snapshot(subscription))),
             WorldUpdate::Changes(changes) => changes,
         };
-        let mut admitted = Vec::new();
-        let mut removed = Vec::new();
+        let key = &mut deltas.key;
+        key.admitted.clear();
+        key.removed.clear();
+        key.detail = subscription.detail;
         for (i, state) in changes.changed.iter().enumerate() {
             if inside(subscription.aoi.as_ref(), state.transform.position) {
                 subscription.visible.insert(state.number);
-                admitted.push(i as u32);
+                key.admitted.push(i as u32);
             } else if subscription.visible.remove(&state.number) {
-                removed.push(state.number);
+                key.removed.push(state.number);
             }
         }
         for number in &changes.removed {
             if subscription.visible.remove(number) {
-                removed.push(*number);
+                key.removed.push(*number);
             }
         }
         let scene = changes.scene && subscription.detail;
-        if admitted.is_empty() && removed.is_empty() && !scene {
+        if key.admitted.is_empty() && key.removed.is_empty() && !scene {
             return None;
         }
-        let key = DeltaKey {
-            detail: subscription.detail,
-            admitted,
-            removed,
-        };
-        if let Some(frame) = deltas.frames.get(&key) {
-            return Some(frame.clone());
+        let hash = deltas
+            .hasher
+            .hash_one((key.detail, &key.admitted, &key.removed));
+        match deltas.frames.get(&hash) {
+            Some((built, frame)) if built.same(key) => return Some(frame.clone()),
+            Some(_) => {
+                // Another key with the same hash: built for this subscriber alone.
+                return Some(outbox::frame(&self.delta(changes, key, deltas.caused_by)));
+            }
+            None => {}
         }
-        let frame = outbox::frame(&self.delta(changes, &key, deltas.caused_by));
-        deltas.frames.insert(key, frame.clone());
+        let frame = outbox::frame(&self.delta(changes, key, deltas.caused_by));
+        let key = DeltaKey {
+            detail: key.detail,
+            admitted: key.admitted.clone(),
+            removed: key.removed.clone(),
+        };
+        deltas.frames.insert(hash, (key, frame.clone()));
         Some(frame)
     }
 
