@@ -39,6 +39,14 @@ impl Pace {
         self.gaps.window()
     }
 
+    /// How long to look while its reply waits to leave (for its state to be durable): what
+    /// wakes the engine then is the state writer, about a sync from now, and then this client
+    /// again. Looking for a client that calls straight back is what kept eight writers'
+    /// round trips short.
+    pub fn waiting(&self) -> Duration {
+        self.gaps.window()
+    }
+
     /// A message of its arrived (counted when it came after a reply).
     pub fn arrived(&mut self) {
         if let Some(at) = self.answered_at.take() {

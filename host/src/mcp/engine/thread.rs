@@ -783,6 +783,7 @@ impl Engine {
         // reply leaves, and before anything after it to this connection.
         if let Some(ticket) = owed {
             peer.gate = peer.gate.max(ticket);
+            self.look = self.look.max(peer.pace.waiting());
             // Its reply tells of that state: should it be lost, the reply says so.
             if let Some(request) = reply.as_ref().and_then(request_of) {
                 self.owing.insert((id, request.to_string()), ticket);
