@@ -9,7 +9,7 @@ use crate::policy::Permission;
 use crate::sandbox::bindings::limina::skill::types::WorldError;
 use crate::sandbox::bindings::v02::limina::skill::camera;
 use crate::sandbox::instance::GuestState;
-use crate::world::{Picture, Shot};
+use crate::world::{Picture, RenderSnapshot, Shot};
 
 impl camera::Host for GuestState {
     fn capture(&mut self, shot: camera::Shot) -> Result<camera::Picture, WorldError> {
@@ -30,19 +30,20 @@ impl camera::Host for GuestState {
         let started = thread_cpu_time();
         // Off the engine (a snapshot came with the call) the worker yields its core between
         // bands of the drawing and of the encoding: any thread waiting for a core (the
-        // engine, a transport) gets it within a band, not when the scheduler next looks.
-        let drawn = match &call.info.view {
-            Some(snapshot) => {
-                Picture::take_paced(snapshot, &shot, std::thread::yield_now).map(|picture| {
-                    let png = picture.png_paced(std::thread::yield_now);
-                    (picture, png)
-                })
+        // engine, a transport) gets it within a band, not when the scheduler next looks. On
+        // the engine there is nobody of ours to yield to.
+        let fresh;
+        let (snapshot, pause): (&RenderSnapshot, fn()) = match &call.info.view {
+            Some(snapshot) => (snapshot, std::thread::yield_now),
+            None => {
+                fresh = call.realm.world.render_snapshot();
+                (&fresh, || {})
             }
-            None => Picture::take(&call.realm.world.render_snapshot(), &shot).map(|picture| {
-                let png = picture.png();
-                (picture, png)
-            }),
         };
+        let drawn = Picture::take_paced(snapshot, &shot, pause).map(|picture| {
+            let png = picture.png_paced(pause);
+            (picture, png)
+        });
         call.host_cpu += thread_cpu_time().saturating_sub(started);
         let (picture, png) = drawn.map_err(from_world)?;
         Ok(camera::Picture {
