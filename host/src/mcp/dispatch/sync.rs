@@ -11,9 +11,9 @@
 //! subscribers with the same key share one [`Frame`]. The frames live for one update only
 //! ([`Deltas`]), so nothing built for one tick is sent for another. The fan-out walks every
 //! subscriber on the engine for each update, so what it does per subscriber is kept small:
-//! the key is worked out in buffers reused from one subscriber to the next and looked up by
-//! a `foldhash` of its content (no allocation, no SipHash), and the visible sets hash with
-//! `foldhash` too.
+//! the key is worked out in buffers reused from one subscriber to the next and looked up as
+//! it stands (no allocation, and `foldhash` rather than SipHash), and the visible sets hash
+//! with `foldhash` too.
 
 use super::answer::not_initialized;
 use super::aoi::{Aoi, inside, within};
@@ -25,7 +25,6 @@ use crate::mcp::wire::jsonrpc::RpcError;
 use crate::world::{ChangeSet, EntityState, World, entity_id};
 use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet};
-use std::hash::BuildHasher;
 use std::time::Instant;
 
 /// Entity numbers, hashed by `foldhash` (one set per subscriber, touched by every delta).
@@ -56,19 +55,11 @@ pub enum WorldUpdate {
 /// What fixes a delta's content within one update: whether its entities are drawn in detail
 /// (with the scene), which of the update's changes it carries (indexes into
 /// `ChangeSet::changed`) and which entities it reports gone.
-#[derive(Default)]
+#[derive(Default, Clone, PartialEq, Eq, Hash)]
 struct DeltaKey {
     detail: bool,
     admitted: Vec<u32>,
     removed: Vec<u64>,
-}
-
-impl DeltaKey {
-    fn same(&self, other: &DeltaKey) -> bool {
-        self.detail == other.detail
-            && self.admitted == other.admitted
-            && self.removed == other.removed
-    }
 }
 
 /// The deltas of one world update, each serialized once and shared by every subscriber owed
@@ -76,12 +67,10 @@ impl DeltaKey {
 pub struct Deltas<'u> {
     update: &'u WorldUpdate,
     caused_by: &'u [String],
-    /// The frames built, by the hash of their key's content (a key whose hash another
-    /// key holds gets a frame of its own, unshared).
-    frames: HashMap<u64, (DeltaKey, Frame), foldhash::fast::RandomState>,
+    /// The frames built, by their key.
+    frames: HashMap<DeltaKey, Frame, foldhash::fast::RandomState>,
     /// The key of the subscriber being looked at, in buffers kept for the next one.
     key: DeltaKey,
-    hasher: foldhash::fast::RandomState,
 }
 
 impl<'u> Deltas<'u> {
@@ -91,7 +80,6 @@ impl<'u> Deltas<'u> {
             caused_by,
             frames: HashMap::default(),
             key: DeltaKey::default(),
-            hasher: foldhash::fast::RandomState::default(),
         }
     }
 
@@ -250,24 +238,11 @@ impl Server {
         if key.admitted.is_empty() && key.removed.is_empty() && !scene {
             return None;
         }
-        let hash = deltas
-            .hasher
-            .hash_one((key.detail, &key.admitted, &key.removed));
-        match deltas.frames.get(&hash) {
-            Some((built, frame)) if built.same(key) => return Some(frame.clone()),
-            Some(_) => {
-                // Another key with the same hash: built for this subscriber alone.
-                return Some(outbox::frame(&self.delta(changes, key, deltas.caused_by)));
-            }
-            None => {}
+        if let Some(frame) = deltas.frames.get(&*key) {
+            return Some(frame.clone());
         }
         let frame = outbox::frame(&self.delta(changes, key, deltas.caused_by));
-        let key = DeltaKey {
-            detail: key.detail,
-            admitted: key.admitted.clone(),
-            removed: key.removed.clone(),
-        };
-        deltas.frames.insert(hash, (key, frame.clone()));
+        deltas.frames.insert(key.clone(), frame.clone());
         Some(frame)
     }
 
