@@ -60,23 +60,27 @@ impl InFlight {
         Some(value)
     }
 
-    /// The changes in flight of `package`'s scope `agent` whose keys start with `prefix`
-    /// (key, whether it is set), noting the newest ticket seen as owed.
-    pub fn scan(&mut self, package: &str, agent: &str, prefix: &str) -> Vec<(String, bool)> {
+    /// Shows `visit` the changes in flight of `package`'s scope `agent` whose keys start with
+    /// `prefix` (key, whether it is set), noting the newest ticket seen as owed.
+    pub fn scan(
+        &mut self,
+        package: &str,
+        agent: &str,
+        prefix: &str,
+        mut visit: impl FnMut(&str, bool),
+    ) {
         let from = Slot {
             package: package.to_string(),
             agent: agent.to_string(),
             key: prefix.to_string(),
         };
-        let mut found = Vec::new();
         for (slot, (ticket, value)) in self.entries.range(from..) {
             if slot.package != package || slot.agent != agent || !slot.key.starts_with(prefix) {
                 break;
             }
             self.owed = self.owed.max(*ticket);
-            found.push((slot.key.clone(), value.is_some()));
+            visit(&slot.key, value.is_some());
         }
-        found
     }
 
     /// The changes in flight of `package`'s scope `agent` (key, value; `None`: a deletion),

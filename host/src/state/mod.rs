@@ -272,12 +272,18 @@ impl StateStore {
                 .map(|(key, _)| key.clone())
                 .collect()
         });
-        // What is in flight is in the copy already; the scan notes what the reply owes.
-        let in_flight = self.in_flight.scan(package, &agent, prefix);
         // Sorted, as kept calls left them.
         let mut keys = match copy {
-            Some(keys) => keys,
+            Some(keys) => {
+                // What is in flight is in the copy already; the scan notes what the reply owes.
+                self.in_flight.scan(package, &agent, prefix, |_, _| {});
+                keys
+            }
             None => {
+                let mut in_flight = Vec::new();
+                self.in_flight.scan(package, &agent, prefix, |key, set| {
+                    in_flight.push((key.to_string(), set));
+                });
                 let mut statement = self
                     .db()?
                     .prepare_cached(
