@@ -1,22 +1,36 @@
 //! The `ping` part of `cargo bench -p limina --bench camera`: does a capture hold up others?
 //! A release host over real WebSockets with `CAMERA_ENTITIES` entities (2,000, from a scene
-//! file); one client pings every millisecond alone for three seconds (the baseline, same host,
-//! same run), then again while `CAMERA_SHOOTERS` clients (2) call `camera.capture` at
-//! 640 × 480 back to back for `CAMERA_PING_SECONDS` (10). Prints the pings' p50, p99 and max
-//! in both phases and their ratios, and the captures' round trips and rate.
+//! file). One client pings every millisecond through `CAMERA_PING_ROUNDS` rounds (5), each of
+//! four phases of `CAMERA_PING_SECONDS` (3) in turn, so drift on a shared machine falls on all
+//! of them alike:
+//! - **alone**: nothing else runs;
+//! - **control**: `CAMERA_SHOOTERS` (1) threads of this process burn CPU at the idle class, as a
+//!   capture worker does (0.1 ms of work, then a yield), without touching the host: what any
+//!   use of a core costs the pings on this machine, the floor no host can go under;
+//! - **capturing**: as many clients call `camera.capture` at 640 × 480 back to back;
+//! - **calling**: the same clients call `physics.raycast` (a cheap call on the engine) at the
+//!   rate their captures came that round: what any call at that rate costs the pings.
+//!
+//! Prints each phase's ping p50 and p99 as medians over the rounds, and the medians of the
+//! rounds' ratios (capturing / alone, capturing / control): "unchanged" is a capturing p99 no
+//! worse than the control's; the capture's own cost is
+//! the capturing p99 over the calling one. The capturing clients stand for clients on other machines: they
+//! read their 180 KB replies at the idle class, so their own parsing does not compete with the
+//! host on this 2-core machine (`CAMERA_SHOOTERS_CLASS=normal` lets it compete, to see it).
 //! `LIMINA_BASELINE=/path/to/older/limina` measures that binary too, after this one, in the
 //! same run (`LIMINA_HOST` replaces this build's binary). `CAMERA_PING_LOG=file` writes each
-//! ping while capturing as a line `start_ns duration_ns` on CLOCK_MONOTONIC (the clock
-//! `perf record -k CLOCK_MONOTONIC` stamps with), to find the slowest pings in a profile.
+//! ping of the last capturing phase as a line `start_ns duration_ns` on CLOCK_MONOTONIC (the
+//! clock `perf record -k CLOCK_MONOTONIC` stamps with), to find the slowest pings in a profile.
 
 use super::ws_agent::{Agent, Host, Times, pinger};
-use serde_json::json;
-use std::path::PathBuf;
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 const PING_EVERY: Duration = Duration::from_millis(1);
-const IDLE: Duration = Duration::from_secs(3);
+/// How long the control's threads work before they yield, as a capture worker does.
+const BURN: Duration = Duration::from_micros(100);
 
 /// A scene file of `n` entities like the bench scene's: boxes and spheres over a 60 m square.
 fn scene(n: usize) -> tempfile::NamedTempFile {
@@ -48,20 +62,138 @@ pub fn run() {
     if let Some(base) = std::env::var_os("LIMINA_BASELINE") {
         let base = measure(&PathBuf::from(base), "baseline");
         println!(
-            "  this / baseline: ping while capturing p50 {:.2}x, p99 {:.2}x, max {:.2}x; captures/s {:.2}x",
-            this.0.quantile(0.5) / base.0.quantile(0.5),
-            this.0.quantile(0.99) / base.0.quantile(0.99),
-            this.0.max() / base.0.max(),
-            this.1.0.len() as f64 / base.1.0.len() as f64,
+            "  this / baseline: ping while capturing p50 {:.2}x, p99 {:.2}x; p99 ratio to the control {:.2} vs {:.2}; captures/s {:.2}x",
+            this.capturing.p50 / base.capturing.p50,
+            this.capturing.p99 / base.capturing.p99,
+            this.over_control,
+            base.over_control,
+            this.rate / base.rate,
         );
     }
 }
 
-/// One binary's run: the pings while capturing, and the captures.
-fn measure(binary: &std::path::Path, label: &str) -> (Times, Times) {
+/// One phase's pings, as medians over the rounds.
+#[derive(Clone, Copy)]
+struct Phase {
+    p50: f64,
+    p99: f64,
+}
+
+/// One binary's figures.
+struct Figures {
+    capturing: Phase,
+    /// The median of the rounds' capturing p99 / control p99.
+    over_control: f64,
+    /// Captures per second.
+    rate: f64,
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// Puts the calling thread in the idle scheduling class.
+fn idle_class() {
+    let param = libc::sched_param { sched_priority: 0 };
+    // SAFETY: `param` is valid; pid 0 is the calling thread.
+    let rc = unsafe { libc::sched_setscheduler(0, libc::SCHED_IDLE, &param) };
+    assert_eq!(
+        rc,
+        0,
+        "sched_setscheduler: {}",
+        std::io::Error::last_os_error()
+    );
+}
+
+/// Whether the capturing clients read at the idle class (the default) or compete.
+fn shooters_idle() -> bool {
+    match std::env::var("CAMERA_SHOOTERS_CLASS").as_deref() {
+        Err(_) | Ok("idle") => true,
+        Ok("normal") => false,
+        Ok(other) => panic!("CAMERA_SHOOTERS_CLASS is `idle` or `normal`, not `{other}`"),
+    }
+}
+
+/// Pings through `seconds` while `loads` (threads of scope `s`, told to stop by `stop`) run
+/// beside; the pings and what the loads returned.
+fn timed<'scope, T>(
+    s: &'scope std::thread::Scope<'scope, '_>,
+    pinging: &'scope mut Agent,
+    stop: &'scope AtomicBool,
+    loads: Vec<std::thread::ScopedJoinHandle<'scope, T>>,
+    seconds: u64,
+    log: Option<&'scope Path>,
+) -> (Times, Vec<T>) {
+    // Named, to tell it apart in a profile.
+    let pings = std::thread::Builder::new()
+        .name("pinger".into())
+        .spawn_scoped(s, move || match log {
+            Some(log) => logged_pinger(pinging, stop, log),
+            None => pinger(pinging, PING_EVERY, stop),
+        })
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(seconds));
+    stop.store(true, Ordering::Relaxed);
+    let done = loads.into_iter().map(|l| l.join().unwrap()).collect();
+    (pings.join().unwrap(), done)
+}
+
+/// Burns CPU at the idle class in bursts of [`BURN`] until `stop`.
+fn burn(stop: &AtomicBool) {
+    idle_class();
+    while !stop.load(Ordering::Relaxed) {
+        let t = Instant::now();
+        while t.elapsed() < BURN {
+            std::hint::spin_loop();
+        }
+        std::thread::yield_now();
+    }
+}
+
+/// Captures `shot` back to back until `stop`; the round trips.
+fn shoot(agent: &mut Agent, shot: &Value, stop: &AtomicBool, idle: bool) -> Times {
+    if idle {
+        idle_class();
+    }
+    let mut times = Times::default();
+    while !stop.load(Ordering::Relaxed) {
+        let t = Instant::now();
+        let (reply, ok) = agent.call("camera.capture", shot.clone());
+        assert!(ok, "camera.capture failed: {reply}");
+        times.push(t.elapsed());
+    }
+    times
+}
+
+/// Calls `physics.raycast` with `ray` once every `period` until `stop`: a cheap call on the
+/// engine at the rate the captures came.
+fn call_paced(agent: &mut Agent, ray: &Value, period: Duration, stop: &AtomicBool, idle: bool) {
+    if idle {
+        idle_class();
+    }
+    let mut next = Instant::now();
+    while !stop.load(Ordering::Relaxed) {
+        let (reply, ok) = agent.call("physics.raycast", ray.clone());
+        assert!(ok, "physics.raycast failed: {reply}");
+        next += period;
+        std::thread::sleep(next.saturating_duration_since(Instant::now()));
+    }
+}
+
+/// One binary's run.
+fn measure(binary: &Path, label: &str) -> Figures {
     let n = super::env("CAMERA_ENTITIES", 2_000);
-    let shooters = super::env("CAMERA_SHOOTERS", 2);
-    let seconds = super::env("CAMERA_PING_SECONDS", 10);
+    let shooters = super::env("CAMERA_SHOOTERS", 1);
+    let seconds = super::env("CAMERA_PING_SECONDS", 3) as u64;
+    let rounds = super::env("CAMERA_PING_ROUNDS", 5);
+    let idle = shooters_idle();
+    let log = std::env::var_os("CAMERA_PING_LOG").map(PathBuf::from);
     let scene = scene(n);
     let host = Host::start(
         binary,
@@ -73,80 +205,132 @@ fn measure(binary: &std::path::Path, label: &str) -> (Times, Times) {
         ],
     );
     let mut pinging = host.agent("builder.readWrite", "pinger");
-    let stop = AtomicBool::new(false);
-    let idle = std::thread::scope(|s| {
-        let pings = s.spawn(|| pinger(&mut pinging, PING_EVERY, &stop));
-        std::thread::sleep(IDLE);
-        stop.store(true, Ordering::Relaxed);
-        pings.join().unwrap()
-    });
-    stop.store(false, Ordering::Relaxed);
+    let mut agents: Vec<Agent> = (0..shooters)
+        .map(|i| host.agent("builder.readWrite", &format!("shooter-{i}")))
+        .collect();
     let shot = json!({"position": [45, 35, 45], "lookAt": [0, 0, 0], "width": 640, "height": 480});
-    let (loaded, captures) = std::thread::scope(|s| {
-        // Named threads, to tell them apart in a profile.
-        let pings = std::thread::Builder::new()
-            .name("pinger".into())
-            .spawn_scoped(s, || match std::env::var_os("CAMERA_PING_LOG") {
-                Some(log) => logged_pinger(&mut pinging, &stop, &PathBuf::from(log)),
-                None => pinger(&mut pinging, PING_EVERY, &stop),
-            })
-            .unwrap();
-        let workers: Vec<_> = (0..shooters)
-            .map(|i| {
-                let mut agent = host.agent("builder.readWrite", &format!("shooter-{i}"));
-                let (shot, stop) = (&shot, &stop);
-                let name = format!("shooter-{i}");
-                std::thread::Builder::new()
-                    .name(name)
-                    .spawn_scoped(s, move || {
-                        let mut times = Times::default();
-                        while !stop.load(Ordering::Relaxed) {
-                            let t = Instant::now();
-                            let (reply, ok) = agent.call("camera.capture", shot.clone());
-                            assert!(ok, "camera.capture failed: {reply}");
-                            times.push(t.elapsed());
-                        }
-                        times
+    let ray = json!({"origin": [0, 50, 0], "direction": [0, -1, 0]});
+    let (mut alone, mut control, mut capturing, mut calling) = (vec![], vec![], vec![], vec![]);
+    let mut captures = Times::default();
+    for round in 0..rounds {
+        let stop = AtomicBool::new(false);
+        let none: Vec<std::thread::ScopedJoinHandle<'_, ()>> = vec![];
+        alone.push(std::thread::scope(|s| timed(s, &mut pinging, &stop, none, seconds, None)).0);
+        let stop = AtomicBool::new(false);
+        control.push(
+            std::thread::scope(|s| {
+                let stop = &stop;
+                let burners = (0..shooters)
+                    .map(|i| {
+                        std::thread::Builder::new()
+                            .name(format!("burner-{i}"))
+                            .spawn_scoped(s, move || burn(stop))
+                            .unwrap()
                     })
-                    .unwrap()
+                    .collect();
+                timed(s, &mut pinging, stop, burners, seconds, None)
             })
-            .collect();
-        std::thread::sleep(Duration::from_secs(seconds as u64));
-        stop.store(true, Ordering::Relaxed);
-        let mut captures = Times::default();
-        for w in workers {
-            captures.0.extend(w.join().unwrap().0);
+            .0,
+        );
+        let last = (round + 1 == rounds).then_some(log.as_deref()).flatten();
+        let stop = AtomicBool::new(false);
+        let (pings, shot_times) = std::thread::scope(|s| {
+            let (stop, shot) = (&stop, &shot);
+            let shooting = agents
+                .iter_mut()
+                .enumerate()
+                .map(|(i, agent)| {
+                    std::thread::Builder::new()
+                        .name(format!("shooter-{i}"))
+                        .spawn_scoped(s, move || shoot(agent, shot, stop, idle))
+                        .unwrap()
+                })
+                .collect();
+            timed(s, &mut pinging, stop, shooting, seconds, last)
+        });
+        capturing.push(pings);
+        let before = captures.0.len();
+        for t in shot_times {
+            captures.0.extend(t.0);
         }
-        (pings.join().unwrap(), captures)
-    });
-    println!(
-        "ping ({label}): {n} entities, {shooters} clients capturing 640 × 480 back to back for {seconds} s, load {}",
-        super::ws_agent::load()
-    );
-    let line = |what: &str, t: &Times| {
-        println!(
-            "  {what:<22} p50 {:>7.3} ms   p99 {:>7.3} ms   max {:>7.3} ms   ({} pings)",
-            t.quantile(0.5),
-            t.quantile(0.99),
-            t.max(),
-            t.0.len()
+        // Each client's period between captures in this round, kept for cheap calls.
+        let period = Duration::from_secs_f64(
+            (seconds * shooters as u64) as f64 / (captures.0.len() - before).max(1) as f64,
+        );
+        let stop = AtomicBool::new(false);
+        calling.push(
+            std::thread::scope(|s| {
+                let (stop, ray) = (&stop, &ray);
+                let paced = agents
+                    .iter_mut()
+                    .enumerate()
+                    .map(|(i, agent)| {
+                        std::thread::Builder::new()
+                            .name(format!("caller-{i}"))
+                            .spawn_scoped(s, move || call_paced(agent, ray, period, stop, idle))
+                            .unwrap()
+                    })
+                    .collect();
+                timed(s, &mut pinging, stop, paced, seconds, None)
+            })
+            .0,
+        );
+    }
+    let summary = |phases: &[Times]| Phase {
+        p50: median(phases.iter().map(|t| t.quantile(0.5)).collect()),
+        p99: median(phases.iter().map(|t| t.quantile(0.99)).collect()),
+    };
+    let ratio = |a: &[Times], b: &[Times]| {
+        median(
+            a.iter()
+                .zip(b)
+                .map(|(a, b)| a.quantile(0.99) / b.quantile(0.99))
+                .collect(),
         )
     };
-    line("ping alone", &idle);
-    line("ping while capturing", &loaded);
     println!(
-        "  ratios (capturing / alone): p50 {:.2}x, p99 {:.2}x",
-        loaded.quantile(0.5) / idle.quantile(0.5),
-        loaded.quantile(0.99) / idle.quantile(0.99)
+        "ping ({label}): {n} entities, {shooters} clients capturing 640 × 480 back to back (reading at the {} class), {rounds} rounds of 4 × {seconds} s, load {}",
+        if idle { "idle" } else { "normal" },
+        super::ws_agent::load()
     );
+    for (what, phases) in [
+        ("alone", &alone),
+        ("control (idle burners)", &control),
+        ("while capturing", &capturing),
+        ("calling at that rate", &calling),
+    ] {
+        let p = summary(phases);
+        let p99s: Vec<String> = phases
+            .iter()
+            .map(|t| format!("{:.3}", t.quantile(0.99)))
+            .collect();
+        println!(
+            "  ping {what:<24} p50 {:>7.3} ms   p99 {:>7.3} ms   (medians; p99 by round {})",
+            p.p50,
+            p.p99,
+            p99s.join(" ")
+        );
+    }
+    let over_control = ratio(&capturing, &control);
     println!(
-        "  captures: {} ({:.1}/s), round trip median {:.2} ms, p99 {:.2} ms",
+        "  p99 ratios, medians of the rounds: capturing / alone {:.2}x, capturing / control {over_control:.2}x, control / alone {:.2}x, capturing / calling {:.2}x, calling / alone {:.2}x",
+        ratio(&capturing, &alone),
+        ratio(&control, &alone),
+        ratio(&capturing, &calling),
+        ratio(&calling, &alone),
+    );
+    let rate = captures.0.len() as f64 / (rounds as u64 * seconds) as f64;
+    println!(
+        "  captures: {} ({rate:.1}/s), round trip median {:.2} ms, p99 {:.2} ms",
         captures.0.len(),
-        captures.0.len() as f64 / seconds as f64,
         captures.quantile(0.5),
         captures.quantile(0.99)
     );
-    (loaded, captures)
+    Figures {
+        capturing: summary(&capturing),
+        over_control,
+        rate,
+    }
 }
 
 /// CLOCK_MONOTONIC now, in nanoseconds.
@@ -161,7 +345,7 @@ fn monotonic_ns() -> u64 {
 }
 
 /// [`pinger`], writing each ping's start and duration to `log`.
-fn logged_pinger(agent: &mut Agent, stop: &AtomicBool, log: &std::path::Path) -> Times {
+fn logged_pinger(agent: &mut Agent, stop: &AtomicBool, log: &Path) -> Times {
     let mut times = Times::default();
     let mut lines = String::new();
     while !stop.load(Ordering::Relaxed) {
