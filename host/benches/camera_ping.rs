@@ -173,17 +173,34 @@ fn shoot(agent: &mut Agent, shot: &Value, stop: &AtomicBool, idle: bool) -> Time
 
 /// Calls `physics.raycast` with `ray` once every `period` until `stop`: a cheap call on the
 /// engine at the rate the captures came.
-fn call_paced(agent: &mut Agent, ray: &Value, period: Duration, stop: &AtomicBool, idle: bool) {
+fn call_paced(
+    agent: &mut Agent,
+    ray: &Value,
+    period: Duration,
+    stop: &AtomicBool,
+    idle: bool,
+) -> usize {
     if idle {
         idle_class();
     }
     let mut next = Instant::now();
+    let mut calls = 0;
     while !stop.load(Ordering::Relaxed) {
         let (reply, ok) = agent.call("physics.raycast", ray.clone());
         assert!(ok, "physics.raycast failed: {reply}");
+        calls += 1;
         next += period;
         std::thread::sleep(next.saturating_duration_since(Instant::now()));
     }
+    calls
+}
+
+/// The CPU time the host's engine (its main thread) has run, in nanoseconds.
+fn engine_ns(host: &Host) -> u64 {
+    let pid = host.child.id();
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/schedstat"))
+        .expect("reading the engine's schedstat");
+    stat.split_whitespace().next().unwrap().parse().unwrap()
 }
 
 /// One binary's run.
@@ -212,10 +229,21 @@ fn measure(binary: &Path, label: &str) -> Figures {
     let ray = json!({"origin": [0, 50, 0], "direction": [0, -1, 0]});
     let (mut alone, mut control, mut capturing, mut calling) = (vec![], vec![], vec![], vec![]);
     let mut captures = Times::default();
+    // The engine's CPU in each phase of each round, in ms per s; and the calls made.
+    let mut busy: [Vec<f64>; 4] = Default::default();
+    let (mut shots, mut rays) = (vec![], vec![]);
+    let mut engine_at;
+    let lap = |at: &mut u64, into: &mut Vec<f64>| {
+        let now = engine_ns(&host);
+        into.push((now - *at) as f64 / 1e6 / seconds as f64);
+        *at = now;
+    };
     for round in 0..rounds {
         let stop = AtomicBool::new(false);
         let none: Vec<std::thread::ScopedJoinHandle<'_, ()>> = vec![];
+        engine_at = engine_ns(&host);
         alone.push(std::thread::scope(|s| timed(s, &mut pinging, &stop, none, seconds, None)).0);
+        lap(&mut engine_at, &mut busy[0]);
         let stop = AtomicBool::new(false);
         control.push(
             std::thread::scope(|s| {
@@ -232,6 +260,7 @@ fn measure(binary: &Path, label: &str) -> Figures {
             })
             .0,
         );
+        lap(&mut engine_at, &mut busy[1]);
         let last = (round + 1 == rounds).then_some(log.as_deref()).flatten();
         let stop = AtomicBool::new(false);
         let (pings, shot_times) = std::thread::scope(|s| {
@@ -248,33 +277,35 @@ fn measure(binary: &Path, label: &str) -> Figures {
                 .collect();
             timed(s, &mut pinging, stop, shooting, seconds, last)
         });
+        lap(&mut engine_at, &mut busy[2]);
         capturing.push(pings);
         let before = captures.0.len();
         for t in shot_times {
             captures.0.extend(t.0);
         }
+        shots.push(captures.0.len() - before);
         // Each client's period between captures in this round, kept for cheap calls.
         let period = Duration::from_secs_f64(
             (seconds * shooters as u64) as f64 / (captures.0.len() - before).max(1) as f64,
         );
         let stop = AtomicBool::new(false);
-        calling.push(
-            std::thread::scope(|s| {
-                let (stop, ray) = (&stop, &ray);
-                let paced = agents
-                    .iter_mut()
-                    .enumerate()
-                    .map(|(i, agent)| {
-                        std::thread::Builder::new()
-                            .name(format!("caller-{i}"))
-                            .spawn_scoped(s, move || call_paced(agent, ray, period, stop, idle))
-                            .unwrap()
-                    })
-                    .collect();
-                timed(s, &mut pinging, stop, paced, seconds, None)
-            })
-            .0,
-        );
+        let (pings, made) = std::thread::scope(|s| {
+            let (stop, ray) = (&stop, &ray);
+            let paced = agents
+                .iter_mut()
+                .enumerate()
+                .map(|(i, agent)| {
+                    std::thread::Builder::new()
+                        .name(format!("caller-{i}"))
+                        .spawn_scoped(s, move || call_paced(agent, ray, period, stop, idle))
+                        .unwrap()
+                })
+                .collect();
+            timed(s, &mut pinging, stop, paced, seconds, None)
+        });
+        lap(&mut engine_at, &mut busy[3]);
+        calling.push(pings);
+        rays.push(made.into_iter().sum::<usize>());
     }
     let summary = |phases: &[Times]| Phase {
         p50: median(phases.iter().map(|t| t.quantile(0.5)).collect()),
@@ -318,6 +349,25 @@ fn measure(binary: &Path, label: &str) -> Figures {
         ratio(&control, &alone),
         ratio(&capturing, &calling),
         ratio(&calling, &alone),
+    );
+    // The engine's extra CPU per call over the round's alone phase, in µs.
+    let per_call = |phase: usize, calls: &[usize]| {
+        median(
+            (0..rounds)
+                .map(|r| {
+                    (busy[phase][r] - busy[0][r]) * seconds as f64 * 1000.0 / calls[r].max(1) as f64
+                })
+                .collect(),
+        )
+    };
+    println!(
+        "  engine CPU, ms per s (medians): alone {:.1}, control {:.1}, capturing {:.1}, calling {:.1}; over alone, per capture {:.0} µs, per cheap call {:.0} µs",
+        median(busy[0].clone()),
+        median(busy[1].clone()),
+        median(busy[2].clone()),
+        median(busy[3].clone()),
+        per_call(2, &shots),
+        per_call(3, &rays),
     );
     let rate = captures.0.len() as f64 / (rounds as u64 * seconds) as f64;
     println!(

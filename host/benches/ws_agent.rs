@@ -13,7 +13,7 @@ use tokio_tungstenite::tungstenite::{self, Message, WebSocket, stream::MaybeTlsS
 
 /// A running host.
 pub struct Host {
-    child: Child,
+    pub child: Child,
     pub url: String,
     _traces: tempfile::TempDir,
 }
