@@ -7,8 +7,10 @@
 //!   encoding and the three together; medians and p99 over `CAMERA_ROUNDS` (200), and the
 //!   engine's share (the snapshot against the whole capture).
 //!
-//! - `ping`: a release host over WebSockets with the same scene; one client's pings alone
-//!   and while others call `camera.capture` back to back (`camera_ping.rs`).
+//! - `ping`: a release host over WebSockets with the same scene; one client's pings alone,
+//!   beside idle-class CPU burners (the control), while others call `camera.capture` back to
+//!   back, and while they make cheap calls at the same rate; medians over rounds
+//!   (`camera_ping.rs`).
 //! - `guest`: where to draw. The renderer natively (the `camera` host import) against the same
 //!   code built for wasm32 and run in wasmtime with the sandbox's fuel and epoch settings (a
 //!   guest drawing for itself), on the same scene (`camera_scene.rs`); medians and the ratio.
