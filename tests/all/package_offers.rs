@@ -144,6 +144,17 @@ fn a_packages_prompt_is_listed_got_and_completed() {
             "{done}"
         );
     }
+    // A variable the template does not have is refused by the host, naming it, as an
+    // argument the prompt does not take is.
+    for reference in [
+        json!({"type": "ref/prompt", "name": "dice.narrate"}),
+        json!({"type": "ref/resource", "uri": "limina://pkg/dice/tables/{table}"}),
+    ] {
+        let done = complete(&mut c, &reference, "sides", "");
+        assert_eq!(done["error"]["code"], -32602, "{done}");
+        let message = done["error"]["message"].as_str().unwrap();
+        assert!(message.contains("`sides`"), "{message}");
+    }
 }
 
 #[test]

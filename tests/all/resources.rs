@@ -69,6 +69,20 @@ fn every_refusal_has_its_code_and_message_and_changes_nothing() {
             "file:///etc/passwd",
         ),
         ("resources/read", json!({"uri": 7}), -32602, "`uri`"),
+        // An entity has one URI: another spelling of its number names nothing (a
+        // subscription to it would never hear the entity change).
+        (
+            "resources/read",
+            json!({"uri": "limina://entity/ent_01"}),
+            -32002,
+            "limina://entity/ent_01",
+        ),
+        (
+            "resources/subscribe",
+            json!({"uri": "limina://entity/ent_+1"}),
+            -32002,
+            "limina://entity/ent_+1",
+        ),
         (
             "resources/subscribe",
             json!({"uri": "limina://entity/ent_9"}),
@@ -105,7 +119,19 @@ fn every_refusal_has_its_code_and_message_and_changes_nothing() {
             -32602,
             "`entity`",
         ),
+        (
+            "prompts/get",
+            json!({"name": "inspect-entity", "arguments": {"entity": "ent_01"}}),
+            -32602,
+            "`entity`",
+        ),
         ("prompts/get", json!({"name": "summon"}), -32602, "`summon`"),
+        (
+            "completion/complete",
+            json!({"ref": {"type": "ref/resource", "uri": "limina://entity/{id}"}, "argument": {"name": "entity", "value": ""}}),
+            -32602,
+            "`entity`",
+        ),
         (
             "completion/complete",
             json!({"ref": {"type": "ref/prompt", "name": "summon"}, "argument": {"name": "x", "value": ""}}),

@@ -300,7 +300,8 @@ impl ResourceSource for PackageResource {
         prefix: &str,
         limit: usize,
     ) -> Option<Vec<String>> {
-        if !self.decl.template || template != self.decl.uri {
+        let placeholder = format!("{{{variable}}}");
+        if !self.decl.template || template != self.decl.uri || !template.contains(&placeholder) {
             return None;
         }
         Some(registry.offered_completion(

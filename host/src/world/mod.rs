@@ -240,9 +240,11 @@ impl World {
 /// Gives every world value its own [`World::instance`].
 static NEXT_INSTANCE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
-/// `ent_<n>` → n.
-fn parse_entity_id(id: &str) -> Option<u64> {
-    id.strip_prefix("ent_")?.parse().ok()
+/// `ent_<n>` → n. Only the spelling [`entity_id`] gives: `ent_01` or `ent_+1` name nothing,
+/// so an entity has one id (and one resource URI, which subscriptions match exactly).
+pub fn parse_entity_id(id: &str) -> Option<u64> {
+    let number = id.strip_prefix("ent_")?.parse().ok()?;
+    (entity_id(number) == id).then_some(number)
 }
 
 /// The id of entity `number` (`ent_<n>`), as skills and state sync name it.

@@ -165,7 +165,7 @@ impl Server {
                 match registry.complete_template(&caller, template, name, value, wanted) {
                     Some(values) => values,
                     // A template the session may not read completes to nothing.
-                    None if registry.template_exists(template) => Vec::new(),
+                    None if registry.template_has(template, name) => Vec::new(),
                     None => {
                         return Err(invalid(format!(
                             "no resource template `{template}` with a variable `{name}`; resources/templates/list shows them"

@@ -314,13 +314,15 @@ impl Registry {
             .find_map(|s| s.complete(self, caller, template, variable, prefix, limit))
     }
 
-    /// Whether some source `caller` may not read has `template` (completion says nothing
-    /// rather than that it does not exist).
-    pub fn template_exists(&self, template: &str) -> bool {
-        self.resources
-            .sources
-            .iter()
-            .any(|s| s.templates().iter().any(|t| t.uri_template == template))
+    /// Whether some source has `template` with the variable `variable` (completing it for a
+    /// caller who may not read it says nothing rather than that it does not exist).
+    pub fn template_has(&self, template: &str, variable: &str) -> bool {
+        let placeholder = format!("{{{variable}}}");
+        self.resources.sources.iter().any(|s| {
+            s.templates()
+                .iter()
+                .any(|t| t.uri_template == template && template.contains(&placeholder))
+        })
     }
 
     /// The URIs the world's `changes` touched, over every source (`issued_before`: the last

@@ -184,7 +184,8 @@ fn profiles_and_allow_lists_hide_what_a_session_may_not_read() {
         r.complete_template(&blind, "limina://entity/{id}", "id", "", 10)
             .is_none()
     );
-    assert!(r.template_exists("limina://entity/{id}"));
+    assert!(r.template_has("limina://entity/{id}", "id"));
+    assert!(!r.template_has("limina://entity/{id}", "entity"));
 }
 
 #[test]

@@ -8,7 +8,7 @@ use crate::call::{ErrorCode, Failure};
 use crate::limits::{MAX_SCENE_RESOURCE_ENTITIES, TRACE_EVENT_TTL_MS};
 use crate::policy::Permission;
 use crate::registry::{Caller, Registry};
-use crate::world::{ChangeSet, World, entity_id};
+use crate::world::{ChangeSet, World, entity_id, parse_entity_id};
 use serde_json::{Value, json};
 use std::sync::Arc;
 
@@ -251,8 +251,7 @@ impl ResourceSource for EntitySource {
     ) -> Result<Option<Contents>, Failure> {
         let world = &registry.realm().world;
         let view = variable(uri, ENTITY)
-            .and_then(|id| id.strip_prefix("ent_"))
-            .and_then(|n| n.parse::<u64>().ok())
+            .and_then(parse_entity_id)
             .and_then(|n| world.entity_view(n));
         Ok(view.map(|v| live(uri, &v)))
     }
