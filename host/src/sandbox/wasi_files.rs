@@ -19,7 +19,9 @@ use std::collections::{BTreeMap, HashMap};
 use std::os::unix::fs::MetadataExt;
 use std::sync::Arc;
 use wasmtime::StoreContextMut;
-use wasmtime::component::{Linker, Resource, ResourceTable};
+use wasmtime::component::{
+    ComponentNamedList, Lift, Linker, LinkerInstance, Lower, Resource, ResourceTable,
+};
 use wasmtime_wasi::filesystem::{Descriptor, WasiFilesystemCtxView};
 use wasmtime_wasi::p2::bindings::sync::filesystem::types::{
     self as fs, DescriptorFlags, DescriptorType, ErrorCode, Filesize, HostDescriptor, OpenFlags,
@@ -479,81 +481,82 @@ fn metered<T>(
 
 fn shadow_streams(linker: &mut Linker<GuestState>) -> Result<()> {
     let mut io = linker.instance(STREAMS)?;
-    for (name, blocking) in [
-        ("[method]output-stream.write", false),
-        ("[method]output-stream.blocking-write-and-flush", true),
-    ] {
-        io.func_wrap(
-            name,
-            move |mut store: Store<'_>, (stream, bytes): (Resource<OutputStream>, Vec<u8>)| {
-                let (rep, len) = (stream.rep(), bytes.len() as u64);
-                metered(
-                    store.data_mut(),
-                    rep,
-                    len,
-                    |table| {
-                        if blocking {
-                            HostOutputStream::blocking_write_and_flush(table, stream, bytes)
-                        } else {
-                            HostOutputStream::write(table, stream, bytes)
-                        }
-                    },
-                    |_| len,
-                )
-            },
-        )?;
-    }
-    for (name, blocking) in [
-        ("[method]output-stream.write-zeroes", false),
-        (
+    shadow_write(
+        &mut io,
+        [
+            "[method]output-stream.write",
+            "[method]output-stream.blocking-write-and-flush",
+        ],
+        |(stream, bytes): &(Resource<OutputStream>, Vec<u8>)| (stream.rep(), bytes.len() as u64),
+        |table, (stream, bytes), blocking| {
+            if blocking {
+                HostOutputStream::blocking_write_and_flush(table, stream, bytes)
+            } else {
+                HostOutputStream::write(table, stream, bytes)
+            }
+        },
+        |_, len| len,
+    )?;
+    shadow_write(
+        &mut io,
+        [
+            "[method]output-stream.write-zeroes",
             "[method]output-stream.blocking-write-zeroes-and-flush",
-            true,
-        ),
-    ] {
-        io.func_wrap(
-            name,
-            move |mut store: Store<'_>, (stream, len): (Resource<OutputStream>, u64)| {
-                let rep = stream.rep();
-                metered(
-                    store.data_mut(),
-                    rep,
-                    len,
-                    |table| {
-                        if blocking {
-                            HostOutputStream::blocking_write_zeroes_and_flush(table, stream, len)
-                        } else {
-                            HostOutputStream::write_zeroes(table, stream, len)
-                        }
-                    },
-                    |_| len,
-                )
-            },
-        )?;
-    }
-    for (name, blocking) in [
-        ("[method]output-stream.splice", false),
-        ("[method]output-stream.blocking-splice", true),
-    ] {
-        io.func_wrap(
-            name,
-            move |mut store: Store<'_>,
-                  (dst, src, len): (Resource<OutputStream>, Resource<InputStream>, u64)| {
-                let rep = dst.rep();
-                metered(
-                    store.data_mut(),
-                    rep,
-                    len,
-                    |table| {
-                        if blocking {
-                            HostOutputStream::blocking_splice(table, dst, src, len)
-                        } else {
-                            HostOutputStream::splice(table, dst, src, len)
-                        }
-                    },
-                    |n| *n,
-                )
-            },
-        )?;
+        ],
+        |(stream, len): &(Resource<OutputStream>, u64)| (stream.rep(), *len),
+        |table, (stream, len), blocking| {
+            if blocking {
+                HostOutputStream::blocking_write_zeroes_and_flush(table, stream, len)
+            } else {
+                HostOutputStream::write_zeroes(table, stream, len)
+            }
+        },
+        |_, len| len,
+    )?;
+    shadow_write(
+        &mut io,
+        [
+            "[method]output-stream.splice",
+            "[method]output-stream.blocking-splice",
+        ],
+        |(dst, _, len): &(Resource<OutputStream>, Resource<InputStream>, u64)| (dst.rep(), *len),
+        |table, (dst, src, len), blocking| {
+            if blocking {
+                HostOutputStream::blocking_splice(table, dst, src, len)
+            } else {
+                HostOutputStream::splice(table, dst, src, len)
+            }
+        },
+        |spliced, _| *spliced,
+    )
+}
+
+/// Shadows one write of `output-stream`, under its plain and its blocking name (`names`, in
+/// that order), with a metered one: `target` gives the stream and the most the write may
+/// write, `write` writes (blocking or not), `written` what it wrote (from its reply and that
+/// most).
+fn shadow_write<A, T>(
+    io: &mut LinkerInstance<'_, GuestState>,
+    names: [&str; 2],
+    target: fn(&A) -> (u32, u64),
+    write: fn(&mut ResourceTable, A, bool) -> wasmtime_wasi::p2::StreamResult<T>,
+    written: fn(&T, u64) -> u64,
+) -> Result<()>
+where
+    A: ComponentNamedList + Lift + 'static,
+    (Result<T, StreamError>,): ComponentNamedList + Lower + 'static,
+{
+    for (name, blocking) in names.into_iter().zip([false, true]) {
+        io.func_wrap(name, move |mut store: Store<'_>, args: A| {
+            let (rep, most) = target(&args);
+            metered(
+                store.data_mut(),
+                rep,
+                most,
+                |table| write(table, args, blocking),
+                |reply| written(reply, most),
+            )
+        })?;
     }
     Ok(())
 }
