@@ -564,30 +564,25 @@ where
 fn shadow_stdio(linker: &mut Linker<GuestState>) -> Result<()> {
     use wasmtime_wasi::cli::WasiCliCtxView;
     use wasmtime_wasi::p2::bindings::cli::{stderr, stdout};
-    linker
-        .instance(STDOUT)?
-        .func_wrap("get-stdout", |mut store: Store<'_>, (): ()| {
-            let state = store.data_mut();
-            let (ctx, table) = state.wasi_parts();
-            let stream = stdout::Host::get_stdout(&mut WasiCliCtxView {
-                ctx: ctx.cli(),
-                table,
+    type Get = fn(&mut WasiCliCtxView<'_>) -> wasmtime::Result<Resource<OutputStream>>;
+    let gets: [(&str, &str, Get); 2] = [
+        (STDOUT, "get-stdout", |cli| stdout::Host::get_stdout(cli)),
+        (STDERR, "get-stderr", |cli| stderr::Host::get_stderr(cli)),
+    ];
+    for (instance, name, get) in gets {
+        linker
+            .instance(instance)?
+            .func_wrap(name, move |mut store: Store<'_>, (): ()| {
+                let state = store.data_mut();
+                let (ctx, table) = state.wasi_parts();
+                let stream = get(&mut WasiCliCtxView {
+                    ctx: ctx.cli(),
+                    table,
+                })?;
+                state.files.streams.remove(&stream.rep());
+                Ok((stream,))
             })?;
-            state.files.streams.remove(&stream.rep());
-            Ok((stream,))
-        })?;
-    linker
-        .instance(STDERR)?
-        .func_wrap("get-stderr", |mut store: Store<'_>, (): ()| {
-            let state = store.data_mut();
-            let (ctx, table) = state.wasi_parts();
-            let stream = stderr::Host::get_stderr(&mut WasiCliCtxView {
-                ctx: ctx.cli(),
-                table,
-            })?;
-            state.files.streams.remove(&stream.rep());
-            Ok((stream,))
-        })?;
+    }
     Ok(())
 }
 
