@@ -11,6 +11,7 @@ use crate::files::FileAccess;
 use crate::limits::PackageLimits;
 use crate::policy::Permissions;
 use crate::realm::Realm;
+use crate::trace::NewEvent;
 use anyhow::{Context, Result, anyhow};
 use std::sync::Arc;
 use wasmtime::component::{Component, InstancePre, Linker};
@@ -47,6 +48,24 @@ pub(super) struct ActiveCall {
     /// CPU the host spent on the guest's behalf (drawing its pictures): fuel does not count
     /// it, so it is charged beside the fuel.
     pub host_cpu: std::time::Duration,
+}
+
+impl ActiveCall {
+    /// Writes an event of the call: attributed to the calling agent in its session, caused
+    /// by the invocation, and kept among the events the call emitted; returns its id.
+    pub fn emit(&mut self, kind: &str, payload: serde_json::Value) -> String {
+        let invocation = self.info.invocation_id.as_str();
+        let id = self.realm.tracer.emit(NewEvent {
+            kind,
+            actor_id: &self.info.agent_id,
+            thread_id: &self.info.session_id,
+            parent_event_id: Some(invocation),
+            caused_by: vec![invocation],
+            payload,
+        });
+        self.events.push(id.clone());
+        id
+    }
 }
 
 /// Who is calling, with what, and within which limits.

@@ -7,7 +7,6 @@ use super::bindings::SkillError;
 use super::instance::{ActiveCall, CallFailure, CallOutcome, GuestState};
 use crate::net::Reach;
 use crate::net::{NetCall, NetUsage};
-use crate::trace::NewEvent;
 use serde_json::json;
 
 impl GuestState {
@@ -32,9 +31,9 @@ impl GuestState {
 /// Closes the call's requests (a body left unread can no longer be read), traces each one and
 /// returns what they cost.
 pub(super) fn close_requests(active: &mut ActiveCall, package: &str, net: NetCall) -> NetUsage {
-    let info = &active.info;
     for record in &net.records {
         record.close();
+        let info = &active.info;
         let (kind, payload) = match record.refusal() {
             None => ("net.request", record.request_payload(package, &info.skill)),
             Some((rule, reason)) => (
@@ -68,15 +67,7 @@ pub(super) fn close_requests(active: &mut ActiveCall, package: &str, net: NetCal
                 record.method, record.scheme, record.host, record.port, record.path
             ));
         }
-        let id = active.realm.tracer.emit(NewEvent {
-            kind: kind.into(),
-            actor_id: info.agent_id.clone(),
-            thread_id: info.session_id.clone(),
-            parent_event_id: Some(info.invocation_id.clone()),
-            caused_by: vec![info.invocation_id.clone()],
-            payload,
-        });
-        active.events.push(id);
+        active.emit(kind, payload);
     }
     NetUsage::of(&net.records)
 }

@@ -6,7 +6,6 @@
 
 use super::instance::GuestState;
 use crate::policy::Permission;
-use crate::trace::NewEvent;
 use anyhow::Result;
 use serde_json::json;
 use wasmtime::StoreContextMut;
@@ -47,13 +46,7 @@ impl GuestState {
         if !call.info.grants.contains(Permission::SecretsRead) {
             if !call.secrets_refused {
                 call.secrets_refused = true;
-                let id = call.realm.tracer.emit(NewEvent {
-                    kind: "security.permission.denied".into(),
-                    actor_id: call.info.agent_id.clone(),
-                    thread_id: call.info.session_id.clone(),
-                    parent_event_id: Some(call.info.invocation_id.clone()),
-                    caused_by: vec![call.info.invocation_id.clone()],
-                    payload: json!({
+                call.emit("security.permission.denied", json!({
                         "boundary": "secrets",
                         "skill": call.info.skill,
                         "package": &*package,
@@ -62,9 +55,7 @@ impl GuestState {
                         "reason": "the session's profile does not hold secrets.read, so the guest sees no secrets",
                         "agentId": call.info.agent_id,
                         "sessionId": call.info.session_id,
-                    }),
-                });
-                call.events.push(id);
+                    }));
             }
             return Vec::new();
         }

@@ -12,7 +12,6 @@
 
 use super::instance::GuestState;
 use crate::files::FileAccess;
-use crate::trace::NewEvent;
 use anyhow::Result;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap};
@@ -133,15 +132,7 @@ impl GuestState {
         if let (Some(out), Value::Object(detail)) = (payload.as_object_mut(), refusal.detail) {
             out.extend(detail);
         }
-        let id = call.realm.tracer.emit(NewEvent {
-            kind: "security.permission.denied".into(),
-            actor_id: call.info.agent_id.clone(),
-            thread_id: call.info.session_id.clone(),
-            parent_event_id: Some(call.info.invocation_id.clone()),
-            caused_by: vec![call.info.invocation_id.clone()],
-            payload,
-        });
-        call.events.push(id);
+        call.emit("security.permission.denied", payload);
     }
 
     /// Reserves `bytes` of the package's write quota for a write to `place`, tracing a refusal.
@@ -190,20 +181,15 @@ impl GuestState {
             return;
         };
         for ((volume, path), bytes) in written {
-            let id = call.realm.tracer.emit(NewEvent {
-                kind: "files.write".into(),
-                actor_id: call.info.agent_id.clone(),
-                thread_id: call.info.session_id.clone(),
-                parent_event_id: Some(call.info.invocation_id.clone()),
-                caused_by: vec![call.info.invocation_id.clone()],
-                payload: json!({
+            call.emit(
+                "files.write",
+                json!({
                     "package": &*package,
                     "volume": &*volume,
                     "path": path,
                     "bytes": bytes,
                 }),
-            });
-            call.events.push(id);
+            );
         }
     }
 

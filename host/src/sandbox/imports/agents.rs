@@ -5,7 +5,6 @@ use super::v3;
 use crate::policy::Permission;
 use crate::sandbox::bindings::limina::skill::types::WorldError;
 use crate::sandbox::instance::{ActiveCall, GuestState};
-use crate::trace::NewEvent;
 use crate::world::{ApproachTarget, Heard};
 use serde_json::{Value, json};
 
@@ -87,15 +86,7 @@ macro_rules! versioned {
             /// Writes an event attributed to the calling agent, caused by the invocation, and lets nearby
             /// agents perceive it; returns the event id.
             fn emit_heard(call: &mut ActiveCall, kind: String, payload: Value) -> String {
-                let id = call.realm.tracer.emit(NewEvent {
-                    kind: kind.clone(),
-                    actor_id: call.info.agent_id.clone(),
-                    thread_id: call.info.session_id.clone(),
-                    parent_event_id: Some(call.info.invocation_id.clone()),
-                    caused_by: vec![call.info.invocation_id.clone()],
-                    payload: payload.clone(),
-                });
-                call.events.push(id.clone());
+                let id = call.emit(&kind, payload.clone());
                 let tick = call.realm.world.tick();
                 call.realm.world.hear(Heard {
                     event_id: id.clone(),

@@ -19,7 +19,6 @@ mod ui;
 use super::bindings::limina::skill::types::{Vec3, WorldError};
 use super::instance::{ActiveCall, GuestState};
 use crate::policy::Permission;
-use crate::trace::NewEvent;
 use crate::world;
 use serde_json::json;
 
@@ -36,13 +35,9 @@ impl GuestState {
             ));
         };
         if !call.info.grants.contains(needs) {
-            let id = call.realm.tracer.emit(NewEvent {
-                kind: "security.permission.denied".into(),
-                actor_id: call.info.agent_id.clone(),
-                thread_id: call.info.session_id.clone(),
-                parent_event_id: Some(call.info.invocation_id.clone()),
-                caused_by: vec![call.info.invocation_id.clone()],
-                payload: json!({
+            call.emit(
+                "security.permission.denied",
+                json!({
                     "boundary": "host-import",
                     "skill": call.info.skill,
                     "package": &*package,
@@ -50,8 +45,7 @@ impl GuestState {
                     "agentId": call.info.agent_id,
                     "sessionId": call.info.session_id,
                 }),
-            });
-            call.events.push(id);
+            );
             return Err(WorldError::Forbidden(format!(
                 "missing permission: {needs}"
             )));

@@ -2,7 +2,6 @@
 
 use crate::sandbox::bindings::limina::skill::types::WorldError;
 use crate::sandbox::instance::GuestState;
-use crate::trace::NewEvent;
 use serde_json::Value;
 
 // The same imports for both contract versions: `limina:skill@0.1.0` and `@0.2.0` name
@@ -27,15 +26,7 @@ macro_rules! versioned {
                     let payload: Value = serde_json::from_str(&payload).map_err(|e| {
                         WorldError::Invalid(format!("`payload` is not valid JSON: {e}"))
                     })?;
-                    let id = call.realm.tracer.emit(NewEvent {
-                        kind: format!("{package}.{kind}"),
-                        actor_id: call.info.agent_id.clone(),
-                        thread_id: call.info.session_id.clone(),
-                        parent_event_id: Some(call.info.invocation_id.clone()),
-                        caused_by: vec![call.info.invocation_id.clone()],
-                        payload,
-                    });
-                    call.events.push(id.clone());
+                    let id = call.emit(&format!("{package}.{kind}"), payload);
                     Ok(id)
                 }
             }
