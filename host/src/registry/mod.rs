@@ -41,7 +41,7 @@ pub use latency::{LatencyReport, LatencySource, LatencyWindow};
 pub use load::HOST_SESSION;
 pub use reload::{ConfigLoader, Reconfiguration};
 pub use response::{Metadata, Response};
-pub use schema::Schema;
+pub use schema::{Schema, standardize};
 
 use crate::call::CallControl;
 use crate::limits::PackageLimits;
