@@ -5,7 +5,7 @@
 //! deadline, so a provider that does not answer refuses a request instead of holding it.
 
 use crate::limits::IDENTITY_MAX_DOCUMENT_BYTES;
-use crate::net::TlsRoots;
+use crate::net::{HttpUrl, TlsRoots};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::Request;
@@ -52,8 +52,8 @@ impl Fetcher {
     }
 
     async fn send(&self, url: &str, form: Option<Form>) -> Result<Value, String> {
-        let target = Target::parse(url)?;
-        let addr = target.address().await?;
+        let target = HttpUrl::parse(url)?;
+        let addr = address(&target).await?;
         let tls = target.https.then(|| crate::net::connect::Tls {
             name: target.host.as_str(),
             config: self.roots.client_config(),
@@ -107,61 +107,27 @@ impl Fetcher {
     }
 }
 
-/// A provider URL, parsed.
-struct Target {
-    https: bool,
-    host: String,
-    port: u16,
-    authority: String,
-    path: String,
-}
-
-impl Target {
-    fn parse(url: &str) -> Result<Target, String> {
-        let uri: hyper::Uri = url.parse().map_err(|e| format!("`{url}`: {e}"))?;
-        let https = match uri.scheme_str() {
-            Some("https") => true,
-            Some("http") => false,
-            _ => return Err(format!("`{url}` is neither http nor https")),
-        };
-        let host = uri
-            .host()
-            .ok_or_else(|| format!("`{url}` names no host"))?
-            .trim_matches(['[', ']'])
-            .to_string();
-        Ok(Target {
-            https,
-            port: uri.port_u16().unwrap_or(if https { 443 } else { 80 }),
-            authority: uri
-                .authority()
-                .map_or_else(|| host.clone(), |a| a.as_str().to_string()),
-            path: uri.path_and_query().map_or("/", |p| p.as_str()).to_string(),
-            host,
-        })
-    }
-
-    /// The first address the host may reach, resolved without blocking the runtime.
-    async fn address(&self) -> Result<SocketAddr, String> {
-        let ips: Vec<IpAddr> = match self.host.parse::<IpAddr>() {
-            Ok(ip) => vec![ip],
-            Err(_) => tokio::net::lookup_host((self.host.as_str(), self.port))
-                .await
-                .map_err(|e| format!("`{}` could not be resolved: {e}", self.host))?
-                .map(|a| a.ip())
-                .collect(),
-        };
-        let reachable = |ip: &IpAddr| {
-            crate::net::address::special(*ip) != Some("a cloud metadata address")
-                && (self.https || ip.is_loopback())
-        };
-        let ip = ips.into_iter().find(reachable).ok_or_else(|| {
-            format!(
-                "`{}` resolves to no address the host may reach (plain http reaches loopback only)",
-                self.host
-            )
-        })?;
-        Ok(SocketAddr::new(ip, self.port))
-    }
+/// The first address of `target` the host may reach, resolved without blocking the runtime.
+async fn address(target: &HttpUrl) -> Result<SocketAddr, String> {
+    let ips: Vec<IpAddr> = match target.host.parse::<IpAddr>() {
+        Ok(ip) => vec![ip],
+        Err(_) => tokio::net::lookup_host((target.host.as_str(), target.port))
+            .await
+            .map_err(|e| format!("`{}` could not be resolved: {e}", target.host))?
+            .map(|a| a.ip())
+            .collect(),
+    };
+    let reachable = |ip: &IpAddr| {
+        crate::net::address::special(*ip) != Some("a cloud metadata address")
+            && (target.https || ip.is_loopback())
+    };
+    let ip = ips.into_iter().find(reachable).ok_or_else(|| {
+        format!(
+            "`{}` resolves to no address the host may reach (plain http reaches loopback only)",
+            target.host
+        )
+    })?;
+    Ok(SocketAddr::new(ip, target.port))
 }
 
 #[cfg(test)]

@@ -21,12 +21,14 @@
 pub mod address;
 mod body;
 pub(crate) mod connect;
+pub mod http_url;
 pub mod ledger;
 pub mod outgoing;
 mod reach;
 pub mod resolve;
 pub mod tls;
 
+pub use http_url::HttpUrl;
 pub use ledger::{NetUsage, Record};
 pub use outgoing::{NetCall, NetHooks};
 pub use reach::Reach;

@@ -16,6 +16,7 @@ use crate::call::{Cancel, ProgressSink};
 use crate::limits::UPSTREAM_MESSAGE_BYTES;
 use crate::mcp::wire::Revision;
 use crate::mcp::wire::modern::VERSION_KEY;
+use crate::net::HttpUrl;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::Request;
@@ -49,26 +50,16 @@ pub struct Endpoint {
 impl Endpoint {
     /// Parses `url` (already checked by the configuration).
     pub fn parse(url: &str) -> Result<Endpoint, String> {
-        let uri: hyper::Uri = url.parse().map_err(|e| format!("`{url}`: {e}"))?;
-        let https = match uri.scheme_str() {
-            Some("https") => true,
-            Some("http") => false,
-            _ => return Err(format!("`{url}` is neither http nor https")),
-        };
-        let host = uri
-            .host()
-            .ok_or_else(|| format!("`{url}` names no host"))?
-            .trim_matches(['[', ']'])
-            .to_string();
-        let port = uri.port_u16().unwrap_or(if https { 443 } else { 80 });
-        let authority = uri
-            .authority()
-            .map(|a| a.as_str().to_string())
-            .unwrap_or_else(|| host.clone());
+        let HttpUrl {
+            https,
+            host,
+            port,
+            authority,
+            path,
+        } = HttpUrl::parse(url)?;
         // Held to the path rule like every path the host sends (`grants::path`).
         let path =
-            crate::grants::path::normalize_target(uri.path_and_query().map_or("/", |p| p.as_str()))
-                .map_err(|e| format!("`{url}`: {e}"))?;
+            crate::grants::path::normalize_target(&path).map_err(|e| format!("`{url}`: {e}"))?;
         Ok(Endpoint {
             https,
             host,
