@@ -8,6 +8,7 @@ use super::config::IntrospectionConfig;
 use super::fetch::{Fetcher, Form};
 use super::provider::Provider;
 use super::refusal::Refusal;
+use crate::net::form;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Map, Value};
@@ -30,7 +31,7 @@ pub async fn introspect(
             .map_err(|reason| Refusal::Unavailable { reason })?,
     };
     let form = Form {
-        body: format!("token={}&token_type_hint=access_token", form_encode(token)),
+        body: format!("token={}&token_type_hint=access_token", form::encode(token)),
         authorization: basic(&config.client_id, &config.client_secret),
     };
     let answer = fetcher
@@ -73,24 +74,9 @@ fn read(
     Ok((answer, exp))
 }
 
-/// `application/x-www-form-urlencoded` for a value.
-fn form_encode(value: &str) -> String {
-    let mut out = String::with_capacity(value.len());
-    for b in value.bytes() {
-        match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
-                out.push(b as char)
-            }
-            b' ' => out.push('+'),
-            _ => out.push_str(&format!("%{b:02X}")),
-        }
-    }
-    out
-}
-
 /// `client_secret_basic` (RFC 6749 §2.3.1: each part form-encoded first).
 fn basic(id: &str, secret: &str) -> String {
-    let pair = format!("{}:{}", form_encode(id), form_encode(secret));
+    let pair = format!("{}:{}", form::encode(id), form::encode(secret));
     format!("Basic {}", STANDARD.encode(pair))
 }
 
@@ -128,7 +114,6 @@ mod tests {
 
     #[test]
     fn credentials_are_form_encoded_then_base64() {
-        assert_eq!(form_encode("a b&c=d/é"), "a+b%26c%3Dd%2F%C3%A9");
         assert_eq!(
             basic("id", "s:e"),
             format!("Basic {}", STANDARD.encode("id:s%3Ae"))

@@ -21,6 +21,7 @@
 pub mod address;
 mod body;
 pub(crate) mod connect;
+pub mod form;
 pub mod http_url;
 pub mod ledger;
 pub mod outgoing;

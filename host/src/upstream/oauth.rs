@@ -5,6 +5,7 @@
 
 use super::http::{Endpoint, post, read_body};
 use crate::limits::UPSTREAM_TOKEN_REFRESH_MARGIN_MS;
+use crate::net::form;
 use serde_json::Value;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -111,12 +112,12 @@ async fn fetch(
 ) -> Result<(String, Duration), String> {
     let mut form = format!(
         "grant_type=client_credentials&client_id={}&client_secret={}",
-        form_encode(client_id),
-        form_encode(secret)
+        form::encode(client_id),
+        form::encode(secret)
     );
     if !scopes.is_empty() {
         form.push_str("&scope=");
-        form.push_str(&form_encode(&scopes.join(" ")));
+        form.push_str(&form::encode(&scopes.join(" ")));
     }
     let headers = vec![
         (
@@ -161,27 +162,4 @@ async fn fetch(
         .filter(|s| s.is_finite() && *s > 0.0)
         .map_or(DEFAULT_LIFETIME, Duration::from_secs_f64);
     Ok((token.to_string(), lifetime))
-}
-
-/// `application/x-www-form-urlencoded` for one value.
-fn form_encode(value: &str) -> String {
-    let mut out = String::new();
-    for byte in value.bytes() {
-        match byte {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'*' => {
-                out.push(byte as char)
-            }
-            b' ' => out.push('+'),
-            other => out.push_str(&format!("%{other:02X}")),
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn form_values_are_encoded() {
-        assert_eq!(super::form_encode("a b&c=d/é"), "a+b%26c%3Dd%2F%C3%A9");
-    }
 }
