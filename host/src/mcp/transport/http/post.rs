@@ -4,7 +4,9 @@
 //! waits for its reply, sent as one JSON body ([`json_reply`]) or, when it asked for progress
 //! or may be asked about (approval), as an SSE stream ([`streamed_reply`]).
 
-use super::session::{HttpSession, end_session, forward, open_session, session, with_session};
+use super::session::{
+    HttpSession, end_session, forward, forward_request, open_session, session, with_session,
+};
 use super::{
     Body, READ_TIMEOUT, REPLY_TIMEOUT, Shared, empty, full, json_response, modern, rpc_error,
     sse_headers, stateless,
@@ -235,14 +237,7 @@ async fn classic(
     // A call may be put to a person (approval): its response must be able to carry the question.
     let asks = method == Some("tools/call") && session.elicits.load(Ordering::Relaxed);
     let stream = (token.is_some() || asks) && posted.streams;
-    let (tx, rx) = mpsc::channel(64);
-    session
-        .routes
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .waiting
-        .insert(id.to_string(), (token, tx));
-    forward(&shared, &session, &posted.text);
+    let rx = forward_request(&shared, &session, &id, token, &posted.text);
     if stream {
         let response = streamed_reply(rx);
         return with_session(response, &shared, &session, initialized);

@@ -211,6 +211,27 @@ pub(super) fn forward(shared: &Shared, session: &HttpSession, text: &str) {
     });
 }
 
+/// Hands request `id` to the engine and gives back where its reply and the messages about
+/// it (progress under `token`, questions) will come, each marked whether it is the reply.
+/// The request waits before it is forwarded, so nothing it causes can miss it.
+pub(super) fn forward_request(
+    shared: &Shared,
+    session: &HttpSession,
+    id: &Value,
+    token: Option<String>,
+    text: &str,
+) -> mpsc::Receiver<(bool, Text)> {
+    let (tx, rx) = mpsc::channel(64);
+    session
+        .routes
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .waiting
+        .insert(id.to_string(), (token, tx));
+    forward(shared, session, text);
+    rx
+}
+
 /// Registers a new session under a fresh id and names it in the response.
 pub(super) fn with_session(
     mut response: Response<Body>,

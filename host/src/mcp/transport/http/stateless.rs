@@ -7,7 +7,7 @@
 
 use super::modern::{self, Refusal};
 use super::post::Posted;
-use super::session::{HttpSession, end_session, forward, open_session};
+use super::session::{HttpSession, end_session, forward, forward_request, open_session};
 use super::{Body, REPLY_TIMEOUT, Shared, empty, full, json_response, sse_headers};
 use crate::mcp::engine::outbox::Frame as Text;
 use crate::mcp::transport::edge::Grant;
@@ -84,14 +84,7 @@ pub(super) async fn post(
     if message["method"] == "subscriptions/listen" {
         return listen(guard, &text);
     }
-    let (tx, rx) = mpsc::channel(64);
-    session
-        .routes
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .waiting
-        .insert(id.to_string(), (None, tx));
-    forward(&shared, &session, &text);
+    let rx = forward_request(&shared, &session, &id, None, &text);
     if streams && message.pointer("/params/_meta/progressToken").is_some() {
         return streamed(guard, rx);
     }
