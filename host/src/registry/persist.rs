@@ -6,6 +6,7 @@ use super::{Caller, Registry};
 use crate::persistence::journal::{self, Author};
 use crate::persistence::writer::Outcome;
 use crate::persistence::{Started, WorldStore};
+use crate::realm::Realm;
 use crate::trace::NewEvent;
 use crate::world::Op;
 use anyhow::Result;
@@ -82,13 +83,9 @@ impl Registry {
     }
 
     fn write_checkpoint(&mut self, reason: &str, replaced: bool) -> Result<Option<Value>> {
-        let Some(store) = self.world_store.as_mut() else {
+        let Some((store, realm)) = self.kept_world() else {
             return Ok(None);
         };
-        let realm = self
-            .realm
-            .as_deref_mut()
-            .expect("the realm is home between calls");
         let earlier = store.wait_all(realm);
         let summary = store.checkpoint(realm, reason, replaced);
         for done in earlier {
@@ -98,6 +95,17 @@ impl Registry {
             self.trace_checkpointed(summary.clone());
         }
         summary.map(Some)
+    }
+
+    /// The store keeping the world and the realm whose world it keeps; `None` when the world
+    /// is not kept.
+    fn kept_world(&mut self) -> Option<(&mut WorldStore, &mut Realm)> {
+        let store = self.world_store.as_mut()?;
+        let realm = self
+            .realm
+            .as_deref_mut()
+            .expect("the realm is home between calls");
+        Some((store, realm))
     }
 
     /// Traces `world.checkpointed` for a checkpoint that was written, logs one that was not.
@@ -122,26 +130,17 @@ impl Registry {
     /// Starts a checkpoint for a `world.checkpoint` call run off the engine: the snapshot
     /// taken now, the outcome for [`Registry::finish_checkpoint`].
     pub(super) fn start_checkpoint_for_call(&mut self) -> Result<Option<Started>> {
-        let Some(store) = self.world_store.as_mut() else {
+        let Some((store, realm)) = self.kept_world() else {
             return Ok(None);
         };
-        let realm = self
-            .realm
-            .as_deref_mut()
-            .expect("the realm is home between calls");
         store.start_for_call(realm, "asked for", false).map(Some)
     }
 
     /// Ends a checkpoint started for a call with its writer's outcome, traced.
     pub(super) fn finish_checkpoint(&mut self, seq: u64, outcome: Outcome) -> Result<Value> {
-        let store = self
-            .world_store
-            .as_mut()
+        let (store, realm) = self
+            .kept_world()
             .expect("a checkpoint was started, so the world is kept");
-        let realm = self
-            .realm
-            .as_deref_mut()
-            .expect("the realm is home between calls");
         let done = store.finish(realm, seq, outcome);
         if let Ok(summary) = &done {
             self.trace_checkpointed(summary.clone());
