@@ -35,39 +35,42 @@ pub fn hold() -> io::Result<()> {
 /// Waits on a thread of its own for a held termination signal; then runs `flush` and exits
 /// with 128 + the signal's number.
 pub fn exit_after(flush: impl FnOnce() + Send + 'static) -> io::Result<()> {
-    std::thread::Builder::new()
-        .name("termination".into())
-        .spawn(move || {
-            let set = signal_set();
-            let mut signal: libc::c_int = 0;
-            // SAFETY: waits for one of the signals in an initialized set, held in this thread.
-            while unsafe { libc::sigwait(&set, &mut signal) } != 0 {}
-            crate::log::info("stopping: sending the last OpenTelemetry spans first");
-            flush();
-            std::process::exit(128 + signal);
-        })
-        .map(drop)
+    take_signals(move |next| {
+        let signal = next();
+        crate::log::info("stopping: sending the last OpenTelemetry spans first");
+        flush();
+        std::process::exit(128 + signal);
+    })
 }
 
 /// Waits on a thread of its own for held termination signals and calls `stop` with each of
 /// the first two (the host drains, then stops cleanly; the second cuts the drain short); a
 /// third exits at once with 128 + its number.
 pub fn stop_on(stop: impl Fn(libc::c_int) + Send + 'static) -> io::Result<()> {
+    take_signals(move |next| {
+        stop(next());
+        stop(next());
+        let signal = next();
+        crate::log::warn("a third termination signal: exiting at once, without a checkpoint");
+        std::process::exit(128 + signal);
+    })
+}
+
+/// Starts the thread that takes the held termination signals and runs `take` there, given
+/// what waits for the next one and returns its number.
+fn take_signals(take: impl FnOnce(&dyn Fn() -> libc::c_int) + Send + 'static) -> io::Result<()> {
     std::thread::Builder::new()
         .name("termination".into())
         .spawn(move || {
             let set = signal_set();
-            let mut signal: libc::c_int = 0;
-            // SAFETY: waits for one of the signals in an initialized set, held in this thread.
-            while unsafe { libc::sigwait(&set, &mut signal) } != 0 {}
-            stop(signal);
-            // SAFETY: as above.
-            while unsafe { libc::sigwait(&set, &mut signal) } != 0 {}
-            stop(signal);
-            // SAFETY: as above.
-            while unsafe { libc::sigwait(&set, &mut signal) } != 0 {}
-            crate::log::warn("a third termination signal: exiting at once, without a checkpoint");
-            std::process::exit(128 + signal);
+            let next = || {
+                let mut signal: libc::c_int = 0;
+                // SAFETY: waits for one of the signals in an initialized set, held in this
+                // thread.
+                while unsafe { libc::sigwait(&set, &mut signal) } != 0 {}
+                signal
+            };
+            take(&next);
         })
         .map(drop)
 }
