@@ -474,9 +474,9 @@ impl Store {
         self.pin_blocks
     }
 
-    /// Syncs everything written so far now, whatever `[trace] fsync` says: a world
-    /// checkpoint names the last event it covers, which must be on disk first.
-    pub fn sync_now(&mut self) -> std::result::Result<(), String> {
+    /// Whether the store can sync at all; if not, why: it is out, or keeps the trace in memory
+    /// only since a write failed.
+    fn syncable(&self) -> std::result::Result<(), String> {
         if let Some(outage) = &self.outage {
             return Err(outage.cause.clone());
         }
@@ -485,6 +485,13 @@ impl Store {
                         ([trace] onWriteFailure = \"memory\")"
                 .into());
         }
+        Ok(())
+    }
+
+    /// Syncs everything written so far now, whatever `[trace] fsync` says: a world
+    /// checkpoint names the last event it covers, which must be on disk first.
+    pub fn sync_now(&mut self) -> std::result::Result<(), String> {
+        self.syncable()?;
         if let Err(e) = self.settle_background() {
             return self.failed(e);
         }
@@ -498,14 +505,7 @@ impl Store {
     /// fsync` says (a world checkpoint written off the engine names its last event); `None`
     /// when all of it is synced already.
     pub fn sync_job(&mut self) -> std::result::Result<Option<SyncJob>, String> {
-        if let Some(outage) = &self.outage {
-            return Err(outage.cause.clone());
-        }
-        if self.memory_only {
-            return Err("the trace is kept in memory only since a write failed \
-                        ([trace] onWriteFailure = \"memory\")"
-                .into());
-        }
+        self.syncable()?;
         // A background sync still running covers what it was started for, but is not done.
         if !self.unsynced && !self.background.busy() {
             return Ok(None);
