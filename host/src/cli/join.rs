@@ -12,11 +12,11 @@ use limina::join::handshake::{self, Hello, Purpose, Welcome};
 use limina::join::holder::{self, Holder};
 use limina::join::relay::{Ended, Relay};
 use limina::join::settings::Settings;
-use limina::join::socket::{self, ConnectError};
+use limina::join::socket::{self, Answer, ConnectError};
 use limina::limits::{JOIN_TAKEOVER_MS, JOIN_WELCOME_MS};
 use limina::mcp::engine::Stopped;
 use limina::mcp::{EngineHandle, Inbound};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufReader, Write};
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -247,17 +247,9 @@ fn shake_hands(
     }
     stream.set_read_timeout(Some(Duration::from_millis(JOIN_WELCOME_MS)))?;
     let mut reader = BufReader::new(stream.try_clone()?);
-    let mut line = Vec::new();
-    match reader.read_until(b'\n', &mut line) {
-        Ok(0) => return Ok(None),
-        Ok(_) => {}
-        Err(e)
-            if matches!(
-                e.kind(),
-                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-            ) =>
-        {
-            let pid = limina::join::peer::credentials(&stream).map(|c| c.pid).ok();
+    let line = match socket::read_answer(&mut reader, &stream) {
+        Answer::Line(line) => line,
+        Answer::Stuck(pid) => {
             let who = pid.map_or("the serving host".to_string(), |p| {
                 format!("the serving host (pid {p})")
             });
@@ -268,8 +260,8 @@ fn shake_hands(
             ));
             bail!("{who} is stuck: it holds the trace folder but does not answer");
         }
-        Err(_) => return Ok(None),
-    }
+        Answer::Ended | Answer::Failed(_) => return Ok(None),
+    };
     let early = reader.buffer().to_vec();
     stream.set_read_timeout(None)?;
     let welcome = handshake::read_welcome(line.trim_ascii_end()).map_err(anyhow::Error::msg)?;

@@ -5,10 +5,10 @@
 use anyhow::{Context, Result};
 use limina::join::handshake::{self, Hello, Purpose};
 use limina::join::holder::{self, Holder};
-use limina::join::socket::{self, ConnectError};
+use limina::join::socket::{self, Answer, ConnectError};
 use limina::limits::JOIN_WELCOME_MS;
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufReader, Write};
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -65,26 +65,17 @@ fn ask(trace_dir: &Path) -> Result<(Value, bool)> {
     let mut stream = stream;
     stream.write_all(&handshake::line(&Hello::new(Purpose::Status)))?;
     stream.set_read_timeout(Some(Duration::from_millis(JOIN_WELCOME_MS)))?;
-    let mut line = Vec::new();
-    match BufReader::new(&stream).read_until(b'\n', &mut line) {
-        Ok(0) => return Ok((unserved(Some("the serving host is ending".into())), false)),
-        Ok(_) => {}
-        Err(e)
-            if matches!(
-                e.kind(),
-                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-            ) =>
-        {
-            let pid = limina::join::peer::credentials(&stream).map(|c| c.pid).ok();
-            anyhow::bail!(
-                "the host serving {} ({}) has not answered for {} s: it is stuck (alive, holding the lock, not answering)",
-                trace_dir.display(),
-                pid.map_or("pid unknown".to_string(), |p| format!("pid {p}")),
-                JOIN_WELCOME_MS / 1000
-            );
-        }
-        Err(e) => return Err(e).context("reading the serving host's answer"),
-    }
+    let line = match socket::read_answer(&mut BufReader::new(&stream), &stream) {
+        Answer::Line(line) => line,
+        Answer::Ended => return Ok((unserved(Some("the serving host is ending".into())), false)),
+        Answer::Stuck(pid) => anyhow::bail!(
+            "the host serving {} ({}) has not answered for {} s: it is stuck (alive, holding the lock, not answering)",
+            trace_dir.display(),
+            pid.map_or("pid unknown".to_string(), |p| format!("pid {p}")),
+            JOIN_WELCOME_MS / 1000
+        ),
+        Answer::Failed(e) => return Err(e).context("reading the serving host's answer"),
+    };
     let welcome = handshake::read_welcome(line.trim_ascii_end()).map_err(anyhow::Error::msg)?;
     Ok((welcome.status.unwrap_or_else(|| json!({})), true))
 }

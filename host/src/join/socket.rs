@@ -128,6 +128,39 @@ pub fn connect(trace_dir: &Path) -> Result<UnixStream, ConnectError> {
     Ok(stream)
 }
 
+/// What reading the serving host's one-line answer gave.
+#[derive(Debug)]
+pub enum Answer {
+    /// The line, as it came (with its end).
+    Line(Vec<u8>),
+    /// The host closed the socket without answering (it is ending).
+    Ended,
+    /// Nothing came within the socket's read timeout: the host is stuck (alive, holding the
+    /// lock, not answering); its pid when the socket tells it.
+    Stuck(Option<u32>),
+    /// The read failed otherwise.
+    Failed(io::Error),
+}
+
+/// Reads the serving host's answer on `stream` through `reader`, within the read timeout set
+/// on `stream`.
+pub fn read_answer(reader: &mut impl io::BufRead, stream: &UnixStream) -> Answer {
+    let mut line = Vec::new();
+    match reader.read_until(b'\n', &mut line) {
+        Ok(0) => Answer::Ended,
+        Ok(_) => Answer::Line(line),
+        Err(e)
+            if matches!(
+                e.kind(),
+                io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+            ) =>
+        {
+            Answer::Stuck(super::peer::credentials(stream).map(|c| c.pid).ok())
+        }
+        Err(e) => Answer::Failed(e),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
