@@ -144,6 +144,32 @@ fn timed<'scope, T>(
     (pings.join().unwrap(), done)
 }
 
+/// Runs `work` on each of `items`, each on a thread of `s` named `{name}-{i}` (to tell them
+/// apart in a profile).
+fn spawn_each<'scope, I, T, F>(
+    s: &'scope std::thread::Scope<'scope, '_>,
+    name: &str,
+    items: I,
+    work: F,
+) -> Vec<std::thread::ScopedJoinHandle<'scope, T>>
+where
+    I: IntoIterator,
+    I::Item: Send + 'scope,
+    T: Send + 'scope,
+    F: Fn(I::Item) -> T + Send + Copy + 'scope,
+{
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, item)| {
+            std::thread::Builder::new()
+                .name(format!("{name}-{i}"))
+                .spawn_scoped(s, move || work(item))
+                .unwrap()
+        })
+        .collect()
+}
+
 /// Burns CPU at the idle class in bursts of [`BURN`] until `stop`.
 fn burn(stop: &AtomicBool) {
     idle_class();
@@ -248,14 +274,7 @@ fn measure(binary: &Path, label: &str) -> Figures {
         control.push(
             std::thread::scope(|s| {
                 let stop = &stop;
-                let burners = (0..shooters)
-                    .map(|i| {
-                        std::thread::Builder::new()
-                            .name(format!("burner-{i}"))
-                            .spawn_scoped(s, move || burn(stop))
-                            .unwrap()
-                    })
-                    .collect();
+                let burners = spawn_each(s, "burner", 0..shooters, move |_| burn(stop));
                 timed(s, &mut pinging, stop, burners, seconds, None)
             })
             .0,
@@ -265,16 +284,9 @@ fn measure(binary: &Path, label: &str) -> Figures {
         let stop = AtomicBool::new(false);
         let (pings, shot_times) = std::thread::scope(|s| {
             let (stop, shot) = (&stop, &shot);
-            let shooting = agents
-                .iter_mut()
-                .enumerate()
-                .map(|(i, agent)| {
-                    std::thread::Builder::new()
-                        .name(format!("shooter-{i}"))
-                        .spawn_scoped(s, move || shoot(agent, shot, stop, idle))
-                        .unwrap()
-                })
-                .collect();
+            let shooting = spawn_each(s, "shooter", agents.iter_mut(), move |agent| {
+                shoot(agent, shot, stop, idle)
+            });
             timed(s, &mut pinging, stop, shooting, seconds, last)
         });
         lap(&mut engine_at, &mut busy[2]);
@@ -291,16 +303,9 @@ fn measure(binary: &Path, label: &str) -> Figures {
         let stop = AtomicBool::new(false);
         let (pings, made) = std::thread::scope(|s| {
             let (stop, ray) = (&stop, &ray);
-            let paced = agents
-                .iter_mut()
-                .enumerate()
-                .map(|(i, agent)| {
-                    std::thread::Builder::new()
-                        .name(format!("caller-{i}"))
-                        .spawn_scoped(s, move || call_paced(agent, ray, period, stop, idle))
-                        .unwrap()
-                })
-                .collect();
+            let paced = spawn_each(s, "caller", agents.iter_mut(), move |agent| {
+                call_paced(agent, ray, period, stop, idle)
+            });
             timed(s, &mut pinging, stop, paced, seconds, None)
         });
         lap(&mut engine_at, &mut busy[3]);
