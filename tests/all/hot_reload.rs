@@ -221,12 +221,14 @@ fn dev_reload_data_applies_a_changed_configuration() {
 /// copy, a trace folder under the root — every 10 ms until dropped.
 struct Churn {
     stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// Rounds of writes made so far.
+    rounds: std::sync::Arc<std::sync::atomic::AtomicU64>,
     thread: Option<std::thread::JoinHandle<u64>>,
 }
 
 impl Churn {
     fn start(root: &Path) -> Churn {
-        use std::sync::atomic::Ordering;
+        use std::sync::atomic::{AtomicU64, Ordering};
         let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         let files = [
             root.join("counter/notes.log"),
@@ -234,7 +236,8 @@ impl Churn {
             root.join("traces/trace.jsonl"),
         ];
         std::fs::create_dir_all(root.join("traces")).unwrap();
-        let flag = stop.clone();
+        let (flag, rounds) = (stop.clone(), std::sync::Arc::new(AtomicU64::new(0)));
+        let made = rounds.clone();
         let thread = std::thread::spawn(move || {
             let mut writes = 0;
             while !flag.load(Ordering::Relaxed) {
@@ -242,13 +245,28 @@ impl Churn {
                     std::fs::write(file, format!("write {writes}\n")).unwrap();
                 }
                 writes += 1;
+                made.store(writes, Ordering::Relaxed);
                 std::thread::sleep(Duration::from_millis(10));
             }
             writes
         });
         Churn {
             stop,
+            rounds,
             thread: Some(thread),
+        }
+    }
+
+    /// Waits until `n` rounds of writes were made: on a loaded machine 10 ms sleeps stretch,
+    /// and the churn must have gone on beside the package, however long that takes.
+    fn wait_rounds(&self, n: u64) {
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while self.rounds.load(std::sync::atomic::Ordering::Relaxed) < n {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the churn made fewer than {n} rounds in 60 s"
+            );
+            std::thread::sleep(Duration::from_millis(10));
         }
     }
 
@@ -275,6 +293,7 @@ fn churn_beside_a_package_neither_triggers_nor_delays_its_reload() {
     assert_eq!(version(&mut c), 1);
     let churn = Churn::start(pkgs.path());
     std::thread::sleep(Duration::from_millis(600));
+    churn.wait_rounds(21);
     for kind in ["dev.skill.reload.completed", "dev.skill.reload.failed"] {
         let tail = c.call_ok("trace.tail", json!({"type": kind}));
         assert_eq!(tail["events"], json!([]), "churn alone reloaded: {tail}");
